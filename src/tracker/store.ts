@@ -53,6 +53,7 @@ export function lockTimeoutSec(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const yieldToTimers = () => new Promise((r) => setTimeout(r, 0))
 
 interface HeldLock {
   release(): Promise<void>
@@ -165,9 +166,14 @@ export async function mutateTracker<T>(
   const lock = await acquireTrackerLock(paths, timeoutSec)
   try {
     const snap = await readTracker(paths.file)
+    await yieldToTimers()
     const {beads, result} = await fn(snap)
     if (beads !== null) {
+      await yieldToTimers()
       const text = serializeTracker(beads)
+      // Let proper-lockfile's mtime refresh run (and report a compromise) between
+      // the long synchronous steps of a very large tracker.
+      await yieldToTimers()
       if (lock.compromised()) {
         throw new HelixError('tracker lock was lost before writing (another writer broke it); nothing written', EXIT.BUSY)
       }
