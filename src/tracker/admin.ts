@@ -8,7 +8,7 @@ import {HelixError, EXIT} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
 import {malformedMessage, parseTrackerLenient, rejectedFileName, serializeBead, serializeTracker, supersededDuplicateLines, type MalformedLine} from './codec.js'
-import {acquireTrackerLock, inspectLock, LOCK_STALE_MS, lockTimeoutSec, mutateTracker, readTracker, readTrackerText, writeFileDurable} from './store.js'
+import {acquireTrackerLock, appendFileDurable, inspectLock, LOCK_STALE_MS, lockTimeoutSec, mutateTracker, readTracker, readTrackerText, writeFileDurable} from './store.js'
 import {depIds, statusOf} from './queries.js'
 import {claimLiveness} from './liveness.js'
 
@@ -148,7 +148,7 @@ export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): P
       let rejected: string | null = null
       if (moved.length) {
         rejected = rejectedFileName(paths.file, now)
-        await writeFileDurable(rejected, moved.map((m) => m.text + '\n').join(''))
+        await appendFileDurable(rejected, moved.map((m) => m.text + '\n').join(''))
       }
       const out = serializeTracker(snapshot.beads)
       if (out !== text) await writeFileDurable(paths.file, out)
