@@ -96,16 +96,17 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
 
 /** Process ids in group `pgid` that are alive (not zombies). Linux reads /proc; elsewhere kill(-pgid, 0). */
 export function liveGroupMembers(pgid: number): number[] {
+  // fast path: an empty group answers ESRCH without scanning /proc
+  try {
+    process.kill(-pgid, 0)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return []
+  }
   let entries: string[]
   try {
     entries = readdirSync('/proc')
   } catch {
-    try {
-      process.kill(-pgid, 0)
-      return [pgid]
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'EPERM' ? [pgid] : []
-    }
+    return [pgid] // no /proc (not Linux): the group answered kill(0), so something is in it
   }
   const out: number[] = []
   for (const e of entries) {
