@@ -173,7 +173,8 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
 
   const logArgv = inv.stdin === 'ignore' && inv.args.at(-1) === req.prompt ? [...argv.slice(0, -1), '<prompt>'] : argv
   log.event('dispatch', {dispatch: n, action: req.action, agent: req.agent.name, argv: logArgv})
-  log.event('prompt', {dispatch: n, prompt: req.prompt}, 'debug')
+  // the prompt's size and first line only: whole prompts would swamp `helix logs` (`--dry-run` reproduces them)
+  log.event('prompt', {dispatch: n, chars: req.prompt.length, first_line: req.prompt.split('\n', 1)[0].slice(0, 200)}, 'debug')
 
   const env: NodeJS.ProcessEnv = {...process.env, ...(req.env ?? {})}
   for (const k of ['HELIX_BEAD_ID', 'HELIX_CLAIM_TOKEN'] as const) delete env[k]
