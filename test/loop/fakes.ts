@@ -159,10 +159,10 @@ export function harness(
     log,
     clock,
     reports: 0,
-    normalView: () => h.normalLines,
-    summaryView: () => h.summaryLines,
+    normalView: () => hh.normalLines,
+    summaryView: () => hh.summaryLines,
     deps: undefined as unknown as LoopDeps,
-  } as Harness & {normalLines: string[]; summaryLines: string[]}
+  } as unknown as Harness
   const hh = h as Harness & {normalLines: string[]; summaryLines: string[]}
   hh.normalLines = []
   hh.summaryLines = []
