@@ -262,7 +262,8 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     }
     const onAbort = () => killGroup('abort')
     req.signal?.addEventListener('abort', onAbort, {once: true})
-    timeoutTimer = setTimeout(() => killGroup('timeout'), Math.max(1, req.timeoutSec * 1000))
+    // setTimeout overflows past 2^31-1 ms (≈ 24.8 days) and would fire at once: clamp
+    timeoutTimer = setTimeout(() => killGroup('timeout'), Math.min(2 ** 31 - 1, Math.max(1, req.timeoutSec * 1000)))
 
     if (inv.stdin !== 'ignore' && child.stdin) {
       child.stdin.on('error', () => {}) // an agent that never reads its stdin is fine
