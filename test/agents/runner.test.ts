@@ -154,6 +154,14 @@ describe('dispatchAgent with stub agents', () => {
     expect(res.logRange).toBeNull()
   })
 
+  it('a huge timeout does not overflow into an immediate kill', async () => {
+    const p = stubProject()
+    p.script({check: ['sleep:200 next:WAIT']})
+    const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 10_000_000}))
+    expect(res.timedOut).toBe(false)
+    expect(res.rc).toBe(0)
+  })
+
   it('rc is passed through', async () => {
     const p = stubProject()
     p.script({check: ['exit:7']})
