@@ -250,6 +250,16 @@ describe('dispatchAgent with stub agents', () => {
     for (const l of lines.slice(res.logRange!.first - 1, res.logRange!.last)) expect(JSON.parse(l).stream).toBe('agent')
   }, 30_000)
 
+  it('timeout also kills a grandchild that escaped the group with setsid', async () => {
+    const p = stubProject()
+    p.script({check: ['hang-setsid-fork']})
+    const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 1, killGraceMs: 1000}))
+    expect(res.timedOut).toBe(true)
+    const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
+    expect(pids).toHaveLength(2)
+    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  })
+
   it('abort signal kills the group', async () => {
     const p = stubProject()
     p.script({check: ['hang']})
