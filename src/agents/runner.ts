@@ -459,7 +459,11 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
         if (members.length > 0) signalAll('SIGKILL')
       }
       // bounded drain: whatever is still in the pipe, then stop listening
-      if (!streamClosed) await Promise.race([streamDone, sleep(DRAIN_MS)])
+      if (!streamClosed) {
+        let drainTimer: NodeJS.Timeout | undefined
+        await Promise.race([streamDone, new Promise<void>((r) => (drainTimer = setTimeout(r, DRAIN_MS)))])
+        clearTimeout(drainTimer) // never keep the process alive for the drain window
+      }
       out.off('data', onData)
       out.destroy()
       const rest = partial + decoderUtf8.end()
