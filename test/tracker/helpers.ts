@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {spawn, spawnSync} from 'node:child_process'
 import {projectPaths, type ProjectPaths} from '../../src/util/root.js'
+import type {ProcessProbe} from '../../src/tracker/types.js'
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(REPO, 'bin', 'run.js')
@@ -63,3 +64,24 @@ export function helixAsync(cwd: string, args: string[], extraEnv: Record<string,
     child.on('close', (code) => resolve({code, stdout, stderr}))
   })
 }
+
+/** A scripted ProcessProbe that counts lookups. */
+export function fakeProbe(opts: {host?: string; running?: Record<number, string | undefined>; helixNames?: string[]} = {}): ProcessProbe & {psCalls: number; runCalls: number} {
+  const running = opts.running ?? {}
+  const p = {
+    psCalls: 0,
+    runCalls: 0,
+    hostname: () => opts.host ?? 'here',
+    isRunning: (pid: number) => {
+      p.runCalls++
+      return pid in running
+    },
+    startToken: (pid: number) => running[pid],
+    helixProcessNamesBead: async (id: string) => {
+      p.psCalls++
+      return (opts.helixNames ?? []).includes(id)
+    },
+  }
+  return p
+}
+
