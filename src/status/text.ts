@@ -127,7 +127,8 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
 
   const parkedRows = m.parked.map((p) => {
     const until = p.next_eligible ? ` until ${formatTime(p.next_eligible)}` : ''
-    return `  ${sanitize(p.id)}  ${sanitize(p.reason)}${until}`
+    const title = p.title ? ` — ${sanitize(p.title)}` : ''
+    return `  ${sanitize(p.id)}  ${sanitize(p.reason)}${until}${title}`
   })
 
   // row budget: fixed sections first, then share what remains between the lists
