@@ -10,8 +10,9 @@ export default class Start extends HelixCommand {
   static override strict = false
 
   async run(): Promise<void> {
-    const {argv} = await this.parse(Start)
-    const {pid, log} = await startRun({args: argv as string[]})
+    // no parse: oclif rejects flags it does not know even when not strict, and
+    // `helix run` (the child) validates the flags and reports bad ones itself
+    const {pid, log} = await startRun({args: this.argv})
     this.out(`helix: started (pid=${pid}, log=${log})`)
   }
 }
