@@ -463,11 +463,16 @@ class Supervisor {
     }
     if (failures.length === 0) return
     const snap = await this.d.tracker.read()
+    const target = snap.byId.get(id)
+    const isOpen = (b: Bead) => statusOf(b) !== 'closed' && statusOf(b) !== 'cancelled'
+    const isFailureBead = (b: Bead | undefined, name: string) => !!b && (b.labels ?? []).includes('acceptance-failure') && b['spec-id'] === name
     for (const s of failures) {
       const name = s.split('/').pop() as string
       const title = `Acceptance failure: ${name} after ${id}`
-      const exists = snap.beads.some((b) => b.title === title && statusOf(b) !== 'closed' && statusOf(b) !== 'cancelled')
-      if (exists) continue
+      // de-duplicate: an open bead with this title, or any open failure bead for the same script;
+      // and never chain a new failure bead off a closed failure bead for the same script
+      const exists = snap.beads.some((b) => isOpen(b) && (b.title === title || isFailureBead(b, name)))
+      if (exists || isFailureBead(target, name)) continue
       const newId = await this.d.tracker.create({
         title,
         labels: ['helix', 'acceptance-failure'],

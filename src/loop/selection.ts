@@ -5,12 +5,12 @@
  */
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 
-export function statusOf(b: Bead): string {
-  return typeof b.status === 'string' && b.status !== '' ? b.status : 'open'
-}
+import {childrenOf, compareReady, isEpic, readyBeads, statusOf} from '../tracker/queries.js'
+
+export {childrenOf, compareReady, statusOf}
 
 export function isEpicBead(b: Bead): boolean {
-  return b.issue_type === 'epic'
+  return isEpic(b)
 }
 
 function nonBlank(v: unknown): boolean {
@@ -19,56 +19,9 @@ function nonBlank(v: unknown): boolean {
   return true
 }
 
-/** Ids of beads that have at least one child (a bead whose `parent` names them). */
-export function parentIds(snap: TrackerSnapshot): Set<string> {
-  const out = new Set<string>()
-  for (const b of snap.beads) if (typeof b.parent === 'string' && b.parent !== '') out.add(b.parent)
-  return out
-}
-
-export function childrenOf(snap: TrackerSnapshot, id: string): Bead[] {
-  return snap.beads.filter((b) => b.parent === id)
-}
-
-function depsClosed(snap: TrackerSnapshot, b: Bead): boolean {
-  for (const d of b.dependencies ?? []) {
-    const target = snap.byId.get(String(d.depends_on_id))
-    if (!target || statusOf(target) !== 'closed') return false
-  }
-  return true
-}
-
-/** SPEC 2.3 ready order: priority, queue-rank (present first), created_at, id. */
-export function compareReady(a: Bead, b: Bead): number {
-  const pa = typeof a.priority === 'number' ? a.priority : 2
-  const pb = typeof b.priority === 'number' ? b.priority : 2
-  if (pa !== pb) return pa - pb
-  const ra = a['queue-rank']
-  const rb = b['queue-rank']
-  const ha = typeof ra === 'number'
-  const hb = typeof rb === 'number'
-  if (ha !== hb) return ha ? -1 : 1
-  if (ha && hb && ra !== rb) return (ra as number) - (rb as number)
-  const ca = a.created_at ?? ''
-  const cb = b.created_at ?? ''
-  if (ca !== cb) return ca < cb ? -1 : 1
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
-}
-
-/** SPEC 2.3 ready list, sorted. `in_progress` beads are ready only when their id is in staleClaims. */
+/** SPEC 2.3 ready list, sorted (the tracker's own `readyBeads`, so `helix tracker ready`, `next` and `run` agree). */
 export function readyList(snap: TrackerSnapshot, staleClaims: ReadonlySet<string> = new Set()): Bead[] {
-  const parents = parentIds(snap)
-  const out: Bead[] = []
-  for (const b of snap.beads) {
-    const s = statusOf(b)
-    if (s !== 'open' && !(s === 'in_progress' && staleClaims.has(b.id))) continue
-    if (nonBlank(b['superseded-by'])) continue
-    if (b['execution-eligible'] === false) continue
-    if (isEpicBead(b) && parents.has(b.id)) continue
-    if (!depsClosed(snap, b)) continue
-    out.push(b)
-  }
-  return out.sort(compareReady)
+  return readyBeads(snap, {staleClaims: staleClaims as Set<string>})
 }
 
 export function hasLabel(b: Bead, label: string): boolean {
