@@ -189,7 +189,11 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
   let last_stop_reason: string | null = null
   if (rs) {
     const finished = !runIsLive && rs.started_at
-    if (finished) {
+    if (finished && rs.last_run && rs.last_run.started_at === rs.started_at) {
+      // the run wrote its own summary when it stopped
+      lastRun = {...rs.last_run, stop_reason: rs.last_run.stop_reason ?? null}
+    } else if (finished) {
+      // no summary: the run died (SIGKILL, crash) — show what run-state has
       lastRun = {
         started_at: rs.started_at,
         ended_at: rs.updated_at ?? null,

@@ -117,3 +117,19 @@ describe('status model', () => {
     expect(truncate('abc', 3)).toBe('abc')
   })
 })
+
+describe('last run', () => {
+  it("a stopped run's own summary wins (ended_at from last_run)", () => {
+    const rs = runState({pid: 1, started_at: '2026-11-22T03:00:00Z', updated_at: '2026-11-22T03:59:00Z', stop_reason: 'blocked', last_run: {started_at: '2026-11-22T03:00:00Z', ended_at: '2026-11-22T03:45:00Z', attempted_cycles: 9, completed_cycles: 2, total_tokens: 10, stop_reason: 'blocked'}})
+    const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: null, now: NOW})
+    expect(m.lastRun).toMatchObject({ended_at: '2026-11-22T03:45:00Z', attempted_cycles: 9, stop_reason: 'blocked'})
+    expect(statusJson(m).last_stop_reason).toBe('blocked')
+  })
+
+  it('a killed run (no summary, older last_run) shows its own counters and no stop reason', () => {
+    const rs = runState({pid: 1, started_at: '2026-11-22T03:00:00Z', updated_at: '2026-11-22T03:10:00Z', attempted_cycles: 2, completed_cycles: 1, stop_reason: null, last_run: {started_at: '2026-11-21T00:00:00Z', ended_at: '2026-11-21T01:00:00Z', attempted_cycles: 5, completed_cycles: 5, total_tokens: 1, stop_reason: 'completed'}})
+    const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: null, now: NOW})
+    expect(m.lastRun).toMatchObject({attempted_cycles: 2, completed_cycles: 1, stop_reason: null})
+    expect(renderStatusText(m)).toContain('Stopped: no stop recorded (killed?)')
+  })
+})
