@@ -532,7 +532,7 @@ class Supervisor {
     this.state.total_tokens += res.tokens
     const range = res.logRange ? `${res.logRange.first}–${res.logRange.last}` : 'none'
     const secs = Math.round(res.durationMs / 1000)
-    if (res.timedOut) this.d.out.normal(`helix: [${this.t()}] ${agent.name} timeout — killed`)
+    if (res.timedOut) this.d.out.normal(`helix: [${this.t()}] ${agent.name} timeout after ${this.o.timeoutSec ?? '?'}s — killed`)
     this.d.out.summary(`helix: [${this.t()}] ${agent.name} complete (rc=${res.rc}, ${secs}s, ${res.tokens} tokens) — log ${range} in ${log.path}`)
     this.d.out.normal(`helix: [${this.t()}] ${agent.name} ${action} finished (rc=${res.rc}, ${secs}s, ${res.tokens} tokens)`)
     return res

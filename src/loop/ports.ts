@@ -145,6 +145,8 @@ export interface LoopOptions {
   signal?: AbortSignal
   /** `helix build [selector]`: one implementation cycle, no queue drain */
   once?: {selector?: string}
+  /** agent timeout in seconds (for the timeout line) */
+  timeoutSec?: number
   /** name used in the mutex message: `helix run` or `helix build` */
   commandName?: string
 }
