@@ -140,5 +140,12 @@ describe('helix start', () => {
     expect(pidAlive(pid)).toBe(false)
     expect(existsSync(pidFile(root))).toBe(false)
     expect(readdirSync(path.join(root, '.helix-logs')).some((n) => n.startsWith('start-'))).toBe(true)
+    // the run handled SIGTERM itself: bead unclaimed, run-state says interrupted
+    const bead = JSON.parse(readFileSync(path.join(root, '.ddx', 'beads.jsonl'), 'utf8').trim())
+    expect(bead.status).toBe('open')
+    expect(JSON.parse(readFileSync(path.join(root, '.ddx', 'run-state.json'), 'utf8')).stop_reason).toBe('interrupted')
+    const st2 = JSON.parse(helix(root, ['status', '--json']).stdout)
+    expect(st2.active_run).toBeNull()
+    expect(st2.last_stop_reason).toBe('interrupted')
   })
 })
