@@ -87,3 +87,13 @@ describe('log rendering', () => {
     expect(code).toBe(0)
   })
 })
+
+describe('long fields', () => {
+  it('multi-line or very long field values are summarised, not dumped', () => {
+    const line = renderLogLine(JSON.stringify({level: 20, time: 0, msg: 'prompt', dispatch: 1, prompt: 'a\nb\nc', big: 'x'.repeat(500), arr: Array.from({length: 100}, (_, i) => i)}))!
+    expect(line).toContain('prompt=<5 chars, 3 lines>')
+    expect(line).toContain('big=<500 chars>')
+    expect(line).toMatch(/arr=\[0,1,2,.*…/)
+    expect(line.length).toBeLessThan(400)
+  })
+})
