@@ -81,26 +81,26 @@ const CODEX_OLD_STAMP = /^\[\d{4}-\d{2}-\d{2}T[^\]]*\]\s*(.*)$/
 export function codexDecoder(): OutputDecoder {
   const text = new TextBuffer()
   let tokens = 0
-  let state: 'start' | 'banner' | 'prompt' | 'body' | 'tokens' = 'start'
+  let state: 'start' | 'title' | 'banner' | 'prompt' | 'body' | 'tokens' = 'start'
   return {
     push(raw) {
       const line = raw
       const trimmed = line.trim()
       const stamped = CODEX_OLD_STAMP.exec(trimmed)
       const marker = (stamped ? stamped[1] : trimmed).toLowerCase()
+      const dashes = /^-{4,}$/.test(trimmed)
 
+      // banner: `OpenAI Codex vX`, `--------`, `key: value` lines, `--------`
       if (state === 'start' && /^openai codex\b/i.test(marker)) {
-        state = 'banner'
+        state = 'title'
+        return {log: [line], show: []}
+      }
+      if (state === 'title' || (state === 'start' && dashes)) {
+        if (dashes) state = 'banner'
         return {log: [line], show: []}
       }
       if (state === 'banner') {
-        if (/^-{4,}$/.test(trimmed)) {
-          state = 'body'
-        }
-        return {log: [line], show: []}
-      }
-      if (state === 'start' && /^-{4,}$/.test(trimmed)) {
-        state = 'banner'
+        if (dashes) state = 'body'
         return {log: [line], show: []}
       }
       if (state === 'tokens') {

@@ -51,6 +51,7 @@ export interface DoctorReport {
   dangling_parents: Array<{id: string; parent: string}>
   cycles: string[][]
   stale_claims: Array<{id: string; owner: string | null; age_seconds: number | null; pid: number | null}>
+  invalid_fields: Array<{id: string; problem: string}>
   leftover_temp_files: string[]
   repaired?: {rejected_file: string | null; lines_moved: number}
 }
@@ -94,6 +95,7 @@ function diagnose(snap: TrackerSnapshot, malformed: MalformedLine[], file: strin
     dangling_parents: [],
     cycles: findCycles(snap),
     stale_claims: [],
+    invalid_fields: [],
     leftover_temp_files: [],
   }
   for (const b of snap.beads) {
@@ -110,7 +112,8 @@ function finishOk(r: DoctorReport): DoctorReport {
     r.dangling_deps.length === 0 &&
     r.dangling_parents.length === 0 &&
     r.cycles.length === 0 &&
-    r.stale_claims.length === 0
+    r.stale_claims.length === 0 &&
+    r.invalid_fields.length === 0
   return r
 }
 
@@ -186,6 +189,8 @@ export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): P
     const l = await claimLiveness(b, opts.probe, now, opts.thresholdSec)
     if (!l.live) r.stale_claims.push({id: b.id, owner: typeof b.owner === 'string' ? b.owner : null, age_seconds: l.ageSeconds, pid: l.pid})
   }
+  const {beadProblems} = await import('./schema.js')
+  for (const b of snapshot.beads) for (const problem of await beadProblems(b)) r.invalid_fields.push({id: b.id, problem})
   try {
     const base = path.basename(paths.file)
     r.leftover_temp_files = (await fsp.readdir(paths.dir)).filter((f) => f.startsWith(`.${base}.tmp-`)).map((f) => path.join(paths.dir, f))
@@ -203,6 +208,7 @@ export function doctorText(r: DoctorReport): string {
   for (const p of r.dangling_parents) out.push(`${p.id} has missing parent ${p.parent}`)
   for (const c of r.cycles) out.push(`dependency cycle: ${c.join(' -> ')}`)
   for (const s of r.stale_claims) out.push(`stale claim on ${s.id} (owner=${s.owner ?? 'unknown'}, age=${s.age_seconds ?? '?'}s, pid=${s.pid ?? 'unknown'}) — 'helix recover' reclaims helix-owned ones`)
+  for (const f of r.invalid_fields) out.push(`${f.id}: invalid field ${f.problem}`)
   for (const f of r.leftover_temp_files) out.push(`leftover temp file ${f} (from an interrupted writer; safe to delete)`)
   if (r.repaired) {
     out.push(

@@ -16,6 +16,7 @@ import {mutateTracker, readTracker} from './store.js'
 import {serializeBead} from './codec.js'
 import {depIds, openDeps, statusOf} from './queries.js'
 import {claimLiveness, claimPid} from './liveness.js'
+import {beadProblems} from './schema.js'
 
 /** Keys that make up a claim (removed by unclaim/close/reopen; `owner` handled separately). */
 export const CLAIM_KEYS = ['claimed-at', 'claimed-pid', 'claimed-machine', 'claimed-start', 'claim-token'] as const
@@ -259,6 +260,8 @@ export async function createBead(paths: ProjectPaths, input: CreateInput, env: N
   checkRefs(pre, bead.parent, deps)
   bead.id = newId(prefix, (id) => pre.byId.has(id))
   if (deps.length) bead.dependencies = deps.map((d) => ({issue_id: bead.id, depends_on_id: d, type: 'blocks', created_at: now}))
+  const problems = await beadProblems(bead)
+  if (problems.length) throw new HelixError(`invalid bead: ${problems[0]}`, EXIT.ERROR)
   if (input.hook !== false) runCreateHook(paths, bead, input.warn)
 
   return mutateTracker(paths, (snap) => {
@@ -441,6 +444,7 @@ export async function updateBead(paths: ProjectPaths, id: string, changes: Updat
     if (k === 'status') throw new HelixError("cannot unset status (use --status)", EXIT.ERROR)
   }
   const now = c.now ?? c.claim?.now ?? new Date()
+  await beadProblems({id: 'warm-up'}) // load zod before taking the lock
 
   return mutateTracker(paths, async (snap) => {
     const b = getBead(snap, id)
@@ -475,6 +479,8 @@ export async function updateBead(paths: ProjectPaths, id: string, changes: Updat
     for (const [k, v] of setVals) b[k] = v
     for (const k of c.unset ?? []) delete b[k]
     b.updated_at = isoNow(now)
+    const problems = await beadProblems(b)
+    if (problems.length) throw new HelixError(`invalid bead after update: ${problems[0]}`, EXIT.ERROR)
     return {beads: snap.beads, result: b}
   })
 }
