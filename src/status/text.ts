@@ -93,7 +93,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     const bead = m.running_bead
       ? `${sanitize(m.running_bead.id)} (claimed ${formatAge(m.running_bead.claim_age_seconds)} ago) ${sanitize(m.running_bead.title)}`
       : 'none'
-    const phase = m.phase && m.phase !== 'implementing' ? `  (${sanitize(m.phase)})` : ''
+    const phase = m.phase && m.phase !== 'implementing' && m.phase !== 'running' ? `  (${sanitize(m.phase)})` : ''
     run.push(`  Cycle:   ${m.current_cycle ?? '?'}${phase}  Bead: ${bead}`)
     if (m.focused_epic) run.push(`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`)
   } else if (m.stalePid !== null) {
