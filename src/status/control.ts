@@ -10,6 +10,8 @@ import {fileURLToPath} from 'node:url'
 import {HelixError} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import {pidAlive, readPidFile} from '../state/pidfile.js'
+import {pidMatchesRecord} from './pid-identity.js'
+import {checkPidFile} from './report.js'
 
 const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
@@ -76,9 +78,12 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
   const env = opts.env ?? process.env
   const paths = projectPaths(cwd, env)
   const holder = readPidFile(paths.pidFile)
-  if (holder && holder.pid > 0 && pidAlive(holder.pid)) {
+  if (holder && holder.pid > 0 && pidAlive(holder.pid) && pidMatchesRecord(holder.pid, holder.started)) {
     throw new HelixError(`helix start: already running (pid=${holder.pid}, started=${holder.started})`, 2)
   }
+  // a dead run's file, or one whose pid now belongs to another process: the run's
+  // own mutex only knows kill(0), so clear it here
+  if (holder) checkPidFile(paths.pidFile)
   const {fd, file} = openStartLog(paths.logDir, opts.now ?? new Date())
   let child
   try {
@@ -188,7 +193,8 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
       }
     }
   }
-  if (!(rec.pid > 0) || !alive(rec.pid)) {
+  const sameRun = opts.alive ? true : pidMatchesRecord(rec.pid, rec.started)
+  if (!(rec.pid > 0) || !alive(rec.pid) || !sameRun) {
     removeIfSame()
     throw new HelixError(`stale PID file removed (pid=${rec.pid} was not running)`, 1)
   }

@@ -13,6 +13,7 @@ import {statusOf} from '../tracker/queries.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
 import {realProbe} from '../recovery/probe.js'
 import {findOnPath} from '../agents/resolve.js'
+import {pidMatchesRecord} from './pid-identity.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
 
@@ -184,11 +185,14 @@ export function pidCheck(paths: ProjectPaths): DoctorCheck {
   const file = rel(paths, paths.pidFile)
   const rec = readPidFile(paths.pidFile)
   if (!rec) return {level: 'ok', what: 'run mutex', detail: 'no active run'}
-  if (rec.pid > 0 && pidAlive(rec.pid)) return {level: 'ok', what: 'run mutex', detail: `active run pid=${rec.pid} started ${rec.started}`}
+  const alive = rec.pid > 0 && pidAlive(rec.pid)
+  if (alive && pidMatchesRecord(rec.pid, rec.started)) return {level: 'ok', what: 'run mutex', detail: `active run pid=${rec.pid} started ${rec.started}`}
   return {
     level: 'fail',
     what: 'run mutex',
-    detail: `stale PID file ${file} (pid=${rec.pid} is not running)`,
+    detail: alive
+      ? `stale PID file ${file} (pid=${rec.pid} now belongs to a process started after ${rec.started})`
+      : `stale PID file ${file} (pid=${rec.pid} is not running)`,
     fix: `run 'helix status' or 'helix stop' (removes it), or rm ${file}`,
   }
 }

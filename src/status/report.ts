@@ -12,6 +12,7 @@ import {readTracker} from '../tracker/store.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
 import {renderStatusText} from './text.js'
 import {trackerView} from './tracker-view.js'
+import {pidMatchesRecord} from './pid-identity.js'
 
 export interface StatusOptions {
   cwd?: string
@@ -30,11 +31,11 @@ export interface PidCheck {
   stale: number | null
 }
 
-/** Read the run mutex; remove it when its pid is dead (or unreadable). */
+/** Read the run mutex; remove it when its pid is dead, unreadable, or now belongs to a process younger than the file. */
 export function checkPidFile(pidFile: string): PidCheck {
   const rec = readPidFile(pidFile)
   if (!rec) return {live: null, stale: null}
-  if (rec.pid > 0 && pidAlive(rec.pid)) return {live: {pid: rec.pid, started: rec.started}, stale: null}
+  if (rec.pid > 0 && pidAlive(rec.pid) && pidMatchesRecord(rec.pid, rec.started)) return {live: {pid: rec.pid, started: rec.started}, stale: null}
   // re-read before removing: a new run may have replaced the file meanwhile
   const again = readPidFile(pidFile)
   if (again && again.pid === rec.pid) {

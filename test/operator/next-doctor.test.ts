@@ -30,7 +30,7 @@ describe('helix next', () => {
     const root = project({beads: [{id: 'hx-a', title: 'a', priority: 0}, {id: 'hx-b', title: 'b', priority: 1}]})
     const s = sleeper()
     kids.push(s.pid!)
-    writeFileSync(path.join(root, '.ddx', 'helix.pid'), `${s.pid} 2026-01-01T00:00:00Z\n`)
+    writeFileSync(path.join(root, '.ddx', 'helix.pid'), `${s.pid} ${new Date().toISOString()}\n`)
     writeFileSync(path.join(root, '.ddx', 'run-state.json'), JSON.stringify({pid: s.pid, skipped: [{id: 'hx-a', reason: 'x', attempts: 4}]}))
     expect(helix(root, ['next']).stdout).toBe('hx-b\n')
   })
