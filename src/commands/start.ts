@@ -6,6 +6,8 @@ export default class Start extends HelixCommand {
 
   static override examples = ['<%= config.bin %> start', '<%= config.bin %> start --max-cycles 5 --claude']
 
+  static override usage = 'start [--max-cycles N] [--claude|--codex] [any other `helix run` flag…]'
+
   // every flag is forwarded to `helix run`, which validates them
   static override strict = false
 
