@@ -285,7 +285,8 @@ class Supervisor {
     const batchNote = batchIds.length > 0 ? `, batch=${batchIds.length + 1} issues (${[target.id, ...batchIds].join(', ')})` : ''
     this.d.out.normal(`helix: [${this.t()}] ready=${ready}, cycle=${n}, issue=${target.id}${batchNote}`)
     this.d.out.summary(`helix: [${this.t()}] cycle ${n}: ${target.id} (${ready} ready)`)
-    const mark = await this.d.gates.mark()
+    // the worktree marker only matters when a review may be sized by it
+    const mark = this.o.autoReview && this.o.reviewThreshold > 0 ? await this.d.gates.mark() : null
     const prompt = await this.d.agents.prompt('implementation', {
       beadId: target.id,
       ...(batchIds.length > 0 ? {batchIds} : {}),
@@ -421,7 +422,8 @@ class Supervisor {
     } else {
       this.d.out.both(`helix: [${this.t()}] cycle ${n}: ${target.id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
     }
-    await this.endCycle()
+    this.state.current_bead = null
+    this.state.current_bead_started_at = null
     await this.acceptanceGate(n, target.id)
     if (this.o.autoReview && (await this.reviewWanted(mark))) {
       const r = await this.review(target.id, n)
