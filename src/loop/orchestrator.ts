@@ -106,6 +106,11 @@ class Supervisor {
     this.state.skipped = [...this.skip].map(([id, s]) => ({id, reason: s.reason, attempts: s.attempts}))
     this.state.backoff_until = {...this.backoffUntil}
     this.state.focused_epic = this.focusedEpic
+    // a denied `helix run` bumps parallel_run_denied_count in this file while we run: keep its count
+    const onDisk = await this.d.state.load()
+    if (onDisk && onDisk.parallel_run_denied_count > this.state.parallel_run_denied_count) {
+      this.state.parallel_run_denied_count = onDisk.parallel_run_denied_count
+    }
     await this.d.state.save(this.state)
   }
 
