@@ -88,3 +88,12 @@ describe('context and blocker report', () => {
     expect(text).toContain('## Blocked Issues\n\n### x\n\n- Title: T\n- Reason: R\n- Attempts: 4')
   })
 })
+
+describe('nextSelectable mirrors the loop', () => {
+  it('falls back to normal selection when the focused epic has no selectable child; skips children of skipped epics', () => {
+    const snap = snapOf([b('ep', {issue_type: 'epic'}), b('k1', {parent: 'ep', status: 'closed'}), b('k2', {parent: 'ep', labels: ['blocked']}), b('o')])
+    expect(nextSelectable(snap, {focusedEpic: 'ep'})?.id).toBe('o')
+    const snap2 = snapOf([b('ep', {issue_type: 'epic'}), b('k1', {parent: 'ep'}), b('o', {priority: 4})])
+    expect(nextSelectable(snap2, {skip: new Set(['ep'])})?.id).toBe('o')
+  })
+})
