@@ -6,8 +6,11 @@
  * groups so no agent process outlives helix.
  */
 import {spawn} from 'node:child_process'
-import {readFileSync, readdirSync} from 'node:fs'
-import {constants as osConstants} from 'node:os'
+import {createHash} from 'node:crypto'
+import {chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync} from 'node:fs'
+import os, {constants as osConstants} from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {StringDecoder} from 'node:string_decoder'
 import {claudeDecoder, codexDecoder, commandDecoder, type OutputDecoder} from './output.js'
 import {defaultEffort} from './resolve.js'
@@ -142,6 +145,54 @@ export function killAllAgentGroups(signal: NodeJS.Signals = 'SIGTERM'): number {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
+// ------------------------------------------------------------- helix on PATH
+
+/** This package's CLI entry (`<package>/bin/run.js`), resolved from this module (src/ or dist/). */
+export function helixCliPath(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js')
+}
+
+let shimDirCache: string | null | undefined
+
+/**
+ * A directory holding a `helix` wrapper that runs THIS helix (same node, same
+ * package), so the prompts' `helix tracker …` commands work for the agent even
+ * when helix was started as `node bin/run.js` or via npx, and always talk to the
+ * same version that holds the claim. Created once per package path under the
+ * temp dir; null when it cannot be created (the agent then gets PATH unchanged).
+ */
+export function helixShimDir(): string | null {
+  if (shimDirCache !== undefined) return shimDirCache
+  try {
+    const cli = helixCliPath()
+    if (!existsSync(cli)) return (shimDirCache = null)
+    const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`
+    const body = `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(cli)} "$@"\n`
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 0
+    const dir = path.join(os.tmpdir(), `helix-shim-${uid}-${createHash('sha256').update(body).digest('hex').slice(0, 12)}`)
+    const file = path.join(dir, 'helix')
+    let current = ''
+    try {
+      current = readFileSync(file, 'utf8')
+    } catch {
+      /* not there yet */
+    }
+    mkdirSync(dir, {recursive: true, mode: 0o755})
+    // shared temp dir: use it only if it is ours and nobody else can write into it
+    const st = lstatSync(dir)
+    if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== uid) || (st.mode & 0o022) !== 0) return (shimDirCache = null)
+    if (current !== body) {
+      const tmp = `${file}.${process.pid}.tmp`
+      writeFileSync(tmp, body, {mode: 0o755})
+      chmodSync(tmp, 0o755)
+      renameSync(tmp, file)
+    }
+    return (shimDirCache = dir)
+  } catch {
+    return (shimDirCache = null)
+  }
+}
+
 // ---------------------------------------------------------------- dispatching
 
 const dispatchCounters = new WeakMap<SessionLogLike, number>()
@@ -182,6 +233,8 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   if (req.claimToken) env.HELIX_CLAIM_TOKEN = req.claimToken
   env.HELIX_ACTION = req.action
   env.HELIX_RUN_LOG = log.path
+  const shim = helixShimDir()
+  if (shim) env.PATH = env.PATH ? `${shim}${path.delimiter}${env.PATH}` : shim
 
   let first = 0
   let last = 0
