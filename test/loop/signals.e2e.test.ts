@@ -39,9 +39,9 @@ describe('signals and timeouts (built CLI)', () => {
 
   it('an agent timeout fails the attempt; the retry completes', () => {
     const p = project([{id: 'hx-t'}], {implementation: ['hang', 'close'], check: ['next:WAIT']})
-    const r = helix(p, ['run', '--no-auto-review', '--timeout', '1'])
+    const r = helix(p, ['run', '--no-auto-review', '--timeout', '3'])
     expect(r.code).toBe(0)
-    expect(r.stderr).toMatch(/helix: \[\d\d:\d\d:\d\d\] codex timeout after 1s — killed/)
+    expect(r.stderr).toMatch(/helix: \[\d\d:\d\d:\d\d\] codex timeout after 3s — killed/)
     expect(r.stderr).toContain('helix: implementation failed during cycle 1 (will not count toward completed cycles)')
     expect(implOrder(p)).toEqual(['hx-t', 'hx-t'])
     expect(runState(p)).toMatchObject({completed_cycles: 1, attempted_cycles: 2})
