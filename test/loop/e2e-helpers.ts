@@ -85,6 +85,7 @@ export function beads(p: Project): Map<string, Record<string, unknown>> {
 }
 
 export interface StubCall {
+  as?: string
   action: string
   bead?: string
   pid: number
