@@ -106,6 +106,11 @@ class Supervisor {
     this.state.skipped = [...this.skip].map(([id, s]) => ({id, reason: s.reason, attempts: s.attempts}))
     this.state.backoff_until = {...this.backoffUntil}
     this.state.focused_epic = this.focusedEpic
+    // a denied `helix run` bumps parallel_run_denied_count in this file while we run: keep its count
+    const onDisk = await this.d.state.load()
+    if (onDisk && onDisk.parallel_run_denied_count > this.state.parallel_run_denied_count) {
+      this.state.parallel_run_denied_count = onDisk.parallel_run_denied_count
+    }
     await this.d.state.save(this.state)
   }
 
@@ -285,7 +290,8 @@ class Supervisor {
     const batchNote = batchIds.length > 0 ? `, batch=${batchIds.length + 1} issues (${[target.id, ...batchIds].join(', ')})` : ''
     this.d.out.normal(`helix: [${this.t()}] ready=${ready}, cycle=${n}, issue=${target.id}${batchNote}`)
     this.d.out.summary(`helix: [${this.t()}] cycle ${n}: ${target.id} (${ready} ready)`)
-    const mark = await this.d.gates.mark()
+    // the worktree marker only matters when a review may be sized by it
+    const mark = this.o.autoReview && this.o.reviewThreshold > 0 ? await this.d.gates.mark() : null
     const prompt = await this.d.agents.prompt('implementation', {
       beadId: target.id,
       ...(batchIds.length > 0 ? {batchIds} : {}),
@@ -421,7 +427,8 @@ class Supervisor {
     } else {
       this.d.out.both(`helix: [${this.t()}] cycle ${n}: ${target.id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
     }
-    await this.endCycle()
+    this.state.current_bead = null
+    this.state.current_bead_started_at = null
     await this.acceptanceGate(n, target.id)
     if (this.o.autoReview && (await this.reviewWanted(mark))) {
       const r = await this.review(target.id, n)

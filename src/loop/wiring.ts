@@ -95,10 +95,10 @@ export function gitGates(root: string, onLog: (msg: string, fields: Record<strin
       })
     },
     async mark() {
-      const inside = await run('git', ['rev-parse', '--is-inside-work-tree'], root)
-      if (inside.code !== 0) return null
       const head = await run('git', ['rev-parse', '--verify', '-q', 'HEAD'], root)
-      return head.code === 0 ? head.stdout.trim() : EMPTY_TREE
+      if (head.code === 0) return head.stdout.trim()
+      const inside = await run('git', ['rev-parse', '--is-inside-work-tree'], root)
+      return inside.code === 0 ? EMPTY_TREE : null
     },
     async changedSince(mark) {
       if (!mark) return null

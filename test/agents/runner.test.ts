@@ -162,6 +162,27 @@ describe('dispatchAgent with stub agents', () => {
     expect(res.rc).toBe(0)
   })
 
+  it('the agent finds this helix on PATH even when the user\'s PATH has none', async () => {
+    const p = stubProject()
+    const {writeFileSync, chmodSync, mkdirSync} = await import('node:fs')
+    mkdirSync(path.join(p.root, '.ddx'), {recursive: true})
+    writeFileSync(path.join(p.root, '.ddx', 'beads.jsonl'), '{"id":"hx-00000001","title":"t","status":"open"}\n')
+    const script = path.join(p.bin, 'which-helix')
+    writeFileSync(script, '#!/bin/sh\ncommand -v helix\nhelix tracker status --json\n')
+    chmodSync(script, 0o755)
+    const saved = process.env.PATH
+    process.env.PATH = '/usr/bin:/bin'
+    try {
+      const r = req(p, 'command', 'x')
+      const res = await dispatchAgent({...r, agent: {kind: 'command', name: script, path: script}, env: {NODE_ENV: 'production'}})
+      expect(res.rc).toBe(0)
+      expect(res.text).toMatch(/helix-shim-\d+-[0-9a-f]{12}\/helix/)
+      expect(res.text).toContain('"total":1')
+    } finally {
+      process.env.PATH = saved
+    }
+  })
+
   it('rc is passed through', async () => {
     const p = stubProject()
     p.script({check: ['exit:7']})
@@ -228,6 +249,16 @@ describe('dispatchAgent with stub agents', () => {
     const lines = readFileSync(r.log.path, 'utf8').split('\n')
     for (const l of lines.slice(res.logRange!.first - 1, res.logRange!.last)) expect(JSON.parse(l).stream).toBe('agent')
   }, 30_000)
+
+  it('timeout also kills a grandchild that escaped the group with setsid', async () => {
+    const p = stubProject()
+    p.script({check: ['hang-setsid-fork']})
+    const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 1, killGraceMs: 1000}))
+    expect(res.timedOut).toBe(true)
+    const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
+    expect(pids).toHaveLength(2)
+    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  })
 
   it('abort signal kills the group', async () => {
     const p = stubProject()

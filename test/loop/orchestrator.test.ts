@@ -546,3 +546,32 @@ describe('dry run and build', () => {
     expect(g.both).toContain("helix: no ready issue matches 'nope'")
   })
 })
+
+describe('run-state', () => {
+  it('keeps a parallel_run_denied_count bumped by a denied run while this one runs', async () => {
+    const h = harness([B('a'), B('b')], {
+      implementation: async (c, t) => {
+        closeIt(c, t)
+        if (c.beadId === 'a') {
+          const cur = await h.deps.state.load()
+          await h.deps.state.save({...cur!, parallel_run_denied_count: 3})
+        }
+      },
+      check: check('WAIT'),
+    })
+    await runLoop(h.deps, opts())
+    expect(lastState(h).parallel_run_denied_count).toBe(3)
+  })
+
+  it('records per-cycle timings, tokens, log path and backoff_until', async () => {
+    const h = harness([B('a')], {implementation: (c, t) => (h.calls.length === 1 ? {rc: 1, tokens: 7} : (closeIt(c, t), {tokens: 5})), check: check('WAIT')})
+    await runLoop(h.deps, opts())
+    const withBackoff = h.states.find((s) => Object.keys(s.backoff_until ?? {}).length > 0)
+    expect(withBackoff?.backoff_until?.a).toBe('2026-03-01T10:00:06.000Z')
+    const s = lastState(h)
+    expect(s.log).toBe('/abs/.helix-logs/helix-20260101-000000.log')
+    expect(s.total_tokens).toBe(22)
+    expect(s.cycles).toMatchObject([{n: 1, bead: 'a', outcome: 'FAILED', tokens: 7, rc: 1, duration_ms: 1000}, {n: 2, bead: 'a', outcome: 'COMPLETE', tokens: 5, rc: 0}])
+    expect(s.backoff_until).toEqual({})
+  })
+})

@@ -231,6 +231,17 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(records.filter((x) => x.stream === 'agent' && x.dispatch === 1)).toHaveLength(last - first + 1)
   })
 
+  it('--claude: stream-json agent, tokens summed into the run, log range in summary mode', () => {
+    const p = project([{id: 'hx-c1'}], {implementation: ['tokens:1234 close']})
+    const r = helix(p, ['run', '--claude', '-s', '--no-auto-review', '--max-cycles', '1'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/claude complete \(rc=0, \d+s, 1234 tokens\) — log \d+–\d+ in \//)
+    expect(r.stderr).toContain('cycle 1: hx-c1 → COMPLETE (1/1 done, 1234 tokens)')
+    expect(calls(p)[0].as ?? 'claude').toBe('claude')
+    expect(runState(p)).toMatchObject({agent: 'claude', total_tokens: 1234})
+  })
+
   it('summary mode failure and block lines', () => {
     const p = project([{id: 'hx-f'}], {implementation: ['fail'], check: ['next:WAIT']})
     const r = helix(p, ['run', '-s', ...NO_REVIEW])
