@@ -81,6 +81,26 @@ describe('helix doctor', () => {
     expect(r.code).toBe(0)
   })
 
+  it("DDx's lock directory: stale when its writer pid is dead, held while it lives", () => {
+    const {root, agent} = healthy()
+    const lock = path.join(root, '.ddx', 'beads.lock')
+    mkdirSync(lock)
+    writeFileSync(path.join(lock, 'pid'), '999999999\n')
+    writeFileSync(path.join(lock, 'acquired_at'), '2026-01-01T00:00:00Z\n')
+    const old = new Date(Date.now() - 3600_000)
+    utimesSync(lock, old, old)
+    const dead = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    expect(dead.code).toBe(1)
+    expect(dead.stdout).toMatch(/^FAIL +tracker lock: stale lock directory \.ddx\/beads\.lock \(last touched \d+s ago, DDx writer pid 999999999 is not running\)/m)
+    const s = sleeper()
+    kids.push(s.pid!)
+    writeFileSync(path.join(lock, 'pid'), `${s.pid}\n`)
+    utimesSync(lock, old, old)
+    const live = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    expect(live.stdout).toMatch(new RegExp(`^ok +tracker lock: held by DDx writer pid ${s.pid}`, 'm'))
+    expect(live.code).toBe(0)
+  })
+
   it('missing implementation agent and malformed tracker are problems', () => {
     const root = project()
     writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), '{"id":"a"}\n{oops\n')
