@@ -4,7 +4,7 @@
  * after a grace period, SIGKILL.
  */
 import {spawn} from 'node:child_process'
-import {closeSync, mkdirSync, openSync, readFileSync, unlinkSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {HelixError} from '../util/errors.js'
@@ -192,6 +192,10 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
         // gone already
       }
     }
+  }
+  if (!(rec.pid > 0) && Date.now() - statSync(file).mtimeMs < 5_000) {
+    // a run between creating its pid file and writing its pid
+    throw new HelixError('a run is starting; try again in a moment', 1)
   }
   const sameRun = opts.alive ? true : pidMatchesRecord(rec.pid, rec.started)
   if (!(rec.pid > 0) || !alive(rec.pid) || !sameRun) {

@@ -192,3 +192,18 @@ describe('helix start', () => {
     expect(st2.last_stop_reason).toBe('interrupted')
   })
 })
+
+describe('a pid file caught mid-creation', () => {
+  it('an empty, brand-new pid file is neither removed by status nor by stop', () => {
+    const root = project()
+    writeFileSync(pidFile(root), '')
+    const st = helix(root, ['status', '--json'])
+    expect(st.code).toBe(0)
+    expect(st.stderr).toBe('')
+    expect(existsSync(pidFile(root))).toBe(true)
+    const r = helix(root, ['stop'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('helix: a run is starting; try again in a moment\n')
+    expect(existsSync(pidFile(root))).toBe(true)
+  })
+})
