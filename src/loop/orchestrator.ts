@@ -663,7 +663,7 @@ class Supervisor {
       return new Stop('error', 3, `helix: could not claim ${sel.target!.id}`)
     }
     if (this.state.completed_cycles > before) return new Stop('completed', 0)
-    return new Stop('completed', 1)
+    return new Stop('completed', 1, `helix: build did not complete ${sel.target!.id}`)
   }
 
   // -------------------------------------------------------------------- stop

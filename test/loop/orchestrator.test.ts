@@ -575,3 +575,19 @@ describe('run-state', () => {
     expect(s.backoff_until).toEqual({})
   })
 })
+
+describe('build edge cases', () => {
+  it('claim conflict → exit 3; empty queue → exit 0; a failed attempt says so', async () => {
+    const h = harness([B('a')], {})
+    h.tracker.claimConflicts.add('a')
+    expect((await runLoop(h.deps, opts({once: {selector: 'a'}}))).exitCode).toBe(3)
+    const e = harness([], {})
+    const r = await runLoop(e.deps, opts({once: {}}))
+    expect(r.exitCode).toBe(0)
+    expect(e.both).toContain('helix: no ready issues')
+    const f = harness([B('a')], {implementation: () => ({rc: 1})})
+    await runLoop(f.deps, opts({once: {}}))
+    expect(f.both).toContain('helix: build did not complete a')
+    expect(f.calls.map((c) => c.action)).toEqual(['implementation'])
+  })
+})
