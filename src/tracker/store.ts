@@ -53,6 +53,7 @@ export function lockTimeoutSec(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const yieldToTimers = () => new Promise((r) => setTimeout(r, 0))
 
 interface HeldLock {
   release(): Promise<void>
@@ -92,7 +93,10 @@ export async function acquireTrackerLock(paths: Pick<ProjectPaths, 'dir' | 'file
       }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      if (code !== 'ELOCKED') throw new HelixError(`cannot lock ${paths.lockDir}: ${(error as Error).message}`, EXIT.ERROR)
+      // ENOTEMPTY: the lock directory is old enough to look stale but holds
+      // files, i.e. it is DDx's lock (pid/acquired_at inside). proper-lockfile
+      // cannot rmdir it, and must not: treat it as held and keep waiting.
+      if (code !== 'ELOCKED' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw new HelixError(`cannot lock ${paths.lockDir}: ${(error as Error).message}`, EXIT.ERROR)
       if (Date.now() >= deadline) {
         throw new HelixError(`tracker is locked by another writer (waited ${formatSec(timeoutSec)}s)`, EXIT.BUSY)
       }
@@ -162,9 +166,14 @@ export async function mutateTracker<T>(
   const lock = await acquireTrackerLock(paths, timeoutSec)
   try {
     const snap = await readTracker(paths.file)
+    await yieldToTimers()
     const {beads, result} = await fn(snap)
     if (beads !== null) {
+      await yieldToTimers()
       const text = serializeTracker(beads)
+      // Let proper-lockfile's mtime refresh run (and report a compromise) between
+      // the long synchronous steps of a very large tracker.
+      await yieldToTimers()
       if (lock.compromised()) {
         throw new HelixError('tracker lock was lost before writing (another writer broke it); nothing written', EXIT.BUSY)
       }
@@ -173,5 +182,29 @@ export async function mutateTracker<T>(
     return result
   } finally {
     await lock.release()
+  }
+}
+
+export interface LockInfo {
+  path: string
+  age_seconds: number
+  /** pid recorded by DDx's writer inside the lock directory, when present */
+  ddx_pid: number | null
+}
+
+/** What sits at `<dir>/beads.lock` right now (null when no lock is held). */
+export async function inspectLock(lockDir: string, now: Date = new Date()): Promise<LockInfo | null> {
+  try {
+    const st = await fsp.stat(lockDir)
+    let pid: number | null = null
+    try {
+      const raw = (await fsp.readFile(path.join(lockDir, 'pid'), 'utf8')).trim()
+      if (/^\d+$/.test(raw)) pid = Number(raw)
+    } catch {
+      // proper-lockfile's own lock directories are empty
+    }
+    return {path: lockDir, age_seconds: Math.max(0, Math.floor((now.getTime() - st.mtimeMs) / 1000)), ddx_pid: pid}
+  } catch {
+    return null
   }
 }

@@ -183,6 +183,20 @@ describe('dispatchAgent with stub agents', () => {
     }
   })
 
+  it('a spawn failure (oversized codex argv, missing cwd) is rc 127 with a reason, not a crash', async () => {
+    const p = stubProject()
+    const big = await dispatchAgent(req(p, 'codex', 'helix check action\n' + 'x'.repeat(200_000)))
+    expect(big.rc).toBe(127)
+    expect(big.text).toContain('too long for the command line')
+    const nocwd = await dispatchAgent(req(p, 'command', 'x', {root: path.join(p.root, 'missing'), signal: new AbortController().signal}))
+    expect(nocwd.rc).toBe(127)
+    const ac = new AbortController()
+    ac.abort()
+    const pre = await dispatchAgent(req(p, 'command', 'x', {signal: ac.signal}))
+    expect(pre.aborted).toBe(true)
+    expect(p.calls()).toHaveLength(0)
+  })
+
   it('rc is passed through', async () => {
     const p = stubProject()
     p.script({check: ['exit:7']})
@@ -249,6 +263,16 @@ describe('dispatchAgent with stub agents', () => {
     const lines = readFileSync(r.log.path, 'utf8').split('\n')
     for (const l of lines.slice(res.logRange!.first - 1, res.logRange!.last)) expect(JSON.parse(l).stream).toBe('agent')
   }, 30_000)
+
+  it('timeout also kills a grandchild that escaped the group with setsid', async () => {
+    const p = stubProject()
+    p.script({check: ['hang-setsid-fork']})
+    const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 1, killGraceMs: 1000}))
+    expect(res.timedOut).toBe(true)
+    const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
+    expect(pids).toHaveLength(2)
+    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  })
 
   it('abort signal kills the group', async () => {
     const p = stubProject()
