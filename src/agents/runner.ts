@@ -313,6 +313,7 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     let timeoutTimer: NodeJS.Timeout | undefined
     let killTimer: NodeJS.Timeout | undefined
     let finished = false
+    let onAbort: () => void = () => {}
 
     const finish = (rc: number) => {
       if (finished) return
@@ -347,17 +348,33 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     // One pipe for stdout and stderr: a constant script execs the agent with
     // fd 2 pointed at fd 1. The agent's argv travels as positional parameters
     // ("$0" "$@"), never interpolated into shell text.
-    const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', inv.file, ...inv.args], {
-      cwd: req.root,
-      env,
-      detached: true,
-      stdio: [inv.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'ignore'],
-    })
+    // spawn can fail synchronously (E2BIG: one argv string is limited to 128 KiB on
+    // Linux, which a huge codex prompt can exceed) or asynchronously (bad cwd)
+    const spawnFailed = (err: NodeJS.ErrnoException) => {
+      const why =
+        err.code === 'E2BIG'
+          ? `the prompt (${Buffer.byteLength(req.prompt)} bytes) is too long for the command line`
+          : err.code === 'ENOENT'
+            ? `cwd ${req.root} or /bin/sh does not exist`
+            : err.message
+      record(`helix: cannot start ${req.agent.name}: ${why}`)
+      finish(127)
+    }
+    let child: ReturnType<typeof spawn>
+    try {
+      child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', inv.file, ...inv.args], {
+        cwd: req.root,
+        env,
+        detached: true,
+        stdio: [inv.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'ignore'],
+      })
+    } catch (err) {
+      spawnFailed(err as NodeJS.ErrnoException)
+      return
+    }
     const pgid = child.pid
     if (pgid === undefined) {
-      child.on('error', () => {})
-      record(`helix: cannot start ${req.agent.name}`)
-      finish(127)
+      child.once('error', spawnFailed)
       return
     }
     liveGroups.add(pgid)
@@ -392,7 +409,7 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
         signalAll('SIGKILL')
       }, graceMs)
     }
-    const onAbort = () => killGroup('abort')
+    onAbort = () => killGroup('abort')
     req.signal?.addEventListener('abort', onAbort, {once: true})
     // setTimeout overflows past 2^31-1 ms (≈ 24.8 days) and would fire at once: clamp
     timeoutTimer = setTimeout(() => killGroup('timeout'), Math.min(2 ** 31 - 1, Math.max(1, req.timeoutSec * 1000)))
@@ -442,7 +459,11 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
         if (members.length > 0) signalAll('SIGKILL')
       }
       // bounded drain: whatever is still in the pipe, then stop listening
-      if (!streamClosed) await Promise.race([streamDone, sleep(DRAIN_MS)])
+      if (!streamClosed) {
+        let drainTimer: NodeJS.Timeout | undefined
+        await Promise.race([streamDone, new Promise<void>((r) => (drainTimer = setTimeout(r, DRAIN_MS)))])
+        clearTimeout(drainTimer) // never keep the process alive for the drain window
+      }
       out.off('data', onData)
       out.destroy()
       const rest = partial + decoderUtf8.end()

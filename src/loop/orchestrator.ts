@@ -13,7 +13,7 @@ import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {fingerprint, fingerprintDiff, sameFingerprint} from './fingerprint.js'
 import {classifyOutcome, openChildIds} from './outcome.js'
 import type {BlockerEntry, LoopDeps, LoopOptions, LoopResult} from './ports.js'
-import {readyList, selectTarget, selectableBeads, statusOf, type Selection} from './selection.js'
+import {isEpicBead, readyList, selectTarget, selectableBeads, statusOf, type Selection} from './selection.js'
 
 export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 const FAILED_REASON = `intractable after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
@@ -444,7 +444,13 @@ class Supervisor {
       if (!ok) return new Stop('error', 1, `helix: periodic alignment failed after ${c} cycles`)
       this.alignedSinceBuild = true
     }
-    if (this.o.maxCycles > 0 && c >= this.o.maxCycles) return new Stop('max_cycles', 0, `helix: reached max cycles (${this.o.maxCycles})`)
+    if (this.o.maxCycles > 0 && c >= this.o.maxCycles) {
+      // closing a finished epic is not a cycle: do it before stopping, or it would stay open
+      // (an epic with children is never ready, so no later run would get back to it)
+      const r = await this.maybeCloseFocusedEpic(await this.d.tracker.read())
+      if (r instanceof Stop) return r
+      return new Stop('max_cycles', 0, `helix: reached max cycles (${this.o.maxCycles})`)
+    }
     return 'continue'
   }
 
@@ -662,8 +668,20 @@ class Supervisor {
       // claim conflict or change before claim: nothing was attempted
       return new Stop('error', 3, `helix: could not claim ${sel.target!.id}`)
     }
-    if (this.state.completed_cycles > before) return new Stop('completed', 0)
-    return new Stop('completed', 1)
+    if (this.state.completed_cycles > before) {
+      // the built bead may have been its epic's last open child: close the epic (not a cycle)
+      const parent = sel.target!.parent
+      const snapAfter = await this.d.tracker.read()
+      const epic = parent ? snapAfter.byId.get(parent) : undefined
+      if (epic && isEpicBead(epic) && !this.skip.has(epic.id)) {
+        this.focusedEpic = epic.id
+        const r = await this.maybeCloseFocusedEpic(snapAfter)
+        this.focusedEpic = null
+        if (r instanceof Stop) return r
+      }
+      return new Stop('completed', 0)
+    }
+    return new Stop('completed', 1, `helix: build did not complete ${sel.target!.id}`)
   }
 
   // -------------------------------------------------------------------- stop

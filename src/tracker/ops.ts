@@ -458,6 +458,7 @@ export async function updateBead(paths: ProjectPaths, id: string, changes: Updat
   if (c.status !== undefined) parseStatus(c.status)
   const priority = c.priority === undefined ? undefined : parsePriority(c.priority)
   const ee = c.executionEligible === undefined ? undefined : parseBool('execution-eligible', c.executionEligible)
+  if (c.set && 'status' in c.set) throw new HelixError('use --status (or --claim/--unclaim) to change status', EXIT.ERROR)
   const setVals = Object.entries(c.set ?? {}).map(([k, v]) => [k, coerceSetValue(k, v)] as const)
   for (const k of c.unset ?? []) {
     if (k === 'id' || k === 'title') throw new HelixError(`cannot unset ${k}`, EXIT.ERROR)

@@ -53,6 +53,7 @@ export function lockTimeoutSec(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const yieldToTimers = () => new Promise((r) => setTimeout(r, 0))
 
 interface HeldLock {
   release(): Promise<void>
@@ -116,8 +117,15 @@ function formatSec(n: number): string {
 export async function writeFileDurable(file: string, text: string): Promise<void> {
   const dir = path.dirname(file)
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`)
-  const fh = await fsp.open(tmp, 'wx', 0o644)
+  let mode = 0o644
   try {
+    mode = (await fsp.stat(file)).mode & 0o7777 // keep the tracker's permissions
+  } catch {
+    // new file
+  }
+  const fh = await fsp.open(tmp, 'wx', mode)
+  try {
+    if (mode !== 0o644) await fh.chmod(mode) // open's mode is filtered by the umask
     await fh.writeFile(text, 'utf8')
     await fh.sync()
   } catch (error) {
@@ -165,9 +173,14 @@ export async function mutateTracker<T>(
   const lock = await acquireTrackerLock(paths, timeoutSec)
   try {
     const snap = await readTracker(paths.file)
+    await yieldToTimers()
     const {beads, result} = await fn(snap)
     if (beads !== null) {
+      await yieldToTimers()
       const text = serializeTracker(beads)
+      // Let proper-lockfile's mtime refresh run (and report a compromise) between
+      // the long synchronous steps of a very large tracker.
+      await yieldToTimers()
       if (lock.compromised()) {
         throw new HelixError('tracker lock was lost before writing (another writer broke it); nothing written', EXIT.BUSY)
       }

@@ -183,6 +183,20 @@ describe('dispatchAgent with stub agents', () => {
     }
   })
 
+  it('a spawn failure (oversized codex argv, missing cwd) is rc 127 with a reason, not a crash', async () => {
+    const p = stubProject()
+    const big = await dispatchAgent(req(p, 'codex', 'helix check action\n' + 'x'.repeat(200_000)))
+    expect(big.rc).toBe(127)
+    expect(big.text).toContain('too long for the command line')
+    const nocwd = await dispatchAgent(req(p, 'command', 'x', {root: path.join(p.root, 'missing'), signal: new AbortController().signal}))
+    expect(nocwd.rc).toBe(127)
+    const ac = new AbortController()
+    ac.abort()
+    const pre = await dispatchAgent(req(p, 'command', 'x', {signal: ac.signal}))
+    expect(pre.aborted).toBe(true)
+    expect(p.calls()).toHaveLength(0)
+  })
+
   it('rc is passed through', async () => {
     const p = stubProject()
     p.script({check: ['exit:7']})

@@ -575,3 +575,38 @@ describe('run-state', () => {
     expect(s.backoff_until).toEqual({})
   })
 })
+
+describe('build edge cases', () => {
+  it('claim conflict → exit 3; empty queue → exit 0; a failed attempt says so', async () => {
+    const h = harness([B('a')], {})
+    h.tracker.claimConflicts.add('a')
+    expect((await runLoop(h.deps, opts({once: {selector: 'a'}}))).exitCode).toBe(3)
+    const e = harness([], {})
+    const r = await runLoop(e.deps, opts({once: {}}))
+    expect(r.exitCode).toBe(0)
+    expect(e.both).toContain('helix: no ready issues')
+    const f = harness([B('a')], {implementation: () => ({rc: 1})})
+    await runLoop(f.deps, opts({once: {}}))
+    expect(f.both).toContain('helix: build did not complete a')
+    expect(f.calls.map((c) => c.action)).toEqual(['implementation'])
+  })
+})
+
+describe('finished epics are never left open', () => {
+  it('max-cycles reached on the last child: the epic is closed before stopping', async () => {
+    const h = harness([B('ep', {issue_type: 'epic'}), B('k1', {parent: 'ep'}), B('other', {priority: 4})], {implementation: closeIt})
+    const r = await runLoop(h.deps, opts({maxCycles: 1}))
+    expect(r.stopReason).toBe('max_cycles')
+    expect(h.tracker.get('ep').status).toBe('closed')
+    expect(h.normal).toContain('helix: epic ep complete — closing')
+  })
+
+  it('build of the last open child closes its epic; an epic with open children stays open', async () => {
+    const h = harness([B('ep', {issue_type: 'epic'}), B('k1', {parent: 'ep'}), B('k2', {parent: 'ep', status: 'closed'})], {implementation: closeIt})
+    expect((await runLoop(h.deps, opts({once: {selector: 'k1'}}))).exitCode).toBe(0)
+    expect(h.tracker.get('ep').status).toBe('closed')
+    const g = harness([B('ep', {issue_type: 'epic'}), B('k1', {parent: 'ep'}), B('k2', {parent: 'ep'})], {implementation: closeIt})
+    await runLoop(g.deps, opts({once: {selector: 'k1'}}))
+    expect(g.tracker.get('ep').status).toBe('open')
+  })
+})
