@@ -15,3 +15,15 @@ describe('SPEC 1: status, next, logs, doctor, recover never create a log file', 
     expect(st.stdout).toContain("hx-a  status 'blocked' — $(touch pwned) `touch pwned2` %s %n")
   })
 })
+
+describe('stray words after a command', () => {
+  it('are refused in one helix line with exit 1 (not oclif\'s "command not found", exit 2)', () => {
+    const root = project({beads: [{id: 'hx-a', title: 'a'}]})
+    for (const c of ['status', 'next', 'stop', 'recover', 'doctor']) {
+      const r = helix(root, [c, 'bogus'])
+      expect(r.code).toBe(1)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toBe('helix: unexpected argument: bogus\n')
+    }
+  })
+})
