@@ -173,6 +173,14 @@ describe('helix start', () => {
     expect(pidAlive(pid)).toBe(true)
     const st = JSON.parse(helix(root, ['status', '--json'], {PATH: `${binDir}:${process.env.PATH}`}).stdout)
     expect(st.active_run.pid).toBe(pid)
+    // status during a real run: its bead, cycle and session log
+    expect(st.running_bead).toMatchObject({id: 'hx-aaaa0001', title: 'Hang here'})
+    expect(st.current_cycle).toBe(1)
+    expect(st.active_run.log).toMatch(/\/\.helix-logs\/helix-\d{8}-\d{6}\.log$/)
+    expect(existsSync(st.active_run.log)).toBe(true)
+    const text = helix(root, ['status']).stdout
+    expect(text).toMatch(/^  Cycle: +1 +Bead: hx-aaaa0001 \(claimed \d+s ago\) Hang here$/m)
+    expect(text).toMatch(/^  hx-aaaa0001 +Hang here \(by helix, pid \d+, \d+s ago\)$/m)
     // a second start is refused
     const again = helix(root, ['start'])
     expect(again.code).toBe(2)
