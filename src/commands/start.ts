@@ -14,7 +14,8 @@ export default class Start extends HelixCommand {
   async run(): Promise<void> {
     // no parse: oclif rejects flags it does not know even when not strict, and
     // `helix run` (the child) validates the flags and reports bad ones itself
-    const {pid, log} = await startRun({args: this.argv})
+    const {pid, log, finished} = await startRun({args: this.argv})
     this.out(`helix: started (pid=${pid}, log=${log})`)
+    if (finished) this.err('helix: the run already finished (rc=0)')
   }
 }

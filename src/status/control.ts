@@ -62,6 +62,8 @@ export interface StartOptions {
 export interface StartResult {
   pid: number
   log: string
+  /** the run already exited 0 before start saw its pid file (nothing to do) */
+  finished?: boolean
 }
 
 function lastLine(file: string): string | null {
@@ -115,6 +117,10 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
     if (rec && rec.pid === pid) return {pid, log: file}
     if (exited !== null) break
     await sleepMs(25)
+  }
+  if (exited === 0) {
+    // a run with nothing to do can start and finish between two polls
+    return {pid, log: file, finished: true}
   }
   if (exited !== null) {
     const rc: number = exited

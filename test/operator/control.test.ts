@@ -215,3 +215,26 @@ describe('a pid file caught mid-creation', () => {
     expect(existsSync(pidFile(root))).toBe(true)
   })
 })
+
+describe('startRun when the run ends before writing its pid file', () => {
+  async function withEntry(body: string) {
+    const {startRun} = await import('../../src/status/control.js')
+    const root = project()
+    const entry = path.join(root, 'fake-run.mjs')
+    writeFileSync(entry, body)
+    return {root, run: () => startRun({cwd: root, env: {...process.env, NODE_ENV: 'production'}, args: ['--max-cycles', '2'], entry})}
+  }
+
+  it('exit 0 (nothing to do): started, and finished', async () => {
+    const {root, run} = await withEntry("process.stderr.write('helix: args ' + process.argv.slice(2).join(' ') + '\\n')\n")
+    const r = await run()
+    expect(r.finished).toBe(true)
+    expect(readFileSync(r.log, 'utf8')).toBe('helix: args run --summary --max-cycles 2\n')
+    expect(r.log.startsWith(path.join(root, '.helix-logs', 'start-'))).toBe(true)
+  })
+
+  it("a failing run: its last helix line and exit code, with the log's path", async () => {
+    const {run} = await withEntry("process.stderr.write('noise\\nhelix run: already running (pid=1, started=x)\\n'); process.exit(2)\n")
+    await expect(run()).rejects.toMatchObject({exitCode: 2, message: expect.stringMatching(/^helix run: already running \(pid=1, started=x\) \(see .*start-.*\.log\)$/)})
+  })
+})
