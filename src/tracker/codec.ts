@@ -67,7 +67,8 @@ function parseLine(line: string): Bead | string {
 }
 
 function* lines(text: string): Generator<[number, string]> {
-  let start = 0
+  // a UTF-8 byte order mark (some editors add one) is not part of the first record
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0
   let n = 0
   const len = text.length
   while (start < len) {

@@ -117,8 +117,15 @@ function formatSec(n: number): string {
 export async function writeFileDurable(file: string, text: string): Promise<void> {
   const dir = path.dirname(file)
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`)
-  const fh = await fsp.open(tmp, 'wx', 0o644)
+  let mode = 0o644
   try {
+    mode = (await fsp.stat(file)).mode & 0o7777 // keep the tracker's permissions
+  } catch {
+    // new file
+  }
+  const fh = await fsp.open(tmp, 'wx', mode)
+  try {
+    if (mode !== 0o644) await fh.chmod(mode) // open's mode is filtered by the umask
     await fh.writeFile(text, 'utf8')
     await fh.sync()
   } catch (error) {

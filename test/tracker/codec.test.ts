@@ -87,6 +87,11 @@ describe('codec: rules', () => {
     expect(serializeTracker(snap.beads)).toBe('{"id":"a","title":"two"}\n{"id":"b"}\n')
   })
 
+  it('tolerates a BOM and CRLF line endings', () => {
+    const snap = parseTracker('\ufeff{"id":"a"}\r\n{"id":"b"}\r\n', 'f')
+    expect(snap.beads.map((b) => b.id)).toEqual(['a', 'b'])
+  })
+
   it('sorts records by id bytewise', () => {
     expect(serializeTracker([{id: 'b'}, {id: 'B'}, {id: 'a'}])).toBe('{"id":"B"}\n{"id":"a"}\n{"id":"b"}\n')
     expect(serializeTracker([])).toBe('')

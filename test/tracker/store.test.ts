@@ -94,3 +94,14 @@ describe('DDx lock directory interop', () => {
     expect(r.ok).toBe(false)
   })
 })
+
+describe('atomic write details', () => {
+  it('keeps the tracker file mode and leaves no temp files', async () => {
+    const {chmodSync, statSync, readdirSync} = await import('node:fs')
+    const {paths} = tempProject('{"id":"a"}\n')
+    chmodSync(paths.file, 0o600)
+    await mutateTracker(paths, (s) => ({beads: [...s.beads, {id: 'b'}], result: 0}))
+    expect(statSync(paths.file).mode & 0o777).toBe(0o600)
+    expect(readdirSync(paths.dir).sort()).toEqual(['beads.jsonl'])
+  })
+})
