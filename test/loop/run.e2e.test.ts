@@ -242,6 +242,20 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(runState(p)).toMatchObject({agent: 'claude', total_tokens: 1234})
   })
 
+  it('--model goes to the implementation agent, not to a review agent of another kind; the claim token reaches the agent', () => {
+    const p = project([{id: 'hx-m1'}], {check: ['next:WAIT']})
+    const r = helix(p, ['run', '--model', 'm-one', '--effort', 'low', '--review-threshold', '0'])
+    expect(r.code).toBe(0)
+    const all = calls(p) as Array<{action: string; as?: string; argv: string[]}>
+    const impl = all.find((c) => c.action === 'implementation')!
+    const review = all.find((c) => c.action === 'review')!
+    expect(impl.argv.join(' ')).toContain('-m m-one')
+    expect(impl.argv.join(' ')).toContain('reasoning.effort=low')
+    expect(review.as).toBe('claude')
+    expect(review.argv).not.toContain('--model')
+    expect(review.argv.join(' ')).toContain('--effort low')
+  })
+
   it('summary mode failure and block lines', () => {
     const p = project([{id: 'hx-f'}], {implementation: ['fail'], check: ['next:WAIT']})
     const r = helix(p, ['run', '-s', ...NO_REVIEW])
