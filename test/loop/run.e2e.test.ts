@@ -314,6 +314,11 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       if (Date.now() - started > 20_000) throw new Error('agent never started')
       await new Promise((r) => setTimeout(r, 50))
     }
+    // the claim is the supervisor's: its pid, its start token, the token handed to the agent
+    const claimed = beads(p).get('hx-hang')!
+    expect(claimed).toMatchObject({status: 'in_progress', owner: 'helix', 'claimed-pid': child.pid})
+    expect(String(claimed['claimed-start'])).toMatch(/^\d+$/)
+    expect(claimed['claim-token']).toBe(calls(p)[0].env.HELIX_CLAIM_TOKEN)
     child.kill('SIGTERM')
     const r = await done
     expect(r.code).toBe(143)
