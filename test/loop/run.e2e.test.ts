@@ -39,6 +39,8 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(readdirSync(path.join(p.root, '.helix-logs')).filter((f) => f.endsWith('.log'))).toHaveLength(1)
     // claims are the supervisor's: token passed to the agent
     expect(calls(p).find((c) => c.action === 'implementation')!.env.HELIX_CLAIM_TOKEN).toMatch(/^[0-9a-f]{16}$/)
+    // context.md rides along in implementation prompts
+    expect((calls(p).find((c) => c.action === 'implementation') as unknown as {prompt: string}).prompt).toContain('# HELIX Execution Context')
   })
 
   it('--max-cycles counts completed cycles only', () => {
