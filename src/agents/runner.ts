@@ -456,7 +456,12 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
           await sleep(50)
           members = stragglers()
         }
-        if (members.length > 0) signalAll('SIGKILL')
+        if (members.length > 0) {
+          signalAll('SIGKILL')
+          // SIGKILL is delivered asynchronously: wait (bounded) until they are really gone
+          const hardUntil = Date.now() + 1000
+          while (stragglers().length > 0 && Date.now() < hardUntil) await sleep(20)
+        }
       }
       // bounded drain: whatever is still in the pipe, then stop listening
       if (!streamClosed) {

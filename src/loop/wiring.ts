@@ -236,7 +236,8 @@ export function realLoopDeps(input: WiringInput): RealLoop {
           action: a.action,
           prompt: a.prompt,
           root,
-          ...(model ? {model} : {}),
+          // a model name belongs to one agent family: never hand codex's model to a claude reviewer
+          ...(model && a.agent.kind === deps.agents.impl.kind ? {model} : {}),
           ...(effort ? {effort} : {}),
           timeoutSec,
           ...(a.beadId ? {beadId: a.beadId} : {}),

@@ -39,6 +39,8 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(readdirSync(path.join(p.root, '.helix-logs')).filter((f) => f.endsWith('.log'))).toHaveLength(1)
     // claims are the supervisor's: token passed to the agent
     expect(calls(p).find((c) => c.action === 'implementation')!.env.HELIX_CLAIM_TOKEN).toMatch(/^[0-9a-f]{16}$/)
+    // context.md rides along in implementation prompts
+    expect((calls(p).find((c) => c.action === 'implementation') as unknown as {prompt: string}).prompt).toContain('# HELIX Execution Context')
   })
 
   it('--max-cycles counts completed cycles only', () => {
@@ -242,6 +244,20 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(runState(p)).toMatchObject({agent: 'claude', total_tokens: 1234})
   })
 
+  it('--model goes to the implementation agent, not to a review agent of another kind; the claim token reaches the agent', () => {
+    const p = project([{id: 'hx-m1'}], {check: ['next:WAIT']})
+    const r = helix(p, ['run', '--model', 'm-one', '--effort', 'low', '--review-threshold', '0'])
+    expect(r.code).toBe(0)
+    const all = calls(p) as Array<{action: string; as?: string; argv: string[]}>
+    const impl = all.find((c) => c.action === 'implementation')!
+    const review = all.find((c) => c.action === 'review')!
+    expect(impl.argv.join(' ')).toContain('-m m-one')
+    expect(impl.argv.join(' ')).toContain('reasoning.effort=low')
+    expect(review.as).toBe('claude')
+    expect(review.argv).not.toContain('--model')
+    expect(review.argv.join(' ')).toContain('--effort low')
+  })
+
   it('summary mode failure and block lines', () => {
     const p = project([{id: 'hx-f'}], {implementation: ['fail'], check: ['next:WAIT']})
     const r = helix(p, ['run', '-s', ...NO_REVIEW])
@@ -300,6 +316,11 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       if (Date.now() - started > 20_000) throw new Error('agent never started')
       await new Promise((r) => setTimeout(r, 50))
     }
+    // the claim is the supervisor's: its pid, its start token, the token handed to the agent
+    const claimed = beads(p).get('hx-hang')!
+    expect(claimed).toMatchObject({status: 'in_progress', owner: 'helix', 'claimed-pid': child.pid})
+    expect(String(claimed['claimed-start'])).toMatch(/^\d+$/)
+    expect(claimed['claim-token']).toBe(calls(p)[0].env.HELIX_CLAIM_TOKEN)
     child.kill('SIGTERM')
     const r = await done
     expect(r.code).toBe(143)
