@@ -7,8 +7,8 @@ import path from 'node:path'
 import {HelixError, EXIT} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
-import {malformedMessage, parseTrackerLenient, serializeBead, serializeTracker, type MalformedLine} from './codec.js'
-import {acquireTrackerLock, inspectLock, LOCK_STALE_MS, lockTimeoutSec, mutateTracker, readTracker, readTrackerText, writeFileDurable} from './store.js'
+import {malformedMessage, parseTrackerLenient, rejectedFileName, serializeBead, serializeTracker, supersededDuplicateLines, type MalformedLine} from './codec.js'
+import {acquireTrackerLock, appendFileDurable, inspectLock, LOCK_STALE_MS, lockTimeoutSec, mutateTracker, readTracker, readTrackerText, writeFileDurable} from './store.js'
 import {depIds, statusOf} from './queries.js'
 import {claimLiveness} from './liveness.js'
 
@@ -128,32 +128,6 @@ export interface DoctorOptions {
   repair?: boolean
 }
 
-function stamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
-}
-
-/** Duplicate lines that lost to a later line with the same id (they go to the rejected file on repair). */
-function supersededDuplicateLines(text: string, snap: TrackerSnapshot): Array<{line: number; text: string}> {
-  if (snap.duplicateIds.length === 0) return []
-  const dup = new Set(snap.duplicateIds)
-  const lastLine = new Map<string, number>()
-  const found: Array<{line: number; text: string; id: string}> = []
-  const lines = text.split('\n')
-  lines.forEach((l, i) => {
-    if (!l.trim()) return
-    try {
-      const v = JSON.parse(l)
-      if (v && typeof v === 'object' && typeof v.id === 'string' && dup.has(v.id)) {
-        found.push({line: i + 1, text: l, id: v.id})
-        lastLine.set(v.id, i + 1)
-      }
-    } catch {
-      // malformed lines are handled separately
-    }
-  })
-  return found.filter((f) => lastLine.get(f.id) !== f.line).map(({line, text}) => ({line, text}))
-}
-
 /**
  * SPEC 2.5 doctor: malformed lines, duplicate ids, dangling deps/parents,
  * dependency cycles, stale claims. With `repair`, malformed lines (and the
@@ -173,8 +147,8 @@ export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): P
       const moved = [...malformed.map((m) => ({line: m.line, text: m.text})), ...supersededDuplicateLines(text, snapshot)].sort((a, b) => a.line - b.line)
       let rejected: string | null = null
       if (moved.length) {
-        rejected = `${paths.file}.rejected-${stamp(now)}`
-        await writeFileDurable(rejected, moved.map((m) => m.text + '\n').join(''))
+        rejected = rejectedFileName(paths.file, now)
+        await appendFileDurable(rejected, moved.map((m) => m.text + '\n').join(''))
       }
       const out = serializeTracker(snapshot.beads)
       if (out !== text) await writeFileDurable(paths.file, out)

@@ -276,3 +276,31 @@ export function serializeTracker(beads: Bead[]): string {
   for (let i = 0; i < sorted.length; i++) lines[i] = serializeBead(sorted[i])
   return lines.join('\n') + '\n'
 }
+
+// ------------------------------------------------------------ rejected lines
+
+/** `<file>.rejected-YYYYMMDDTHHMMSSZ` (SPEC 2.1). */
+export function rejectedFileName(file: string, now: Date = new Date()): string {
+  return `${file}.rejected-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`
+}
+
+/**
+ * The losing copies of duplicate ids (every line of a duplicated id except the
+ * last), verbatim with their line numbers. A rewrite keeps only the last copy,
+ * so callers save these lines instead of dropping them silently.
+ */
+export function supersededDuplicateLines(text: string, snap: TrackerSnapshot): Array<{line: number; text: string}> {
+  if (snap.duplicateIds.length === 0) return []
+  const dup = new Set(snap.duplicateIds)
+  const lastLine = new Map<string, number>()
+  const found: Array<{line: number; text: string; id: string}> = []
+  for (const [n, line] of lines(text)) {
+    if (isBlank(line)) continue
+    const r = parseLine(line)
+    if (typeof r !== 'string' && dup.has(r.id)) {
+      found.push({line: n, text: line, id: r.id})
+      lastLine.set(r.id, n)
+    }
+  }
+  return found.filter((f) => lastLine.get(f.id) !== f.line).map(({line, text}) => ({line, text}))
+}

@@ -13,7 +13,7 @@ import path from 'node:path'
 import {HelixError, EXIT} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from './types.js'
-import {parseTracker, serializeTracker} from './codec.js'
+import {parseTracker, rejectedFileName, serializeTracker, supersededDuplicateLines} from './codec.js'
 
 export const LOCK_STALE_MS = 2000
 export const LOCK_UPDATE_MS = 500
@@ -152,6 +152,17 @@ export async function writeFileDurable(file: string, text: string): Promise<void
   }
 }
 
+/** Append `text` to `file` (created if missing) and fsync it. */
+export async function appendFileDurable(file: string, text: string): Promise<void> {
+  const fh = await fsp.open(file, 'a', 0o644)
+  try {
+    await fh.writeFile(text, 'utf8')
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
 export interface MutationOutcome<T> {
   /** the new full bead list to write, or null to leave the file untouched */
   beads: Bead[] | null
@@ -167,12 +178,13 @@ export interface MutationOutcome<T> {
 export async function mutateTracker<T>(
   paths: ProjectPaths,
   fn: (snap: TrackerSnapshot) => MutationOutcome<T> | Promise<MutationOutcome<T>>,
-  opts: {timeoutSec?: number} = {},
+  opts: {timeoutSec?: number; onWarning?: (line: string) => void} = {},
 ): Promise<T> {
   const timeoutSec = opts.timeoutSec ?? lockTimeoutSec()
   const lock = await acquireTrackerLock(paths, timeoutSec)
   try {
-    const snap = await readTracker(paths.file)
+    const original = await readTrackerText(paths.file)
+    const snap = parseTracker(original, paths.file)
     await yieldToTimers()
     const {beads, result} = await fn(snap)
     if (beads !== null) {
@@ -183,6 +195,15 @@ export async function mutateTracker<T>(
       await yieldToTimers()
       if (lock.compromised()) {
         throw new HelixError('tracker lock was lost before writing (another writer broke it); nothing written', EXIT.BUSY)
+      }
+      // Duplicate ids: the rewrite keeps the last copy (DDx rule); the earlier
+      // copies are saved verbatim next to the tracker, never dropped silently.
+      const losers = supersededDuplicateLines(original, snap)
+      if (losers.length) {
+        const rejected = rejectedFileName(paths.file)
+        await appendFileDurable(rejected, losers.map((l) => l.text + '\n').join(''))
+        const warn = opts.onWarning ?? ((line: string) => process.stderr.write(line + '\n'))
+        warn(`helix: warning: duplicate id(s) ${snap.duplicateIds.join(', ')}: kept the last line of each; saved ${losers.length} earlier line(s) to ${rejected}`)
       }
       await writeFileDurable(paths.file, text)
     }

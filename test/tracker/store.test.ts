@@ -105,3 +105,19 @@ describe('atomic write details', () => {
     expect(readdirSync(paths.dir).sort()).toEqual(['beads.jsonl'])
   })
 })
+
+describe('duplicate ids on a mutation', () => {
+  it('keeps the last copy and saves the earlier copies verbatim, with a warning', async () => {
+    const {readdirSync} = await import('node:fs')
+    const path = await import('node:path')
+    const {paths} = tempProject('{"id":"a","title":"first"}\n{"id":"b"}\n{"id":"a", "title":"second"}\n')
+    const warnings: string[] = []
+    await mutateTracker(paths, (s) => ({beads: s.beads, result: 0}), {onWarning: (l) => warnings.push(l)})
+    expect(readFileSync(paths.file, 'utf8')).toBe('{"id":"a","title":"second"}\n{"id":"b"}\n')
+    const rejected = readdirSync(paths.dir).filter((f) => f.startsWith('beads.jsonl.rejected-'))
+    expect(rejected).toHaveLength(1)
+    expect(readFileSync(path.join(paths.dir, rejected[0]), 'utf8')).toBe('{"id":"a","title":"first"}\n')
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/^helix: warning: duplicate id\(s\) a: kept the last line of each; saved 1 earlier line\(s\) to .*beads\.jsonl\.rejected-\d{8}T\d{6}Z$/)
+  })
+})
