@@ -78,7 +78,8 @@ export function timeoutMessage(agentName: string, seconds: number, now: Date = n
 
 // ------------------------------------------------------------ process groups
 
-const liveGroups = new Set<number>()
+/** live agent process groups → pids of their descendants that escaped the group (known once a kill began) */
+const liveGroups = new Map<number, Set<number>>()
 let exitHookInstalled = false
 
 function installExitHook(): void {
@@ -187,7 +188,7 @@ export function liveGroupMembers(pgid: number): number[] {
 
 /** Process-group ids of the agents running now. */
 export function liveAgentGroups(): number[] {
-  return [...liveGroups]
+  return [...liveGroups.keys()]
 }
 
 /**
@@ -197,7 +198,17 @@ export function liveAgentGroups(): number[] {
  */
 export function killAllAgentGroups(signal: NodeJS.Signals = 'SIGTERM'): number {
   let n = 0
-  for (const pgid of liveGroups) if (signalGroup(pgid, signal)) n++
+  for (const [pgid, escapees] of liveGroups) for (const pid of escapedDescendants(pgid, pgid)) escapees.add(pid)
+  for (const [pgid, escapees] of liveGroups) {
+    if (signalGroup(pgid, signal)) n++
+    for (const pid of escapees) {
+      try {
+        process.kill(pid, signal)
+      } catch {
+        /* gone */
+      }
+    }
+  }
   return n
 }
 
@@ -377,12 +388,12 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       child.once('error', spawnFailed)
       return
     }
-    liveGroups.add(pgid)
-    installExitHook()
-
     // descendants that left the group (setsid) are tracked by pid from the
     // moment of the kill, while the process tree still links them to the agent
     const escapees = new Set<number>()
+    liveGroups.set(pgid, escapees)
+    installExitHook()
+
     const collectEscapees = () => {
       for (const pid of escapedDescendants(pgid, pgid)) escapees.add(pid)
     }

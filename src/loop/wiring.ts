@@ -35,6 +35,8 @@ export interface WiringInput {
   reviewAgent?: string
   summary: boolean
   quiet: boolean
+  /** helix's own interrupt (SIGINT/SIGTERM): kills a running acceptance script */
+  signal?: AbortSignal
 }
 
 function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {
@@ -55,7 +57,11 @@ function ownPath(p: string): boolean {
   return OWN_PATHS.some((o) => p.startsWith(o))
 }
 
-export function gitGates(root: string, onLog: (msg: string, fields: Record<string, unknown>) => void): LoopGates {
+export function gitGates(
+  root: string,
+  onLog: (msg: string, fields: Record<string, unknown>) => void,
+  limits: {timeoutSec: number; signal?: AbortSignal} = {timeoutSec: 2700},
+): LoopGates {
   return {
     async acceptanceScripts() {
       const dir = path.join(root, 'scripts')
@@ -80,15 +86,34 @@ export function gitGates(root: string, onLog: (msg: string, fields: Record<strin
     },
     runScript(file) {
       return new Promise((resolve) => {
-        const child = spawn(file, [], {cwd: root, stdio: ['ignore', 'pipe', 'pipe']})
+        // own process group, bounded by the agent timeout, killed on helix's own SIGINT/SIGTERM:
+        // a hanging acceptance script must not wedge the run
+        const child = spawn(file, [], {cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true})
+        const killGroup = () => {
+          try {
+            if (child.pid) process.kill(-child.pid, 'SIGKILL')
+          } catch {
+            // already gone
+          }
+        }
+        const timer = setTimeout(() => {
+          onLog('acceptance script timed out', {script: file, timeout_sec: limits.timeoutSec})
+          killGroup()
+        }, Math.min(limits.timeoutSec * 1000, 2 ** 31 - 1))
+        limits.signal?.addEventListener('abort', killGroup, {once: true})
         let output = ''
         const take = (d: Buffer) => {
           if (output.length < 64 * 1024) output += d.toString('utf8')
         }
         child.stdout.on('data', take)
         child.stderr.on('data', take)
-        child.on('error', () => resolve(127))
+        child.on('error', () => {
+          clearTimeout(timer)
+          resolve(127)
+        })
         child.on('close', (code, signal) => {
+          clearTimeout(timer)
+          limits.signal?.removeEventListener('abort', killGroup)
           onLog('acceptance output', {script: file, output: output.slice(-4096)})
           resolve(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1))
         })
@@ -250,7 +275,7 @@ export function realLoopDeps(input: WiringInput): RealLoop {
         formatDryRun(buildInvocation({agent, action, prompt, root, ...(model ? {model} : {}), ...(effort ? {effort} : {})}), prompt, root).replace(/\n--- prompt ---[\s\S]*$/, ''),
     },
     out,
-    gates: gitGates(root, (m, f) => logRef?.event(m, f)),
+    gates: gitGates(root, (m, f) => logRef?.event(m, f), {timeoutSec, ...(input.signal ? {signal: input.signal} : {})}),
     mutex: {
       acquire() {
         const r = acquirePidFile(paths.pidFile, process.pid)

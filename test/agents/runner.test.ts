@@ -1,7 +1,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {buildInvocation, dispatchAgent, formatDryRun, liveAgentGroups} from '../../src/agents/runner.js'
+import {buildInvocation, dispatchAgent, formatDryRun, killAllAgentGroups, liveAgentGroups} from '../../src/agents/runner.js'
 import type {AgentSpec, DispatchRequest} from '../../src/agents/types.js'
 import {openSessionLog} from '../../src/output/session-log.js'
 import {isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
@@ -274,13 +274,30 @@ describe('dispatchAgent with stub agents', () => {
     for (const pid of pids) expect(isAlive(pid)).toBe(false)
   })
 
+  it('killAllAgentGroups reaches the group and its escaped descendants', async () => {
+    const p = stubProject()
+    p.script({check: ['hang-setsid-fork']})
+    const pending = dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 60}))
+    const pidFile = path.join(p.stubDir, 'pids')
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim().split('\n').length < 2) await new Promise((r) => setTimeout(r, 20))
+    expect(liveAgentGroups()).toHaveLength(1)
+    expect(killAllAgentGroups('SIGKILL')).toBe(1)
+    const res = await pending
+    expect(res.timedOut).toBe(false)
+    expect(res.rc).toBe(137)
+    for (const pid of readFileSync(pidFile, 'utf8').trim().split('\n').map(Number)) expect(isAlive(pid)).toBe(false)
+    expect(liveAgentGroups()).toEqual([])
+  })
+
   it('abort signal kills the group', async () => {
     const p = stubProject()
     p.script({check: ['hang']})
     const ac = new AbortController()
     const r = req(p, 'claude', 'helix check action\n', {signal: ac.signal, killGraceMs: 500})
-    setTimeout(() => ac.abort(), 300)
-    const res = await dispatchAgent(r)
+    const pending = dispatchAgent(r)
+    while (p.calls().length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+    ac.abort()
+    const res = await pending
     expect(res.aborted).toBe(true)
     expect(res.timedOut).toBe(false)
     expect(isAlive(p.calls()[0].pid)).toBe(false)

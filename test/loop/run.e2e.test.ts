@@ -248,7 +248,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     const p = project([{id: 'hx-m1'}], {check: ['next:WAIT']})
     const r = helix(p, ['run', '--model', 'm-one', '--effort', 'low', '--review-threshold', '0'])
     expect(r.code).toBe(0)
-    const all = calls(p) as Array<{action: string; as?: string; argv: string[]}>
+    const all = calls(p) as unknown as Array<{action: string; as?: string; argv: string[]}>
     const impl = all.find((c) => c.action === 'implementation')!
     const review = all.find((c) => c.action === 'review')!
     expect(impl.argv.join(' ')).toContain('-m m-one')
