@@ -1,0 +1,92 @@
+import {Args, Flags} from '@oclif/core'
+import {existsSync} from 'node:fs'
+import path from 'node:path'
+import {HelixCommand} from '../util/base-command.js'
+import {HelixError} from '../util/errors.js'
+import {projectPaths} from '../util/root.js'
+import {followLog, newestSessionLog, renderLogFile} from '../output/log-render.js'
+
+export default class Logs extends HelixCommand {
+  static override description = 'Show the newest session log (.helix-logs/helix-*.log) for people'
+
+  static override examples = ['<%= config.bin %> logs', '<%= config.bin %> logs --follow', '<%= config.bin %> logs .helix-logs/helix-20260101-120000.log']
+
+  static override args = {
+    file: Args.string({description: 'a log file (default: the newest session log)', required: false}),
+  }
+
+  static override flags = {
+    follow: Flags.boolean({char: 'f', description: 'keep printing new records until Ctrl-C'}),
+  }
+
+  private readonly abort = new AbortController()
+
+  private get aborted(): boolean {
+    return this.abort.signal.aborted
+  }
+
+  /** `--follow` before any run: wait for the first session log instead of failing. */
+  private async waitForFirstLog(logDir: string): Promise<string | null> {
+    process.stderr.write(`helix: waiting for a session log in ${logDir} (Ctrl-C to quit)\n`)
+    const stop = () => this.abort.abort()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    try {
+      while (!this.aborted) {
+        const found = newestSessionLog(logDir)
+        if (found) return found
+        await new Promise((r) => setTimeout(r, 250))
+      }
+      return null
+    } finally {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+    }
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Logs)
+    const paths = projectPaths(process.cwd(), process.env)
+    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
+    let file: string
+    if (args.file) {
+      const candidates = [path.resolve(args.file), path.join(paths.logDir, args.file)]
+      const found = candidates.find((c) => existsSync(c))
+      if (!found) throw new HelixError(`log file not found: ${args.file}`, 1)
+      file = found
+    } else {
+      let newest = newestSessionLog(paths.logDir)
+      if (!newest && flags.follow) {
+        newest = await this.waitForFirstLog(paths.logDir)
+        if (!newest) return // interrupted while waiting: a normal end
+      }
+      if (!newest) throw new HelixError(`no session logs in ${paths.logDir}`, 1)
+      file = newest
+    }
+    if (!flags.follow) {
+      let gone = false
+      process.stdout.on('error', () => {
+        gone = true // reader went away (e.g. `| head`): stop quietly
+      })
+      try {
+        await renderLogFile(file, (t) => !gone && (process.stdout.write(t) || true), {color})
+      } catch (error) {
+        throw new HelixError(`cannot read ${file}: ${(error as Error).message}`, 1)
+      }
+      return
+    }
+    const ac = this.abort
+    const stop = () => ac.abort()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    process.stdout.on('error', stop) // reader went away (e.g. `| head`)
+    if (this.aborted) return
+    await followLog({
+      file,
+      logDir: args.file ? undefined : paths.logDir,
+      write: (t) => process.stdout.write(t),
+      color,
+      signal: ac.signal,
+    })
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * `helix doctor` (SPEC 7.2): node version, agent binaries, tracker health, stale
+ * tracker lock, stale run mutex. Read-only: it reports each problem with the
+ * command that fixes it and never repairs anything itself.
+ */
+import {existsSync, statSync} from 'node:fs'
+import path from 'node:path'
+import {projectPaths, type ProjectPaths} from '../util/root.js'
+import {pidAlive, readPidFile} from '../state/pidfile.js'
+import {inspectLock, LOCK_STALE_MS, type LockInfo} from '../tracker/store.js'
+import {doctorTracker, type DoctorReport as TrackerDoctorReport} from '../tracker/admin.js'
+import {orphanThresholdSec} from '../tracker/liveness.js'
+import {realProbe} from '../recovery/probe.js'
+import {findOnPath} from '../agents/resolve.js'
+import {pidMatchesRecord} from './pid-identity.js'
+
+export type CheckLevel = 'ok' | 'warn' | 'fail'
+
+export interface DoctorCheck {
+  level: CheckLevel
+  what: string
+  detail: string
+  /** how to fix it (warn/fail) */
+  fix?: string
+}
+
+export const MIN_NODE = [20, 19, 0] as const
+
+export function nodeVersionCheck(version: string = process.versions.node): DoctorCheck {
+  const parts = version.split('.').map((n) => Number(n))
+  let ok = true
+  for (let i = 0; i < 3; i++) {
+    const a = parts[i] ?? 0
+    if (a !== MIN_NODE[i]) {
+      ok = a > MIN_NODE[i]
+      break
+    }
+  }
+  return ok
+    ? {level: 'ok', what: 'node', detail: `v${version}`}
+    : {level: 'fail', what: 'node', detail: `v${version} is older than v${MIN_NODE.join('.')}`, fix: `install Node ${MIN_NODE.join('.')} or newer`}
+}
+
+function looksLikePath(name: string): boolean {
+  return name.includes('/')
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    const st = statSync(file)
+    return st.isFile() && (st.mode & 0o111) !== 0
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The configured implementation agent (HELIX_AGENT, default codex) must exist;
+ * the configured review agent too when HELIX_REVIEW_AGENT names one. Other
+ * known agents are listed for information.
+ */
+export function agentChecks(env: NodeJS.ProcessEnv, root: string): DoctorCheck[] {
+  const out: DoctorCheck[] = []
+  const impl = env.HELIX_AGENT?.trim() || 'codex'
+  const review = env.HELIX_REVIEW_AGENT?.trim() || ''
+  const names = [impl, ...(review && review !== impl ? [review] : [])]
+  for (const known of ['codex', 'claude']) if (!names.includes(known)) names.push(known)
+  for (const name of names) {
+    const required = name === impl || name === review
+    const role = name === impl ? 'implementation agent' : name === review ? 'review agent' : 'agent'
+    const found = looksLikePath(name) ? (isExecutable(path.resolve(root, name)) ? path.resolve(root, name) : undefined) : findOnPath(name, env)
+    if (found) out.push({level: 'ok', what: `${role} ${name}`, detail: found})
+    else if (required)
+      out.push({
+        level: 'fail',
+        what: `${role} ${name}`,
+        detail: looksLikePath(name) ? 'not an executable file' : 'not found on PATH',
+        fix: `install ${name} or choose another agent (--agent / HELIX_AGENT${name === review ? ' / HELIX_REVIEW_AGENT' : ''})`,
+      })
+    else out.push({level: 'warn', what: `${role} ${name}`, detail: 'not found on PATH (only needed when selected)'})
+  }
+  return out
+}
+
+function rel(paths: Pick<ProjectPaths, 'root'>, file: string): string {
+  const r = path.relative(paths.root, file)
+  return r && !r.startsWith('..') ? r : file
+}
+
+function few<T>(items: T[], show: (t: T) => string, n = 3): string {
+  return items.slice(0, n).map(show).join(', ') + (items.length > n ? ', …' : '')
+}
+
+/**
+ * Tracker health from the tracker's own doctor (SPEC 2.5, read-only here), plus
+ * its stale-lock finding. FAIL: malformed lines, dependency cycles, stale claims,
+ * a stale lock. WARN (worth a look, harmless to runs): duplicate ids, references
+ * to missing beads, invalid field values, leftover temp files.
+ */
+export async function trackerChecks(paths: ProjectPaths, env: NodeJS.ProcessEnv, now: Date): Promise<DoctorCheck[]> {
+  const file = rel(paths, paths.file)
+  const lock = rel(paths, paths.lockDir)
+  if (!existsSync(paths.file)) {
+    return [{level: 'warn', what: 'tracker', detail: `${file} does not exist`, fix: "run 'helix tracker init'"}, lockOnly(await inspectLock(paths.lockDir, now), lock)]
+  }
+  let r: TrackerDoctorReport
+  try {
+    r = await doctorTracker(paths, {probe: realProbe(), now, thresholdSec: orphanThresholdSec(env)})
+  } catch (error) {
+    return [
+      {level: 'fail', what: 'tracker', detail: String((error as Error).message ?? error).split('\n')[0], fix: `check ${file} and its permissions`},
+      lockOnly(await inspectLock(paths.lockDir, now), lock),
+    ]
+  }
+  const out: DoctorCheck[] = []
+  const inspect = "inspect with 'helix tracker doctor'"
+  if (r.malformed.length) {
+    const first = r.malformed[0]
+    out.push({level: 'fail', what: 'tracker', detail: `${r.malformed.length} malformed line(s), first ${file}:${first.line} (${first.reason})`, fix: `${inspect}; 'helix tracker doctor --repair' sets them aside`})
+  }
+  if (r.cycles.length) {
+    out.push({level: 'fail', what: 'tracker', detail: `${r.cycles.length} dependency cycle(s): ${few(r.cycles, (c) => c.join('→'), 2)}`, fix: "break one edge with 'helix tracker dep remove <id> <depends-on>'"})
+  }
+  if (r.duplicates.length) {
+    out.push({level: 'warn', what: 'tracker', detail: `${r.duplicates.length} duplicate id(s) (last line wins): ${few(r.duplicates, (d) => d)}`, fix: "'helix tracker doctor --repair'"})
+  }
+  const dangling = [...r.dangling_deps.map((d) => `${d.id}→${d.depends_on}`), ...r.dangling_parents.map((d) => `${d.id} parent ${d.parent}`)]
+  if (dangling.length) {
+    out.push({level: 'warn', what: 'tracker', detail: `${dangling.length} reference(s) to missing beads: ${few(dangling, (d) => d, 2)}`, fix: `${inspect}; 'helix tracker dep remove' or 'helix tracker update <id> --parent'`})
+  }
+  if (r.invalid_fields.length) {
+    out.push({level: 'warn', what: 'tracker', detail: `${r.invalid_fields.length} invalid field value(s): ${few(r.invalid_fields, (f) => `${f.id} ${f.problem}`, 1)}`, fix: inspect})
+  }
+  if (r.leftover_temp_files.length) {
+    out.push({level: 'warn', what: 'tracker', detail: `${r.leftover_temp_files.length} leftover temp file(s) from an interrupted write: ${few(r.leftover_temp_files.map((f) => rel(paths, f)), (f) => f, 2)}`, fix: 'delete them (the tracker itself is intact)'})
+  }
+  if (r.stale_claims.length) {
+    out.push({level: 'fail', what: 'claims', detail: `${r.stale_claims.length} stale claim(s) (orphaned in_progress): ${few(r.stale_claims, (c) => `${c.id}${c.owner ? ` by ${c.owner}` : ''}`)}`, fix: "run 'helix recover' (helix's own claims) or 'helix tracker update <id> --unclaim'"})
+  }
+  if (!out.some((c) => c.what === 'tracker')) out.unshift({level: 'ok', what: 'tracker', detail: `${file}: ${r.beads} beads`})
+  out.push(r.stale_lock ? staleLock(r.stale_lock, lock) : lockOnly(await inspectLock(paths.lockDir, now), lock, true))
+  return out
+}
+
+function staleLock(l: LockInfo, lock: string): DoctorCheck {
+  const who = l.ddx_pid === null ? 'no live holder' : `DDx writer pid ${l.ddx_pid} is not running`
+  return {level: 'fail', what: 'tracker lock', detail: `stale lock directory ${lock} (last touched ${l.age_seconds}s ago, ${who})`, fix: `remove it: rm -r ${lock}`}
+}
+
+/** The lock line; `checked` when the tracker doctor already ruled out staleness. */
+function lockOnly(l: LockInfo | null, lock: string, checked = false): DoctorCheck {
+  if (!l) return {level: 'ok', what: 'tracker lock', detail: 'not held'}
+  if (!checked && l.age_seconds * 1000 > LOCK_STALE_MS * 5 && (l.ddx_pid === null || !pidAlive(l.ddx_pid))) return staleLock(l, lock)
+  return {level: 'ok', what: 'tracker lock', detail: l.ddx_pid !== null ? `held by DDx writer pid ${l.ddx_pid}` : `held (touched ${l.age_seconds}s ago)`}
+}
+
+export function pidCheck(paths: ProjectPaths): DoctorCheck {
+  const file = rel(paths, paths.pidFile)
+  const rec = readPidFile(paths.pidFile)
+  if (!rec) return {level: 'ok', what: 'run mutex', detail: 'no active run'}
+  const alive = rec.pid > 0 && pidAlive(rec.pid)
+  if (alive && pidMatchesRecord(rec.pid, rec.started)) return {level: 'ok', what: 'run mutex', detail: `active run pid=${rec.pid} started ${rec.started}`}
+  return {
+    level: 'fail',
+    what: 'run mutex',
+    detail: alive
+      ? `stale PID file ${file} (pid=${rec.pid} now belongs to a process started after ${rec.started})`
+      : `stale PID file ${file} (pid=${rec.pid} is not running)`,
+    fix: `run 'helix status' or 'helix stop' (removes it), or rm ${file}`,
+  }
+}
+
+export interface DoctorReport {
+  checks: DoctorCheck[]
+  problems: number
+}
+
+export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date} = {}): Promise<DoctorReport> {
+  const env = opts.env ?? process.env
+  const now = opts.now ?? new Date()
+  const paths = projectPaths(opts.cwd ?? process.cwd(), env)
+  const checks: DoctorCheck[] = [
+    nodeVersionCheck(),
+    ...agentChecks(env, paths.root),
+    ...(await trackerChecks(paths, env, now)),
+    pidCheck(paths),
+  ]
+  return {checks, problems: checks.filter((c) => c.level === 'fail').length}
+}
+
+const TAG: Record<CheckLevel, string> = {ok: 'ok  ', warn: 'WARN', fail: 'FAIL'}
+
+export function renderDoctor(r: DoctorReport): string {
+  const lines: string[] = []
+  for (const c of r.checks) {
+    lines.push(`${TAG[c.level]}  ${c.what}: ${c.detail}`)
+    if (c.fix && c.level !== 'ok') lines.push(`      fix: ${c.fix}`)
+  }
+  lines.push(r.problems ? `${r.problems} problem(s) need fixing` : 'no problems found')
+  return lines.join('\n') + '\n'
+}
