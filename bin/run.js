@@ -1,4 +1,21 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
-
-await execute({dir: import.meta.url})
+// A few hot read-only commands (status, tracker ready, tracker status) are
+// answered without loading oclif; everything else goes through oclif.
+// Development/test modes load src/ through tsx, so they always use oclif;
+// HELIX_NO_FAST_PATH=1 forces oclif too (tests compare the two).
+// No process.exit() on the fast path: stdout to a pipe is asynchronous and
+// exiting early would cut a large answer short.
+let handled = false
+const mode = process.env.NODE_ENV
+if (mode !== 'development' && mode !== 'test' && process.env.HELIX_NO_FAST_PATH !== '1') {
+  try {
+    const {runFastPath} = await import('../dist/cli/fast-path.js')
+    handled = await runFastPath(process.argv.slice(2))
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error
+  }
+}
+if (!handled) {
+  const {execute} = await import('@oclif/core')
+  await execute({dir: import.meta.url})
+}

@@ -6,9 +6,10 @@ import {copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, statSync} f
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {compareToNode, report} from './lib.mjs'
+import {REAL_HELIX} from './real-trackers.mjs'
 import {serializeTracker} from '../../dist/tracker/codec.js'
 
-const REAL = '/work/shared/fixtures/real-trackers/helix-beads.jsonl'
+const REAL = REAL_HELIX
 
 function rng(seed) {
   let s = seed >>> 0

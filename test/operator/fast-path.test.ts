@@ -1,36 +1,42 @@
-import {spawnSync} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {isFastStatusArgv} from '../../src/status/fast-path.js'
-import {env, helix, project, REAL_DDX, REPO} from './helpers.js'
+import {fastPathKey} from '../../src/cli/fast-path.js'
+import {helix, project, REAL_DDX} from './helpers.js'
 
-describe('status fast path (no oclif)', () => {
-  it('handles only `status` and `status --json`', () => {
-    expect(isFastStatusArgv(['status'])).toBe(true)
-    expect(isFastStatusArgv(['status', '--json'])).toBe(true)
-    for (const a of [['status', '--watch'], ['status', '--help'], ['status', '--json', '--bogus'], ['next'], []]) expect(isFastStatusArgv(a)).toBe(false)
+describe('startup fast path (bin/run.js without oclif)', () => {
+  it('handles only the exact hot argv shapes', () => {
+    expect(fastPathKey(['status'])).toEqual({key: 'status', json: false})
+    expect(fastPathKey(['status', '--json'])).toEqual({key: 'status', json: true})
+    expect(fastPathKey(['tracker', 'ready', '--json'])).toEqual({key: 'tracker ready', json: true})
+    expect(fastPathKey(['tracker', 'status'])).toEqual({key: 'tracker status', json: false})
+    for (const a of [['status', '--watch'], ['status', '--help'], ['status', '--json', '--bogus'], ['--json', 'status'], ['next'], ['tracker'], ['tracker', 'ready', '--execution'], ['constructor'], []]) {
+      expect(fastPathKey(a)).toBeNull()
+    }
   })
 
-  it('prints exactly what the oclif command prints', () => {
+  it('prints exactly what the oclif commands print, errors included', () => {
+    // the DDx tracker: its ready list is ~1.5 MB of JSON, larger than a pipe buffer
     const root = project({copy: REAL_DDX})
-    const entry = path.join(root, 'fast.mjs')
-    writeFileSync(
-      entry,
-      `const {statusFastPath} = await import(${JSON.stringify(path.join(REPO, 'dist', 'status', 'fast-path.js'))})\n` +
-        `if (!(await statusFastPath(process.argv.slice(2)))) process.exit(99)\n`,
-    )
-    for (const args of [['status'], ['status', '--json']]) {
-      const fast = spawnSync(process.execPath, [entry, ...args], {cwd: root, env: env(), encoding: 'utf8'})
-      const slow = helix(root, args)
-      expect(fast.status).toBe(0)
-      // ages tick between the two runs; everything else must match byte for byte
-      const norm = (t: string) => t.replace(/"age_seconds": \d+/g, '"age_seconds": 0')
-      expect(norm(fast.stdout)).toBe(norm(slow.stdout))
+    const oclif = {HELIX_NO_FAST_PATH: '1'}
+    // ages tick between the two runs; everything else must match byte for byte
+    const norm = (t: string) => t.replace(/"age_seconds": \d+/g, '"age_seconds": 0').replace(/"claim_age_seconds": \d+/g, '')
+    for (const args of [['status'], ['status', '--json'], ['tracker', 'ready', '--json'], ['tracker', 'ready'], ['tracker', 'status', '--json'], ['tracker', 'status']]) {
+      const fast = helix(root, args)
+      const slow = helix(root, args, oclif)
+      expect({args, code: fast.code, err: fast.stderr}).toEqual({args, code: 0, err: ''})
+      expect({args, code: slow.code, err: slow.stderr}).toEqual({args, code: 0, err: ''})
+      expect(fast.stdout.length).toBeGreaterThan(0)
+      // (a 1.5 MB answer on a pipe: the fast path must not exit before stdout drains)
+      expect(norm(fast.stdout) === norm(slow.stdout)).toBe(true)
     }
     writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), 'oops\n')
-    const bad = spawnSync(process.execPath, [entry, 'status'], {cwd: root, env: env(), encoding: 'utf8'})
-    expect(bad.status).toBe(1)
-    expect(bad.stderr).toBe(helix(root, ['status']).stderr)
+    for (const args of [['status'], ['tracker', 'ready', '--json']]) {
+      const fast = helix(root, args)
+      const slow = helix(root, args, oclif)
+      expect(fast.code).toBe(1)
+      expect(fast.stderr).toMatch(/^helix: .*beads\.jsonl:1: malformed bead/)
+      expect(fast.stderr).toBe(slow.stderr)
+    }
   })
 })

@@ -6,8 +6,7 @@ import type {Bead, TrackerSnapshot} from '../../src/tracker/types.js'
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(REPO, 'bin', 'run.js')
-export const REAL_HELIX = '/work/shared/fixtures/real-trackers/helix-beads.jsonl'
-export const REAL_DDX = '/work/shared/fixtures/real-trackers/ddx-beads.jsonl'
+export {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
 export function project(opts: {beads?: Bead[]; copy?: string} = {}): string {
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-ops-')))
@@ -24,7 +23,7 @@ export function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 export function helix(cwd: string, args: string[], extra: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {cwd, env: env(extra), encoding: 'utf8'})
+  const r = spawnSync(process.execPath, [BIN, ...args], {cwd, env: env(extra), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024})
   return {code: r.status, stdout: r.stdout, stderr: r.stderr}
 }
 

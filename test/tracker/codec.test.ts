@@ -2,8 +2,9 @@ import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {parseTracker, parseTrackerLenient, serializeBead, serializeBeadSlow, serializeTracker} from '../../src/tracker/codec.js'
 import {HelixError} from '../../src/util/errors.js'
+import {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
-const REAL = ['/work/shared/fixtures/real-trackers/helix-beads.jsonl', '/work/shared/fixtures/real-trackers/ddx-beads.jsonl']
+const REAL = [REAL_HELIX, REAL_DDX]
 
 describe('codec: real DDx trackers', () => {
   for (const file of REAL) {

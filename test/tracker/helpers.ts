@@ -8,8 +8,7 @@ import type {ProcessProbe} from '../../src/tracker/types.js'
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(REPO, 'bin', 'run.js')
-export const REAL_HELIX = '/work/shared/fixtures/real-trackers/helix-beads.jsonl'
-export const REAL_DDX = '/work/shared/fixtures/real-trackers/ddx-beads.jsonl'
+export {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
 /** A temp project with `.ddx/` and optionally a tracker body. */
 export function tempProject(body?: string): {root: string; paths: ProjectPaths} {

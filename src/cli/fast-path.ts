@@ -1,0 +1,44 @@
+/**
+ * Startup fast path: the read-only commands an operator (or a tmux pane, or a
+ * script polling in a loop) runs most often are answered without loading oclif,
+ * which alone costs ~2.7× a bare `node -e 0`. Only the exact argv shapes below
+ * are handled; anything else (help, other flags, typos) returns false and
+ * bin/run.js falls through to oclif, which owns parsing and error messages.
+ * The output comes from the same domain functions the oclif commands call.
+ */
+import {HelixError, helixMessage} from '../util/errors.js'
+
+type Handler = (json: boolean) => Promise<string>
+
+const handlers: Record<string, Handler> = {
+  status: async (json) => {
+    const {statusOutput} = await import('../status/report.js')
+    const tty = process.stdout.isTTY
+    return statusOutput({json, width: tty ? process.stdout.columns : undefined, height: tty ? process.stdout.rows : undefined})
+  },
+  'tracker ready': async (json) => (await import('../tracker/report.js')).trackerReadyOutput({json}),
+  'tracker status': async (json) => (await import('../tracker/report.js')).trackerStatusOutput({json}),
+}
+
+/** The handler key for argv, or null when the fast path does not apply. */
+export function fastPathKey(argv: readonly string[]): {key: string; json: boolean} | null {
+  const json = argv.at(-1) === '--json'
+  const words = json ? argv.slice(0, -1) : argv
+  if (words.some((w) => w.startsWith('-'))) return null
+  const key = words.join(' ')
+  return Object.hasOwn(handlers, key) ? {key, json} : null
+}
+
+/** Runs a fast-path command; false when argv is not one it handles. */
+export async function runFastPath(argv: readonly string[]): Promise<boolean> {
+  const hit = fastPathKey(argv)
+  if (!hit) return false
+  try {
+    process.stdout.write(await handlers[hit.key](hit.json))
+  } catch (error) {
+    const e = error as Error
+    process.stderr.write(helixMessage(String(e?.message ?? e).split('\n')[0]) + '\n')
+    process.exitCode = error instanceof HelixError ? error.exitCode : 1
+  }
+  return true
+}
