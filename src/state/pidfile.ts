@@ -1,5 +1,6 @@
 import {closeSync, openSync, readFileSync, unlinkSync, writeSync, mkdirSync} from 'node:fs'
 import path from 'node:path'
+import {pidMatchesRecord} from './pid-identity.js'
 
 /** `.ddx/helix.pid`: `<pid> <ISO-8601 UTC start>\n` (SPEC 1, 5.1). */
 export interface PidRecord {
@@ -38,11 +39,20 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * true when the pid file names a live helix run: the pid is running (not a
+ * zombie) and is the process that wrote the file, not an unrelated process
+ * that reused the pid after a reboot (see pid-identity.ts).
+ */
+export function runHolderAlive(record: PidRecord): boolean {
+  return record.pid > 0 && pidAlive(record.pid) && pidMatchesRecord(record.pid, record.started)
+}
+
 export type AcquireResult = {ok: true; record: PidRecord} | {ok: false; holder: PidRecord}
 
 /**
- * Take the run mutex: create the pid file with O_EXCL. A file whose pid is dead
- * (or unreadable) is replaced; a live holder is reported back, file untouched.
+ * Take the run mutex: create the pid file with O_EXCL. A file whose pid is dead,
+ * reused by another process, or unreadable is replaced; a live holder is reported back, file untouched.
  */
 export function acquirePidFile(file: string, pid: number = process.pid, now: Date = new Date()): AcquireResult {
   mkdirSync(path.dirname(file), {recursive: true})
@@ -60,7 +70,7 @@ export function acquirePidFile(file: string, pid: number = process.pid, now: Dat
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     const holder = readPidFile(file)
-    if (holder && pidAlive(holder.pid)) return {ok: false, holder}
+    if (holder && runHolderAlive(holder)) return {ok: false, holder}
     try {
       unlinkSync(file)
     } catch {

@@ -9,8 +9,8 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {HelixError} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
-import {pidAlive, readPidFile} from '../state/pidfile.js'
-import {pidMatchesRecord} from './pid-identity.js'
+import {pidAlive, readPidFile, runHolderAlive} from '../state/pidfile.js'
+import {pidMatchesRecord} from '../state/pid-identity.js'
 import {checkPidFile} from './report.js'
 
 const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
@@ -80,7 +80,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
   const env = opts.env ?? process.env
   const paths = projectPaths(cwd, env)
   const holder = readPidFile(paths.pidFile)
-  if (holder && holder.pid > 0 && pidAlive(holder.pid) && pidMatchesRecord(holder.pid, holder.started)) {
+  if (holder && runHolderAlive(holder)) {
     throw new HelixError(`helix start: already running (pid=${holder.pid}, started=${holder.started})`, 2)
   }
   // a dead run's file, or one whose pid now belongs to another process: the run's

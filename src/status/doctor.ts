@@ -12,7 +12,7 @@ import {doctorTracker, type DoctorReport as TrackerDoctorReport} from '../tracke
 import {orphanThresholdSec} from '../tracker/liveness.js'
 import {realProbe} from '../recovery/probe.js'
 import {findOnPath} from '../agents/resolve.js'
-import {pidMatchesRecord} from './pid-identity.js'
+import {pidMatchesRecord} from '../state/pid-identity.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
 

@@ -5,13 +5,12 @@
  * what that run would pick next; without an active run a fresh run's view is used.
  */
 import {projectPaths} from '../util/root.js'
-import {pidAlive, readPidFile} from '../state/pidfile.js'
+import {pidAlive, readPidFile, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {readTracker} from '../tracker/store.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
 import {realProbe} from '../recovery/probe.js'
 import {nextSelectable, type SelectOptions} from '../loop/selection.js'
-import {pidMatchesRecord} from './pid-identity.js'
 
 export const NO_READY = 'no ready issues'
 
@@ -23,7 +22,7 @@ export async function nextOutput(opts: {cwd?: string; env?: NodeJS.ProcessEnv; n
   const staleClaims = await staleClaimIds(snap, realProbe(), now, orphanThresholdSec(env))
   const sel: SelectOptions = {now, staleClaims}
   const holder = readPidFile(paths.pidFile)
-  if (holder && holder.pid > 0 && pidAlive(holder.pid) && pidMatchesRecord(holder.pid, holder.started)) {
+  if (holder && runHolderAlive(holder)) {
     const rs = await readRunState(paths.runState)
     if (rs && rs.pid === holder.pid) {
       sel.skip = new Set((rs.skipped ?? []).map((s) => s.id))

@@ -6,13 +6,12 @@
  */
 import {statSync, unlinkSync} from 'node:fs'
 import {projectPaths} from '../util/root.js'
-import {pidAlive, readPidFile} from '../state/pidfile.js'
+import {pidAlive, readPidFile, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {readTracker} from '../tracker/store.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
 import {renderStatusText} from './text.js'
 import {trackerView} from './tracker-view.js'
-import {pidMatchesRecord} from './pid-identity.js'
 
 export interface StatusOptions {
   cwd?: string
@@ -43,7 +42,7 @@ function youngerThan(file: string, ms: number): boolean {
 export function checkPidFile(pidFile: string): PidCheck {
   const rec = readPidFile(pidFile)
   if (!rec) return {live: null, stale: null}
-  if (rec.pid > 0 && pidAlive(rec.pid) && pidMatchesRecord(rec.pid, rec.started)) return {live: {pid: rec.pid, started: rec.started}, stale: null}
+  if (runHolderAlive(rec)) return {live: {pid: rec.pid, started: rec.started}, stale: null}
   // an unreadable pid in a brand-new file is a run between its O_EXCL create and
   // its write: leave it alone
   if (!(rec.pid > 0) && youngerThan(pidFile, 5_000)) return {live: null, stale: null}

@@ -290,11 +290,14 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     const sleeper = spawn('sleep', ['60'], {stdio: 'ignore'})
     try {
       const p = project([{id: 'hx-m'}])
-      writeFileSync(path.join(p.root, '.ddx', 'helix.pid'), `${sleeper.pid} 2026-01-01T00:00:00.000Z\n`)
+      // the holder's recorded start must not predate its process (a pid reused
+      // by a later process is not a live run: see the next test)
+      const started = new Date().toISOString()
+      writeFileSync(path.join(p.root, '.ddx', 'helix.pid'), `${sleeper.pid} ${started}\n`)
       const before = readFileSync(p.tracker, 'utf8')
       const r = helix(p, ['run'])
       expect(r.code).toBe(2)
-      expect(r.stderr).toBe(`helix run: already running (pid=${sleeper.pid}, started=2026-01-01T00:00:00.000Z)\n`)
+      expect(r.stderr).toBe(`helix run: already running (pid=${sleeper.pid}, started=${started})\n`)
       expect(readFileSync(p.tracker, 'utf8')).toBe(before)
       expect(runState(p).parallel_run_denied_count).toBe(1)
       expect(calls(p)).toEqual([])
@@ -303,6 +306,21 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       const ok = helix(p, ['run', ...NO_REVIEW, '--max-cycles', '1'])
       expect(ok.code).toBe(0)
       expect(runState(p).parallel_run_denied_count).toBe(1)
+    } finally {
+      sleeper.kill('SIGKILL')
+    }
+  })
+
+  it('mutex: a pid reused by an unrelated later process is not a live run', async () => {
+    const sleeper = spawn('sleep', ['60'], {stdio: 'ignore'})
+    try {
+      const p = project([{id: 'hx-r'}])
+      // the file says the run started long before this `sleep` process existed
+      writeFileSync(path.join(p.root, '.ddx', 'helix.pid'), `${sleeper.pid} 2026-01-01T00:00:00.000Z\n`)
+      const r = helix(p, ['run', ...NO_REVIEW, '--max-cycles', '1'])
+      expect(r.code).toBe(0)
+      expect(existsSync(path.join(p.root, '.ddx', 'helix.pid'))).toBe(false)
+      expect(runState(p).parallel_run_denied_count).toBe(0)
     } finally {
       sleeper.kill('SIGKILL')
     }

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/status/pid-identity.js'
+import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/state/pid-identity.js'
 
 describe('pid identity', () => {
   it('knows when this process started (Linux /proc)', () => {
