@@ -2,9 +2,35 @@
  * Shared body of the one-shot agent commands (check, align, backfill, design,
  * polish, review). Not a command itself: no default export.
  */
+import {Args, Flags, type Interfaces} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
 import type {OneShotAction} from '../agents/oneshot.js'
-import {agentFlagsInput, type AgentFlagValues} from './agent-flags.js'
+import {agentFlags, agentFlagsInput, type AgentFlagValues} from './agent-flags.js'
+
+/**
+ * The command class of one one-shot action: `[scope]` plus the agent flags
+ * (review also takes `--review-agent`). Each file in src/commands/ exports one.
+ */
+export function oneShotCommand(action: OneShotAction, description: string) {
+  const defaultScope = action === 'review' ? 'last-commit' : 'repo'
+  const flags: Interfaces.FlagInput = {...agentFlags}
+  if (action === 'review') {
+    flags['review-agent'] = Flags.string({description: 'review agent (default: HELIX_REVIEW_AGENT, else the other of codex/claude on PATH)', helpValue: 'AGENT'})
+  }
+  return class OneShot extends HelixCommand {
+    static override description = description
+    static override args = {
+      scope: Args.string({description: `what to look at (default: ${defaultScope})`, required: false}),
+    }
+    static override flags = flags
+    static override strict = true
+
+    async run(): Promise<void> {
+      const {args, flags} = await this.parse(OneShot)
+      await runOneShotCommand(this, action, args.scope, flags as unknown as AgentFlagValues)
+    }
+  }
+}
 
 export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction, scope: string | undefined, flags: AgentFlagValues): Promise<void> {
   const {runOneShot} = await import('../agents/oneshot.js')

@@ -5,17 +5,10 @@
  */
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import type {RunState} from '../state/types.js'
+import type {StatusCounts} from '../tracker/queries.js'
 
-export interface TrackerCounts {
-  total: number
-  open: number
-  in_progress: number
-  closed: number
-  blocked: number
-  proposed: number
-  cancelled: number
-  ready: number
-}
+/** The tracker's own counts (`helix tracker status`), shown under `Tracker:`. */
+export type TrackerCounts = StatusCounts
 
 export interface PidInfo {
   pid: number
