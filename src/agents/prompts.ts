@@ -72,78 +72,72 @@ const TRACKER_COMMANDS = [
 
 const NO_GIT_DAMAGE = 'Never run `git push`, and never revert, reset or check out work that is not yours.'
 
-function header(action: ActionName, ctx: PromptContext, file: string): string[] {
-  const root = ctx.root
-  const lines: string[] = []
-  switch (action) {
-    case 'implementation': {
-      lines.push(`HELIX implementation action for the project at ${root}`)
-      lines.push(`Action document: ${file}`)
-      lines.push(`Implementation target: ${data(ctx.beadId ?? '')}`)
-      const batch = (ctx.batchIds ?? []).map(data).filter(Boolean)
-      if (batch.length > 0) {
-        lines.push('')
-        lines.push(`BATCH MODE: these related ready beads may be completed in the same change: ${batch.join(', ')}`)
-        lines.push('The implementation target comes first and decides this cycle. Close each batch bead you actually finish, one by one, after re-reading it; leave the others open.')
-      }
-      lines.push('')
-      lines.push(TRACKER_COMMANDS)
-      lines.push('')
-      lines.push('Concurrency rule: the tracker may change while you work. Re-read the target with `helix tracker show <id> --json` right before closing it; if its spec, parent, dependencies or scope changed, do not close it — append a note instead.')
-      lines.push('helix holds the claim on the target for you: do not claim or unclaim beads. Your close is fenced by HELIX_CLAIM_TOKEN; if it is refused, stop.')
-      lines.push(NO_GIT_DAMAGE)
-      break
-    }
-    case 'check':
-      lines.push(`HELIX check action for the project at ${root}`)
-      lines.push(`Action document: ${file}`)
-      lines.push(`Scope: ${data(ctx.scope ?? DEFAULT_SCOPE)}`)
-      lines.push('')
-      lines.push(`Trailer rule: when you are done, output a line \`NEXT_ACTION: <CODE>\`, CODE one of \`${NEXT_ACTION_CODES.slice(0, -1).join(', ')}, or ${NEXT_ACTION_CODES.at(-1)}\` — on its own line, nothing else on that line. The last such line counts.`)
-      break
-    case 'alignment':
-      lines.push(`HELIX alignment action for the project at ${root}`)
-      lines.push(`Action document: ${file}`)
-      lines.push(`Scope: ${data(ctx.scope ?? DEFAULT_SCOPE)}`)
-      lines.push('')
-      lines.push(TRACKER_COMMANDS)
-      lines.push('Re-read a bead right before you change it. ' + NO_GIT_DAMAGE)
-      break
-    case 'backfill':
-      lines.push(`HELIX backfill action for the project at ${root}`)
-      lines.push(`Action document: ${file}`)
-      lines.push(`Scope: ${data(ctx.scope ?? DEFAULT_SCOPE)}`)
-      lines.push('')
-      lines.push('Trailer rule: end with a line `BACKFILL_STATUS: <COMPLETE, PARTIAL, NO_CHANGES or FAILED>` and a line `BACKFILL_REPORT: <path of the report file, relative to the project root>`, each on its own line. The report file must exist.')
-      lines.push(NO_GIT_DAMAGE)
-      break
-    case 'plan':
-      lines.push(`HELIX plan action for the project at ${root}`)
-      lines.push(`Action document: ${file}`)
-      lines.push(`Plan scope: ${data(ctx.scope ?? DEFAULT_SCOPE)}`)
-      lines.push('')
-      lines.push(TRACKER_COMMANDS)
-      lines.push('Re-read a bead right before you change it. ' + NO_GIT_DAMAGE)
-      break
-    case 'polish':
-      lines.push(`HELIX polish action for the project at ${root}`)
-      lines.push(`Action document: ${file}`)
-      lines.push(`Polish scope: ${data(ctx.scope ?? DEFAULT_SCOPE)}`)
-      lines.push('')
-      lines.push(TRACKER_COMMANDS)
-      lines.push('Re-read a bead right before you change it. ' + NO_GIT_DAMAGE)
-      break
-    case 'review':
-      lines.push(`HELIX fresh-eyes review of work in the project at ${root}`)
-      lines.push(`Action document: ${file}`)
-      lines.push(`Review scope: ${data(ctx.scope ?? DEFAULT_REVIEW_SCOPE)}`)
-      lines.push('')
-      lines.push('File every real finding as its own bead labelled `review-finding`: `helix tracker create "<finding>" --type bug --labels review-finding --description "<details>"`. Do not fix anything yourself.')
-      lines.push('Trailer rule: end with three lines, each on its own line: `REVIEW_STATUS: CLEAN|ISSUES_FOUND` (one of the two), `ISSUES_COUNT: N` and `FINDINGS_FILED: N`.')
-      lines.push(NO_GIT_DAMAGE)
-      break
+/** First-line wording per action: the phrases stub agents (and SPEC 3.1) key on. */
+const FIRST_LINE: Record<ActionName, string> = {
+  implementation: 'implementation action for',
+  check: 'check action for',
+  alignment: 'alignment action for',
+  backfill: 'backfill action for',
+  plan: 'plan action for',
+  polish: 'polish action for',
+  review: 'fresh-eyes review of work in',
+}
+
+/** The scope line's label for the scoped actions. */
+const SCOPE_LABEL: Record<Exclude<ActionName, 'implementation'>, string> = {
+  check: 'Scope',
+  alignment: 'Scope',
+  backfill: 'Scope',
+  plan: 'Plan scope',
+  polish: 'Polish scope',
+  review: 'Review scope',
+}
+
+const REREAD_RULE = 'Re-read a bead right before you change it. ' + NO_GIT_DAMAGE
+
+function implementationBody(ctx: PromptContext): string[] {
+  const lines = [`Implementation target: ${data(ctx.beadId ?? '')}`]
+  const batch = (ctx.batchIds ?? []).map(data).filter(Boolean)
+  if (batch.length > 0) {
+    lines.push('')
+    lines.push(`BATCH MODE: these related ready beads may be completed in the same change: ${batch.join(', ')}`)
+    lines.push('The implementation target comes first and decides this cycle. Close each batch bead you actually finish, one by one, after re-reading it; leave the others open.')
   }
+  lines.push('')
+  lines.push(TRACKER_COMMANDS)
+  lines.push('')
+  lines.push('Concurrency rule: the tracker may change while you work. Re-read the target with `helix tracker show <id> --json` right before closing it; if its spec, parent, dependencies or scope changed, do not close it — append a note instead.')
+  lines.push('helix holds the claim on the target for you: do not claim or unclaim beads. Your close is fenced by HELIX_CLAIM_TOKEN; if it is refused, stop.')
+  lines.push(NO_GIT_DAMAGE)
   return lines
+}
+
+/** What follows the scope line of a scoped action. */
+function scopedBody(action: Exclude<ActionName, 'implementation'>): string[] {
+  switch (action) {
+    case 'check':
+      return [`Trailer rule: when you are done, output a line \`NEXT_ACTION: <CODE>\`, CODE one of \`${NEXT_ACTION_CODES.slice(0, -1).join(', ')}, or ${NEXT_ACTION_CODES.at(-1)}\` — on its own line, nothing else on that line. The last such line counts.`]
+    case 'backfill':
+      return [
+        'Trailer rule: end with a line `BACKFILL_STATUS: <COMPLETE, PARTIAL, NO_CHANGES or FAILED>` and a line `BACKFILL_REPORT: <path of the report file, relative to the project root>`, each on its own line. The report file must exist.',
+        NO_GIT_DAMAGE,
+      ]
+    case 'review':
+      return [
+        'File every real finding as its own bead labelled `review-finding`: `helix tracker create "<finding>" --type bug --labels review-finding --description "<details>"`. Do not fix anything yourself.',
+        'Trailer rule: end with three lines, each on its own line: `REVIEW_STATUS: CLEAN|ISSUES_FOUND` (one of the two), `ISSUES_COUNT: N` and `FINDINGS_FILED: N`.',
+        NO_GIT_DAMAGE,
+      ]
+    default: // alignment, plan, polish
+      return [TRACKER_COMMANDS, REREAD_RULE]
+  }
+}
+
+function header(action: ActionName, ctx: PromptContext, file: string): string[] {
+  const lines = [`HELIX ${FIRST_LINE[action]} the project at ${ctx.root}`, `Action document: ${file}`]
+  if (action === 'implementation') return [...lines, ...implementationBody(ctx)]
+  const scope = ctx.scope ?? (action === 'review' ? DEFAULT_REVIEW_SCOPE : DEFAULT_SCOPE)
+  return [...lines, `${SCOPE_LABEL[action]}: ${data(scope)}`, '', ...scopedBody(action)]
 }
 
 /** Build the prompt for `action` (SPEC 3.1). Missing action document → HelixError exit 1. */
