@@ -15,7 +15,7 @@
 // Exit code: helix run's exit code (0 when the demo worked).
 
 import {spawn, spawnSync} from 'node:child_process'
-import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -176,6 +176,49 @@ function helixRun(project, env, args) {
   })
 }
 
+function newestLog(project) {
+  const dir = path.join(project, '.helix-logs')
+  let names = []
+  try {
+    names = readdirSync(dir).filter((n) => /^helix-\d{8}-\d{6}.*\.log$/.test(n)).sort()
+  } catch {
+    return null
+  }
+  return names.length > 0 ? path.join(dir, names.at(-1)) : null
+}
+
+// helix events (and a few agent lines) that summary mode keeps out of the terminal
+// but that show what the run decided; printed with their log line numbers.
+const HIGHLIGHT_EVENTS = [
+  /epic focus:/,
+  /implementation failed during cycle/,
+  /only backing-off issues remain/,
+  /epic \S+ complete/,
+  /review reported/,
+  /queue drained|queue empty/,
+  /stopping after check returned|no selectable issues/,
+]
+const HIGHLIGHT_AGENT = [/FAILED — not closing/, /\[demo-agent\] filed /, /^\s*NEXT_ACTION:/]
+
+function highlights(file) {
+  const out = []
+  const lines = readFileSync(file, 'utf8').split('\n')
+  lines.forEach((text, i) => {
+    let rec
+    try {
+      rec = JSON.parse(text)
+    } catch {
+      return
+    }
+    if (!rec || typeof rec.msg !== 'string') return
+    const patterns = rec.stream === 'agent' ? HIGHLIGHT_AGENT : HIGHLIGHT_EVENTS
+    if (!patterns.some((re) => re.test(rec.msg))) return
+    const who = rec.stream === 'agent' ? '  agent│ ' : '       '
+    out.push(`  ${String(i + 1).padStart(4)}${who}${rec.msg}`)
+  })
+  return out
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2))
   ensureBuilt()
@@ -203,6 +246,13 @@ async function main() {
     say()
     say(`helix run exited with ${rc}`)
     say()
+
+    const log = newestLog(project)
+    if (log) {
+      say(`Highlights from the session log (${path.relative(project, log)}; \`helix logs\` renders all of it):`)
+      for (const line of highlights(log)) say(line)
+      say()
+    }
 
     say('What the agent committed:')
     say('$ git log --oneline')
