@@ -31,6 +31,8 @@ export interface DispatchRequest {
   onLine?: (line: string) => void
   /** aborting kills the agent's process group (SIGTERM, SIGKILL after 10 s) */
   signal?: AbortSignal
+  /** SIGTERM → SIGKILL grace in ms (default 10 000, SPEC 3); tests may shorten it */
+  killGraceMs?: number
 }
 
 export interface DispatchResult {
@@ -44,6 +46,10 @@ export interface DispatchResult {
   logRange: {first: number; last: number} | null
   /** the argv used (for logs / --dry-run) */
   argv: string[]
+  /** true when req.signal aborted the dispatch (the group was killed) */
+  aborted?: boolean
+  /** this dispatch's number in the session log (`dispatch` field of its records) */
+  dispatch?: number
 }
 
 export interface SessionLogLike {

@@ -1,0 +1,52 @@
+import {Args, Flags} from '@oclif/core'
+import {HelixCommand} from '../util/base-command.js'
+
+export default class Build extends HelixCommand {
+  static override summary = 'Run one implementation cycle on a bead'
+  static override description =
+    'One cycle of `helix run` on the ready bead matching the selector (id, parent, spec-id, label, or title substring), else on the next selection. Exit 0 when the bead was completed.'
+
+  static override args = {
+    selector: Args.string({description: 'bead id, parent id, spec-id, label, or title substring', required: false}),
+  }
+
+  static override flags = {
+    agent: Flags.string({description: 'implementation agent: codex, claude, or a path to an executable (HELIX_AGENT)'}),
+    claude: Flags.boolean({description: 'short for --agent claude', exclusive: ['codex']}),
+    codex: Flags.boolean({description: 'short for --agent codex', exclusive: ['claude']}),
+    model: Flags.string({description: 'model passed to the agent (HELIX_MODEL)'}),
+    effort: Flags.string({description: 'reasoning effort passed to the agent (HELIX_EFFORT)'}),
+    'review-agent': Flags.string({description: 'review agent (HELIX_REVIEW_AGENT)'}),
+    'review-threshold': Flags.integer({description: 'review when the cycle changed at least N lines or 3 files (0 = always)', default: 100, min: 0}),
+    'auto-review': Flags.boolean({description: 'post-implementation review (--no-auto-review disables)', allowNo: true, default: true}),
+    timeout: Flags.string({description: 'seconds per agent call (HELIX_AGENT_TIMEOUT, default 2700)'}),
+    summary: Flags.boolean({char: 's', description: 'summary lines only'}),
+    quiet: Flags.boolean({char: 'q', description: 'do not echo agent output on stdout'}),
+    'dry-run': Flags.boolean({description: 'print the dispatch (command line and prompt) and change nothing'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Build)
+    const {runLoopCli} = await import('../loop/cli.js')
+    const code = await runLoopCli({
+      cwd: process.cwd(),
+      env: process.env,
+      agent: {agent: flags.agent, claude: flags.claude, codex: flags.codex, model: flags.model, effort: flags.effort, timeout: flags.timeout},
+      reviewAgent: flags['review-agent'],
+      summary: flags.summary,
+      quiet: flags.quiet || flags.summary,
+      options: {
+        maxCycles: 0,
+        summary: flags.summary,
+        reviewEvery: 0,
+        reviewThreshold: flags['review-threshold'],
+        autoReview: flags['auto-review'],
+        autoAlign: false,
+        dryRun: flags['dry-run'],
+        once: args.selector ? {selector: args.selector} : {},
+        commandName: 'helix build',
+      },
+    })
+    if (code !== 0) this.exit(code)
+  }
+}

@@ -1,0 +1,58 @@
+import {Args, Flags} from '@oclif/core'
+import {existsSync, readFileSync} from 'node:fs'
+import path from 'node:path'
+import {HelixCommand} from '../util/base-command.js'
+import {HelixError} from '../util/errors.js'
+import {projectPaths} from '../util/root.js'
+import {followLog, newestSessionLog, renderLogText} from '../output/log-render.js'
+
+export default class Logs extends HelixCommand {
+  static override description = 'Show the newest session log (.helix-logs/helix-*.log) for people'
+
+  static override examples = ['<%= config.bin %> logs', '<%= config.bin %> logs --follow', '<%= config.bin %> logs .helix-logs/helix-20260101-120000.log']
+
+  static override args = {
+    file: Args.string({description: 'a log file (default: the newest session log)', required: false}),
+  }
+
+  static override flags = {
+    follow: Flags.boolean({char: 'f', description: 'keep printing new records until Ctrl-C'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Logs)
+    const paths = projectPaths(process.cwd(), process.env)
+    let file: string
+    if (args.file) {
+      const candidates = [path.resolve(args.file), path.join(paths.logDir, args.file)]
+      const found = candidates.find((c) => existsSync(c))
+      if (!found) throw new HelixError(`log file not found: ${args.file}`, 1)
+      file = found
+    } else {
+      const newest = newestSessionLog(paths.logDir)
+      if (!newest) throw new HelixError(`no session logs in ${paths.logDir}`, 1)
+      file = newest
+    }
+    if (!flags.follow) {
+      let text: string
+      try {
+        text = readFileSync(file, 'utf8')
+      } catch (error) {
+        throw new HelixError(`cannot read ${file}: ${(error as Error).message}`, 1)
+      }
+      process.stdout.write(renderLogText(text))
+      return
+    }
+    const ac = new AbortController()
+    const stop = () => ac.abort()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    process.stdout.on('error', stop) // reader went away (e.g. `| head`)
+    await followLog({
+      file,
+      logDir: args.file ? undefined : paths.logDir,
+      write: (t) => process.stdout.write(t),
+      signal: ac.signal,
+    })
+  }
+}

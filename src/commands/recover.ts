@@ -1,0 +1,27 @@
+import {Flags} from '@oclif/core'
+import {HelixCommand} from '../util/base-command.js'
+import {projectPaths} from '../util/root.js'
+import {recoverOrphans} from '../recovery/orphans.js'
+import {realProbe} from '../recovery/probe.js'
+import {orphanThresholdSec} from '../tracker/liveness.js'
+
+export default class Recover extends HelixCommand {
+  static override description = "Reclaim orphaned in_progress beads (helix's own stale claims) now"
+
+  static override flags = {
+    'dry-run': Flags.boolean({description: 'list what would be reclaimed; change nothing'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Recover)
+    const env = process.env
+    const res = await recoverOrphans(projectPaths(process.cwd(), env), {
+      owner: env.HELIX_OWNER?.trim() || 'helix',
+      probe: realProbe(),
+      thresholdSec: orphanThresholdSec(env),
+      dryRun: flags['dry-run'],
+      say: (line) => this.out(line),
+    })
+    if (res.recovered.length === 0) this.out('helix: no orphaned claims to recover')
+  }
+}

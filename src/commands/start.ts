@@ -1,0 +1,18 @@
+import {HelixCommand} from '../util/base-command.js'
+import {startRun} from '../status/control.js'
+
+export default class Start extends HelixCommand {
+  static override description = 'Start `helix run --summary` in the background (own session, output to .helix-logs/start-*.log)'
+
+  static override examples = ['<%= config.bin %> start', '<%= config.bin %> start --max-cycles 5 --claude']
+
+  // every flag is forwarded to `helix run`, which validates them
+  static override strict = false
+
+  async run(): Promise<void> {
+    // no parse: oclif rejects flags it does not know even when not strict, and
+    // `helix run` (the child) validates the flags and reports bad ones itself
+    const {pid, log} = await startRun({args: this.argv})
+    this.out(`helix: started (pid=${pid}, log=${log})`)
+  }
+}

@@ -1,0 +1,51 @@
+import {Flags} from '@oclif/core'
+import {HelixCommand} from '../util/base-command.js'
+import {HelixError} from '../util/errors.js'
+import {statusOutput} from '../status/report.js'
+import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../status/watch.js'
+
+export default class Status extends HelixCommand {
+  static override description = 'Show the tracker, the active run, claimed and parked beads, and the last run (one screen)'
+
+  static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --json', '<%= config.bin %> status --watch 5']
+
+  static override flags = {
+    json: Flags.boolean({description: 'print the SPEC 7.1 JSON object'}),
+    watch: Flags.string({
+      char: 'w',
+      description: 'redraw in place every SECONDS (default 2) until Ctrl-C',
+      helpValue: '[SECONDS]',
+    }),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
+    if (flags.watch === undefined) {
+      const tty = process.stdout.isTTY
+      const text = await statusOutput({
+        json: flags.json,
+        width: tty ? process.stdout.columns : undefined,
+        height: tty ? process.stdout.rows : undefined,
+      })
+      process.stdout.write(text)
+      return
+    }
+    let interval: number
+    try {
+      interval = parseWatchSeconds(flags.watch)
+    } catch (error) {
+      throw new HelixError((error as Error).message, 1)
+    }
+    const ac = new AbortController()
+    const stop = () => ac.abort()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    // a stale pid notice would scroll the screen: collect it into the frame instead
+    await watchLoop({
+      intervalSec: interval,
+      signal: ac.signal,
+      frame: async ({width, height}) => statusOutput({json: flags.json, width, height, warn: () => {}}),
+    })
+    process.stdout.write('\n')
+  }
+}

@@ -1,0 +1,18 @@
+import {Args} from '@oclif/core'
+import {HelixCommand} from '../../../util/base-command.js'
+import {projectPaths} from '../../../util/root.js'
+import {depAdd} from '../../../tracker/ops.js'
+
+export default class TrackerDepAdd extends HelixCommand {
+  static override description = 'Make <id> depend on <depends-on> (refuses self, unknown ids, cycles)'
+  static override args = {
+    id: Args.string({required: true}),
+    'depends-on': Args.string({required: true}),
+  }
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(TrackerDepAdd)
+    const r = await depAdd(projectPaths(), args.id, args['depends-on'])
+    this.out(r.changed ? `${args.id} now depends on ${args['depends-on']}` : `${args.id} already depends on ${args['depends-on']}`)
+  }
+}

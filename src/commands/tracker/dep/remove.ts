@@ -1,0 +1,18 @@
+import {Args} from '@oclif/core'
+import {HelixCommand} from '../../../util/base-command.js'
+import {projectPaths} from '../../../util/root.js'
+import {depRemove} from '../../../tracker/ops.js'
+
+export default class TrackerDepRemove extends HelixCommand {
+  static override description = 'Remove the dependency of <id> on <depends-on>'
+  static override args = {
+    id: Args.string({required: true}),
+    'depends-on': Args.string({required: true}),
+  }
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(TrackerDepRemove)
+    await depRemove(projectPaths(), args.id, args['depends-on'])
+    this.out(`${args.id} no longer depends on ${args['depends-on']}`)
+  }
+}

@@ -1,0 +1,18 @@
+import {Args} from '@oclif/core'
+import {HelixCommand} from '../../../util/base-command.js'
+import {projectPaths} from '../../../util/root.js'
+import {readTracker} from '../../../tracker/store.js'
+import {depTreeText} from '../../../tracker/report.js'
+import {notFound} from '../../../tracker/ops.js'
+
+export default class TrackerDepTree extends HelixCommand {
+  static override description = 'Show what <id> depends on, recursively'
+  static override args = {id: Args.string({required: true})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(TrackerDepTree)
+    const snap = await readTracker(projectPaths().file)
+    if (!snap.byId.has(args.id)) throw notFound(args.id)
+    process.stdout.write(depTreeText(snap, args.id))
+  }
+}

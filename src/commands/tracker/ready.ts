@@ -1,0 +1,16 @@
+import {Flags} from '@oclif/core'
+import {HelixCommand} from '../../util/base-command.js'
+import {trackerReadyOutput} from '../../tracker/report.js'
+
+export default class TrackerReady extends HelixCommand {
+  static override description = 'List beads ready to work on, in selection order (SPEC 2.3)'
+  static override flags = {
+    json: Flags.boolean({description: 'print a JSON array of bead records'}),
+    execution: Flags.boolean({description: 'accepted for DDx compatibility; same set'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(TrackerReady)
+    process.stdout.write(await trackerReadyOutput({json: flags.json}))
+  }
+}

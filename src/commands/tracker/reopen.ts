@@ -1,0 +1,20 @@
+import {Args, Flags} from '@oclif/core'
+import {HelixCommand} from '../../util/base-command.js'
+import {projectPaths} from '../../util/root.js'
+import {reopenBead} from '../../tracker/ops.js'
+import {serializeBead} from '../../tracker/codec.js'
+
+export default class TrackerReopen extends HelixCommand {
+  static override description = 'Reopen a closed, in_progress or blocked bead'
+  static override args = {id: Args.string({required: true, description: 'bead id'})}
+  static override flags = {
+    reason: Flags.string({description: 'appended to notes'}),
+    json: Flags.boolean({description: 'print the reopened record'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(TrackerReopen)
+    const bead = await reopenBead(projectPaths(), args.id, flags.reason)
+    this.out(flags.json ? serializeBead(bead) : `reopened ${bead.id}`)
+  }
+}

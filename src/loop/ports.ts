@@ -1,0 +1,157 @@
+/**
+ * The effects the run loop needs, as ports. `runLoop` (orchestrator.ts) receives
+ * all of them as arguments; `wiring.ts` builds the real ones, tests pass fakes.
+ */
+import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../agents/types.js'
+import type {RunState} from '../state/types.js'
+import type {TrackerSnapshot} from '../tracker/types.js'
+
+export interface NewBeadInput {
+  title: string
+  issue_type?: string
+  priority?: number
+  labels?: string[]
+  acceptance?: string
+  description?: string
+  'spec-id'?: string
+}
+
+export type ClaimResult = {ok: true; token: string} | {ok: false; message: string}
+
+export interface LoopTracker {
+  /** fresh read of the whole tracker (never cached across an agent call) */
+  read(): Promise<TrackerSnapshot>
+  /** ids of in_progress beads whose claim is stale (SPEC 2.4) */
+  staleClaims(snap: TrackerSnapshot): Promise<Set<string>>
+  /** compare-and-set claim by the supervisor; a conflict is `{ok: false}`, never a throw */
+  claim(id: string): Promise<ClaimResult>
+  unclaim(id: string): Promise<void>
+  close(id: string): Promise<void>
+  reopen(id: string, reason: string): Promise<void>
+  appendNote(id: string, text: string): Promise<void>
+  addLabel(id: string, label: string): Promise<void>
+  setFields(id: string, fields: Record<string, unknown>): Promise<void>
+  create(input: NewBeadInput): Promise<string>
+}
+
+export interface PromptContext {
+  beadId?: string
+  batchIds?: string[]
+  scope?: string
+  contextMd?: string
+}
+
+export interface DispatchArgs {
+  agent: AgentSpec
+  action: ActionName
+  prompt: string
+  beadId?: string
+  claimToken?: string
+  log: SessionLogLike
+  onLine?: (line: string) => void
+  signal?: AbortSignal
+}
+
+export interface LoopAgents {
+  /** implementation agent */
+  impl: AgentSpec
+  /** review agent */
+  review: AgentSpec
+  /** SPEC 5.1 step 2: throws HelixError (exit 1) when a binary is missing */
+  check(): void
+  prompt(action: ActionName, ctx: PromptContext): Promise<string>
+  dispatch(args: DispatchArgs): Promise<DispatchResult>
+  /** the command line a dispatch would run (for --dry-run) */
+  describe(agent: AgentSpec, action: ActionName, prompt: string): string
+}
+
+/**
+ * Terminal lines. `normal` lines show only in normal mode, `summary` lines only in
+ * summary mode, `both` lines (stop lines) always; `agent` is condensed agent output
+ * (stdout, normal mode, not quiet). Every line also goes to the session log.
+ */
+export interface LoopOutput {
+  normal(line: string): void
+  summary(line: string): void
+  both(line: string): void
+  agent(line: string): void
+  /** plain stdout (dry-run) */
+  stdout(text: string): void
+  /** attach the session log once it is open */
+  attach(log: SessionLogLike): void
+}
+
+export interface LoopGates {
+  /** absolute paths of executable scripts/check-acceptance-*.sh, sorted */
+  acceptanceScripts(): Promise<string[]>
+  /** exit code of a script run with cwd = root */
+  runScript(file: string): Promise<number>
+  /** a marker of the worktree state at cycle start (git HEAD), null outside git */
+  mark(): Promise<string | null>
+  /** lines and files changed since the marker (committed + uncommitted + untracked files), null when unknown */
+  changedSince(mark: string | null): Promise<{lines: number; files: number} | null>
+  /** true when a file (relative to root, or absolute) exists */
+  exists(file: string): Promise<boolean>
+}
+
+export interface LoopMutex {
+  acquire(): {ok: true} | {ok: false; holder: {pid: number; started: string}}
+  release(): void
+}
+
+export interface LoopStateStore {
+  load(): Promise<RunState | null>
+  save(state: RunState): Promise<void>
+}
+
+export interface BlockerEntry {
+  id: string
+  title: string
+  reason: string
+  attempts: number
+}
+
+export interface LoopDeps {
+  tracker: LoopTracker
+  agents: LoopAgents
+  out: LoopOutput
+  gates: LoopGates
+  mutex: LoopMutex
+  state: LoopStateStore
+  clock: {now(): Date}
+  /** resolves after ms, or early when signal aborts */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>
+  /** opens this run's session log (called once, after the mutex is held) */
+  openLog(): Promise<SessionLogLike>
+  /** SPEC 5.9 orphan recovery; prints its own lines through `say` */
+  recoverOrphans(say: (line: string) => void): Promise<{recovered: string[]}>
+  /** renders .helix/context.md; writes it unless `write` is false; returns the text */
+  context(snap: TrackerSnapshot, focusedEpic: string | null, write: boolean): Promise<string>
+  /** writes the blocker report, returns its path */
+  blockerReport(args: {now: Date; attempted: number; completed: number; logPath: string | null; entries: BlockerEntry[]}): Promise<string>
+  /** helix's own pid (claims are the supervisor's) */
+  pid: number
+  env: NodeJS.ProcessEnv
+}
+
+export interface LoopOptions {
+  maxCycles: number
+  summary: boolean
+  reviewEvery: number
+  reviewThreshold: number
+  autoReview: boolean
+  autoAlign: boolean
+  dryRun: boolean
+  signal?: AbortSignal
+  /** `helix build [selector]`: one implementation cycle, no queue drain */
+  once?: {selector?: string}
+  /** agent timeout in seconds (for the timeout line) */
+  timeoutSec?: number
+  /** name used in the mutex message: `helix run` or `helix build` */
+  commandName?: string
+}
+
+export interface LoopResult {
+  exitCode: number
+  stopReason: RunState['stop_reason']
+}

@@ -1,0 +1,297 @@
+/**
+ * The real effects behind the loop's ports: the tracker store and ops, the agent
+ * runner and prompts, git (read-only, argv only), the pid mutex, run-state, the
+ * session log, context.md and the blocker report. The oclif commands call
+ * `realLoopDeps` and hand the result to `runLoop`.
+ */
+import {execFile, spawn} from 'node:child_process'
+import {access, readdir, stat} from 'node:fs/promises'
+import {constants as fsConstants} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {formatDryRun, buildInvocation, dispatchAgent} from '../agents/runner.js'
+import {buildPrompt} from '../agents/prompts.js'
+import {defaultReviewAgent, parseTimeout, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
+import type {AgentSpec} from '../agents/types.js'
+import {openSessionLog} from '../output/session-log.js'
+import {createTerminal} from '../output/terminal.js'
+import {readAgentsMd, renderContext, writeContextFile} from '../output/context.js'
+import {writeBlockerReport} from '../output/blockers.js'
+import {recoverOrphans} from '../recovery/orphans.js'
+import {currentStartToken, realProbe} from '../recovery/probe.js'
+import {acquirePidFile, releasePidFile} from '../state/pidfile.js'
+import {readRunState, writeRunState} from '../state/run-state.js'
+import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
+import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
+import {readTracker} from '../tracker/store.js'
+import {HelixError} from '../util/errors.js'
+import {projectPaths, type ProjectPaths} from '../util/root.js'
+import type {LoopDeps, LoopGates} from './ports.js'
+
+export interface WiringInput {
+  cwd: string
+  env: NodeJS.ProcessEnv
+  agent: AgentOptionsInput
+  reviewAgent?: string
+  summary: boolean
+  quiet: boolean
+}
+
+function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {
+  return new Promise((resolve) => {
+    execFile(file, args, {cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024}, (error, stdout) => {
+      const code = error ? (typeof (error as {code?: unknown}).code === 'number' ? ((error as {code: number}).code) : 1) : 0
+      resolve({code, stdout: stdout ?? ''})
+    })
+  })
+}
+
+/** git's empty tree: the diff base of a repository without commits */
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
+/** helix's own bookkeeping is not "the change" the review threshold measures */
+const OWN_PATHS = ['.ddx/', '.helix/', '.helix-logs/']
+
+function ownPath(p: string): boolean {
+  return OWN_PATHS.some((o) => p.startsWith(o))
+}
+
+export function gitGates(root: string, onLog: (msg: string, fields: Record<string, unknown>) => void): LoopGates {
+  return {
+    async acceptanceScripts() {
+      const dir = path.join(root, 'scripts')
+      let names: string[]
+      try {
+        names = await readdir(dir)
+      } catch {
+        return []
+      }
+      const out: string[] = []
+      for (const n of names.filter((x) => /^check-acceptance-.*\.sh$/.test(x)).sort()) {
+        const f = path.join(dir, n)
+        try {
+          if (!(await stat(f)).isFile()) continue
+          await access(f, fsConstants.X_OK)
+          out.push(f)
+        } catch {
+          // not executable: not part of the gate
+        }
+      }
+      return out
+    },
+    runScript(file) {
+      return new Promise((resolve) => {
+        const child = spawn(file, [], {cwd: root, stdio: ['ignore', 'pipe', 'pipe']})
+        let output = ''
+        const take = (d: Buffer) => {
+          if (output.length < 64 * 1024) output += d.toString('utf8')
+        }
+        child.stdout.on('data', take)
+        child.stderr.on('data', take)
+        child.on('error', () => resolve(127))
+        child.on('close', (code, signal) => {
+          onLog('acceptance output', {script: file, output: output.slice(-4096)})
+          resolve(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1))
+        })
+      })
+    },
+    async mark() {
+      const inside = await run('git', ['rev-parse', '--is-inside-work-tree'], root)
+      if (inside.code !== 0) return null
+      const head = await run('git', ['rev-parse', '--verify', '-q', 'HEAD'], root)
+      return head.code === 0 ? head.stdout.trim() : EMPTY_TREE
+    },
+    async changedSince(mark) {
+      if (!mark) return null
+      const diff = await run('git', ['diff', '--numstat', mark, '--'], root)
+      if (diff.code !== 0) return null
+      let lines = 0
+      const files = new Set<string>()
+      for (const row of diff.stdout.split('\n')) {
+        const m = /^(\d+|-)\t(\d+|-)\t(.*)$/.exec(row)
+        if (!m || ownPath(m[3])) continue
+        files.add(m[3])
+        lines += (m[1] === '-' ? 0 : Number(m[1])) + (m[2] === '-' ? 0 : Number(m[2]))
+      }
+      const untracked = await run('git', ['ls-files', '--others', '--exclude-standard', '-z'], root)
+      if (untracked.code === 0) {
+        for (const f of untracked.stdout.split('\0')) {
+          if (!f || ownPath(f) || files.has(f)) continue
+          files.add(f)
+          try {
+            const {readFile} = await import('node:fs/promises')
+            const text = await readFile(path.join(root, f), 'utf8')
+            lines += text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
+          } catch {
+            // unreadable: counts as a file only
+          }
+        }
+      }
+      return {lines, files: files.size}
+    },
+    async exists(file) {
+      try {
+        await access(path.resolve(root, file))
+        return true
+      } catch {
+        return false
+      }
+    },
+  }
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted || ms <= 0) return resolve()
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, {once: true})
+  })
+}
+
+export interface RealLoop {
+  deps: LoopDeps
+  paths: ProjectPaths
+  timeoutSec: number
+}
+
+/**
+ * Build the real dependencies. Agent names are resolved lazily (in `agents.check`,
+ * after the mutex is held: SPEC 5.1 step 2); everything heavy is imported by the
+ * modules that need it, when they need it.
+ */
+export function realLoopDeps(input: WiringInput): RealLoop {
+  const {cwd, env} = input
+  const paths = projectPaths(cwd, env)
+  const root = paths.root
+  const probe = realProbe()
+  const threshold = orphanThresholdSec(env)
+  const owner = env.HELIX_OWNER?.trim() || 'helix'
+  const out = createTerminal({summary: input.summary, quiet: input.quiet})
+  let logRef: {event: (m: string, f?: Record<string, unknown>) => void} | null = null
+  const placeholder: AgentSpec = {kind: 'command', name: input.agent.claude ? 'claude' : input.agent.codex ? 'codex' : input.agent.agent ?? env.HELIX_AGENT ?? 'codex', path: ''}
+  let model: string | undefined
+  let effort: string | undefined
+  // a bad --timeout / HELIX_AGENT_TIMEOUT is bad input: refuse before anything else happens
+  const timeoutSec = parseTimeout(input.agent.timeout ?? env.HELIX_AGENT_TIMEOUT, input.agent.timeout !== undefined ? '--timeout' : 'HELIX_AGENT_TIMEOUT')
+  const deps: LoopDeps = {
+    tracker: {
+      read: () => readTracker(paths.file),
+      staleClaims: (snap) => staleClaimIds(snap, probe, new Date(), threshold),
+      async claim(id) {
+        try {
+          const b = await claimBead(paths, id, {owner, pid: process.pid, machine: os.hostname(), startToken: currentStartToken(), probe, thresholdSec: threshold})
+          return {ok: true, token: String(b['claim-token'])}
+        } catch (error) {
+          if (error instanceof HelixError && error.exitCode === 3) return {ok: false, message: error.message}
+          throw error
+        }
+      },
+      async unclaim(id) {
+        await unclaimBead(paths, id)
+      },
+      async close(id) {
+        await closeBead(paths, id)
+      },
+      async reopen(id, reason) {
+        await reopenBead(paths, id, reason)
+      },
+      async appendNote(id, text) {
+        await appendNote(paths, id, text, {once: true})
+      },
+      async addLabel(id, label) {
+        await addLabel(paths, id, label)
+      },
+      async setFields(id, fields) {
+        await setFields(paths, id, fields)
+      },
+      async create(i) {
+        const b = await createBead(
+          paths,
+          {title: i.title, type: i.issue_type, priority: i.priority, labels: i.labels, acceptance: i.acceptance, description: i.description, specId: i['spec-id']},
+          env,
+        )
+        return b.id
+      },
+    },
+    agents: {
+      impl: placeholder,
+      review: placeholder,
+      check() {
+        const opts = resolveAgentOptions({...input.agent, timeout: timeoutSec}, env, cwd)
+        const impl = opts.agent
+        const review = input.reviewAgent ? resolveAgent(input.reviewAgent, env, cwd) : defaultReviewAgent(impl, env, cwd)
+        model = opts.model
+        effort = opts.effort
+        deps.agents.impl = impl
+        deps.agents.review = review
+      },
+      prompt: (action, ctx) => buildPrompt(action, {root, env, ...ctx}),
+      dispatch: (a) =>
+        dispatchAgent({
+          agent: a.agent,
+          action: a.action,
+          prompt: a.prompt,
+          root,
+          ...(model ? {model} : {}),
+          ...(effort ? {effort} : {}),
+          timeoutSec,
+          ...(a.beadId ? {beadId: a.beadId} : {}),
+          ...(a.claimToken ? {claimToken: a.claimToken} : {}),
+          log: a.log,
+          ...(a.onLine ? {onLine: a.onLine} : {}),
+          ...(a.signal ? {signal: a.signal} : {}),
+        }),
+      describe: (agent, action, prompt) =>
+        formatDryRun(buildInvocation({agent, action, prompt, root, ...(model ? {model} : {}), ...(effort ? {effort} : {})}), prompt, root).replace(/\n--- prompt ---[\s\S]*$/, ''),
+    },
+    out,
+    gates: gitGates(root, (m, f) => logRef?.event(m, f)),
+    mutex: {
+      acquire() {
+        const r = acquirePidFile(paths.pidFile, process.pid)
+        return r.ok ? {ok: true} : {ok: false, holder: r.holder}
+      },
+      release() {
+        releasePidFile(paths.pidFile, process.pid)
+      },
+    },
+    state: {
+      load: () => readRunState(paths.runState),
+      save: (s) => writeRunState(paths.runState, s),
+    },
+    clock: {now: () => new Date()},
+    sleep: abortableSleep,
+    async openLog() {
+      const log = await openSessionLog(paths.logDir)
+      logRef = log
+      return log
+    },
+    async recoverOrphans(say) {
+      const r = await recoverOrphans(paths, {owner, probe, thresholdSec: threshold, say})
+      return {recovered: r.recovered}
+    },
+    async context(snap, focusedEpic, write) {
+      const stale = await staleClaimIds(snap, probe, new Date(), threshold)
+      const text = renderContext({
+        root,
+        trackerFile: paths.file,
+        snap,
+        staleClaims: stale,
+        focusedEpic: focusedEpic ? (snap.byId.get(focusedEpic) ?? null) : null,
+        agentsMd: await readAgentsMd(root),
+      })
+      if (write) await writeContextFile(paths.contextFile, text)
+      return text
+    },
+    async blockerReport(a) {
+      return writeBlockerReport(paths.logDir, a)
+    },
+    pid: process.pid,
+    env,
+  }
+  return {deps, paths, timeoutSec}
+}

@@ -1,0 +1,49 @@
+/** Blocker report `.helix-logs/blockers-YYYYMMDD-HHMMSS.md` (SPEC 5.10). */
+import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
+import path from 'node:path'
+import type {BlockerEntry} from '../loop/ports.js'
+
+function stamp(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0')
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`
+}
+
+export function renderBlockerReport(a: {now: Date; attempted: number; completed: number; logPath: string | null; entries: BlockerEntry[]}): string {
+  const out = [
+    '# HELIX Run Blocker Report',
+    '',
+    `Generated: ${a.now.toISOString()}`,
+    `Cycles: ${a.attempted} attempted, ${a.completed} completed`,
+    `Log: ${a.logPath ?? '(none)'}`,
+    '',
+    '## Blocked Issues',
+    '',
+  ]
+  for (const e of a.entries) {
+    out.push(`### ${e.id}`, '', `- Title: ${e.title}`, `- Reason: ${e.reason}`, `- Attempts: ${e.attempts}`, '')
+  }
+  return out.join('\n')
+}
+
+/** Writes the report under a fresh name (never overwrites an earlier report); returns the path. */
+export function writeBlockerReport(logDir: string, a: Parameters<typeof renderBlockerReport>[0]): string {
+  mkdirSync(logDir, {recursive: true})
+  const text = renderBlockerReport(a)
+  for (let i = 0; i < 1000; i++) {
+    const file = path.join(logDir, `blockers-${stamp(a.now)}${i === 0 ? '' : `-${i}`}.md`)
+    let fd: number
+    try {
+      fd = openSync(file, 'wx', 0o644)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue
+      throw error
+    }
+    try {
+      writeSync(fd, text)
+    } finally {
+      closeSync(fd)
+    }
+    return file
+  }
+  throw new Error(`cannot create a blocker report in ${logDir}`)
+}

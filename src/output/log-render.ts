@@ -1,0 +1,212 @@
+/**
+ * `helix logs`: render session log records (pino JSON lines, SPEC 6.3; record
+ * shape in docs/agents.md) for people. One line per record:
+ *
+ *   04:10:03 INFO  dispatch #1: implementation via codex
+ *              │ agent output line …
+ *   04:10:09 INFO  dispatch #1 end: rc=0, 1234 tokens, 6.1s
+ *
+ * Agent output (`stream: 'agent'`) is indented under its dispatch. Lines that
+ * are not JSON are shown as they are. Control characters in the text are
+ * replaced so a log cannot drive the terminal.
+ */
+import {closeSync, openSync, readdirSync, readSync, statSync} from 'node:fs'
+import path from 'node:path'
+
+const LEVELS: Record<number, string> = {10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL'}
+const SKIP_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v', 'stream', 'dispatch'])
+const AGENT_INDENT = '           │ '
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+
+function clean(text: string): string {
+  return text.replace(CONTROL, '�')
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0')
+}
+
+function clock(time: unknown): string {
+  const t = typeof time === 'number' ? time : typeof time === 'string' ? Date.parse(time) : NaN
+  if (Number.isNaN(t)) return '--:--:--'
+  const d = new Date(t)
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+}
+
+function levelName(level: unknown): string {
+  if (typeof level === 'number') return LEVELS[level] ?? String(level)
+  if (typeof level === 'string') return level.toUpperCase()
+  return 'INFO'
+}
+
+function fieldText(v: unknown): string {
+  if (typeof v === 'string') return /\s|^$/.test(v) ? JSON.stringify(v) : v
+  return JSON.stringify(v) ?? String(v)
+}
+
+function extras(rec: Record<string, unknown>, skip: ReadonlySet<string> = new Set()): string {
+  const parts: string[] = []
+  for (const [k, v] of Object.entries(rec)) {
+    if (SKIP_KEYS.has(k) || skip.has(k) || v === undefined) continue
+    parts.push(`${k}=${fieldText(v)}`)
+  }
+  return parts.length ? '  ' + parts.join(' ') : ''
+}
+
+/** Render one raw log line (without its newline). Returns null for blank lines. */
+export function renderLogLine(raw: string): string | null {
+  if (raw.trim() === '') return null
+  let rec: unknown
+  try {
+    rec = JSON.parse(raw)
+  } catch {
+    return clean(raw)
+  }
+  if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return clean(raw)
+  const r = rec as Record<string, unknown>
+  const msg = typeof r.msg === 'string' ? r.msg : r.msg === undefined ? '' : JSON.stringify(r.msg)
+  if (r.stream === 'agent') return clean(AGENT_INDENT + msg)
+  const head = `${clock(r.time)} ${levelName(r.level).padEnd(5)} `
+  if (msg === 'dispatch' && r.dispatch !== undefined) {
+    const what = [r.action, r.agent].filter((x) => typeof x === 'string')
+    const argv = Array.isArray(r.argv) ? `  argv=${JSON.stringify(r.argv)}` : ''
+    return clean(`${head}dispatch #${String(r.dispatch)}: ${what.length === 2 ? `${what[0]} via ${what[1]}` : what.join(' ')}${argv}${extras(r, new Set(['action', 'agent', 'argv']))}`)
+  }
+  if (msg === 'dispatch end' && r.dispatch !== undefined) {
+    const bits = [`rc=${r.rc === undefined ? '?' : String(r.rc)}`]
+    if (typeof r.tokens === 'number') bits.push(`${r.tokens} tokens`)
+    if (typeof r.duration_ms === 'number') bits.push(`${(r.duration_ms / 1000).toFixed(1)}s`)
+    if (r.timed_out === true) bits.push('TIMED OUT')
+    return clean(`${head}dispatch #${String(r.dispatch)} end: ${bits.join(', ')}${extras(r, new Set(['rc', 'tokens', 'duration_ms', 'timed_out']))}`)
+  }
+  const d = r.dispatch !== undefined ? `[#${String(r.dispatch)}] ` : ''
+  return clean(`${head}${d}${msg}${extras(r)}`)
+}
+
+/** Render a whole text (complete lines). */
+export function renderLogText(text: string): string {
+  const out: string[] = []
+  for (const line of text.split('\n')) {
+    const r = renderLogLine(line.endsWith('\r') ? line.slice(0, -1) : line)
+    if (r !== null) out.push(r)
+  }
+  return out.length ? out.join('\n') + '\n' : ''
+}
+
+/** The newest `helix-*.log` in `logDir` (names carry the start time; mtime breaks ties), or null. */
+export function newestSessionLog(logDir: string): string | null {
+  let names: string[]
+  try {
+    names = readdirSync(logDir).filter((n) => /^helix-.*\.log$/.test(n))
+  } catch {
+    return null
+  }
+  let best: {file: string; name: string; mtime: number} | null = null
+  for (const name of names) {
+    const file = path.join(logDir, name)
+    let mtime = 0
+    try {
+      const st = statSync(file)
+      if (!st.isFile()) continue
+      mtime = st.mtimeMs
+    } catch {
+      continue
+    }
+    if (!best || name > best.name || (name === best.name && mtime > best.mtime)) best = {file, name, mtime}
+  }
+  return best?.file ?? null
+}
+
+/**
+ * Incremental reader for --follow: returns newly completed lines since the last
+ * call (a partial last line waits for its newline). Handles truncation by
+ * starting over.
+ */
+export class LogTail {
+  private offset = 0
+  private partial = ''
+
+  constructor(readonly file: string) {}
+
+  readNew(): string[] {
+    let size: number
+    try {
+      size = statSync(this.file).size
+    } catch {
+      return []
+    }
+    if (size < this.offset) {
+      this.offset = 0
+      this.partial = ''
+    }
+    if (size === this.offset) return []
+    const fd = openSync(this.file, 'r')
+    const chunks: Buffer[] = []
+    try {
+      let pos = this.offset
+      const buf = Buffer.alloc(Math.min(1 << 20, size - pos))
+      while (pos < size) {
+        const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos)
+        if (n <= 0) break
+        chunks.push(Buffer.from(buf.subarray(0, n)))
+        pos += n
+      }
+      this.offset = pos
+    } finally {
+      closeSync(fd)
+    }
+    // decode at line boundaries only, so a UTF-8 sequence split across reads is never garbled
+    const data = Buffer.concat(chunks)
+    const lastNl = data.lastIndexOf(0x0a)
+    if (lastNl === -1) {
+      this.partial += data.toString('latin1')
+      return []
+    }
+    const complete = Buffer.concat([Buffer.from(this.partial, 'latin1'), data.subarray(0, lastNl)]).toString('utf8')
+    this.partial = data.subarray(lastNl + 1).toString('latin1')
+    return complete.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
+  }
+}
+
+export interface FollowOptions {
+  file: string
+  /** when set, switch to a newer `helix-*.log` appearing in this directory */
+  logDir?: string
+  write: (text: string) => void
+  signal: AbortSignal
+  pollMs?: number
+}
+
+/** Print the file, then keep printing what is appended until `signal` aborts. */
+export async function followLog(opts: FollowOptions): Promise<void> {
+  let tail = new LogTail(opts.file)
+  const pollMs = opts.pollMs ?? 250
+  const emit = (lines: string[]) => {
+    const out = lines.map(renderLogLine).filter((l): l is string => l !== null)
+    if (out.length) opts.write(out.join('\n') + '\n')
+  }
+  emit(tail.readNew())
+  while (!opts.signal.aborted) {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(done, pollMs)
+      function done() {
+        clearTimeout(t)
+        opts.signal.removeEventListener('abort', done)
+        resolve()
+      }
+      opts.signal.addEventListener('abort', done, {once: true})
+    })
+    emit(tail.readNew())
+    if (opts.logDir) {
+      const newest = newestSessionLog(opts.logDir)
+      if (newest && newest !== tail.file && path.basename(newest) > path.basename(tail.file)) {
+        emit(tail.readNew())
+        opts.write(`── ${newest} ──\n`)
+        tail = new LogTail(newest)
+        emit(tail.readNew())
+      }
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The session log (SPEC 6.3): `.helix-logs/helix-YYYYMMDD-HHMMSS.log`, one per
+ * agent-dispatching invocation, pino JSON lines written synchronously so no
+ * line is lost on exit or signal.
+ *
+ * Record shape (the `helix logs` renderer relies on it; docs/agents.md):
+ *   every record: pino's `level` (number), `time` (epoch ms), `msg` (string)
+ *   helix events:     {msg, ...fields}
+ *   dispatch start:   {msg: 'dispatch', dispatch: n, action, agent, argv}
+ *   agent output:     {msg: <one line>, stream: 'agent', dispatch: n}
+ *   dispatch end:     {msg: 'dispatch end', dispatch: n, rc, tokens, duration_ms, timed_out}
+ *
+ * pino is CommonJS, so it is loaded lazily with `createRequire` the first time a
+ * log is opened: commands that never dispatch an agent never pay for it, and
+ * `openSessionLog` stays synchronous.
+ */
+import {closeSync, mkdirSync, openSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import path from 'node:path'
+import type {SessionLogLike} from '../agents/types.js'
+
+type PinoModule = typeof import('pino')
+let pinoModule: PinoModule | undefined
+function loadPino(): PinoModule {
+  if (!pinoModule) {
+    const req = createRequire(import.meta.url)
+    pinoModule = req('pino') as PinoModule
+  }
+  return pinoModule
+}
+
+function pad(n: number, w = 2): string {
+  return String(n).padStart(w, '0')
+}
+
+/** `YYYYMMDD-HHMMSS` in local time (the file name stamp). */
+export function logStamp(d: Date): string {
+  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`
+}
+
+export type SessionLog = SessionLogLike
+
+/**
+ * Create a new session log in `logDir`. The file is created exclusively
+ * (O_EXCL): when the name for `now` is taken, the next second's name is tried,
+ * so two invocations never share a file.
+ */
+export function openSessionLog(logDir: string, now: Date = new Date()): SessionLog {
+  mkdirSync(logDir, {recursive: true})
+  let fd = -1
+  let file = ''
+  for (let i = 0; i < 3600; i++) {
+    file = path.join(logDir, `helix-${logStamp(new Date(now.getTime() + i * 1000))}.log`)
+    try {
+      fd = openSync(file, 'wx', 0o644)
+      break
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    }
+  }
+  if (fd < 0) throw new Error(`cannot create a session log in ${logDir}`)
+
+  const pino = loadPino()
+  const dest = pino.destination({dest: fd, sync: true})
+  const logger = pino.pino({level: 'debug', base: undefined}, dest)
+  let lines = 0
+  let closed = false
+
+  const write = (level: 'info' | 'warn' | 'error' | 'debug', fields: Record<string, unknown>, msg: string) => {
+    if (closed) return
+    // msg travels as pino's message argument with no format arguments, so a
+    // `%s` in agent output is never interpreted; JSON escaping keeps it on one line.
+    logger[level](fields, msg)
+    lines++
+  }
+
+  return {
+    path: file,
+    get lines() {
+      return lines
+    },
+    event(msg, fields = {}, level = 'info') {
+      const {msg: _ignored, ...rest} = fields as Record<string, unknown> & {msg?: unknown}
+      write(level, rest, String(msg))
+    },
+    agentLine(line, fields = {}) {
+      write('info', {...fields, stream: 'agent'}, line)
+    },
+    close() {
+      if (closed) return
+      closed = true
+      try {
+        dest.flushSync()
+      } catch {
+        /* nothing buffered */
+      }
+      try {
+        closeSync(fd)
+      } catch {
+        /* already closed */
+      }
+    },
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The real ProcessProbe: hostname, kill(0) + /proc state (zombies are dead),
+ * /proc/<pid>/stat starttime as the start token, and a lazily imported ps-list
+ * scan for helix processes naming a bead.
+ */
+import {readFileSync} from 'node:fs'
+import os from 'node:os'
+import type {ProcessProbe} from '../tracker/types.js'
+
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const close = stat.lastIndexOf(')')
+    if (close < 0) return undefined
+    // fields after "pid (comm)": index 0 = field 3 (state)
+    return stat.slice(close + 2).trim().split(/\s+/)
+  } catch {
+    return undefined
+  }
+}
+
+export function pidRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  const f = statFields(pid)
+  if (f && (f[0] === 'Z' || f[0] === 'X')) return false
+  return true
+}
+
+export function startTokenOf(pid: number): string | undefined {
+  const f = statFields(pid)
+  // field 22 (starttime) is index 19 after the comm
+  return f && f.length > 19 ? f[19] : undefined
+}
+
+export function currentStartToken(): string | undefined {
+  return startTokenOf(process.pid)
+}
+
+export function realProbe(): ProcessProbe {
+  return {
+    hostname: () => os.hostname(),
+    isRunning: pidRunning,
+    startToken: startTokenOf,
+    async helixProcessNamesBead(beadId: string): Promise<boolean> {
+      if (!beadId) return false
+      try {
+        const psList = (await import('ps-list')).default
+        const procs = await psList()
+        return procs.some(
+          (p) => p.pid !== process.pid && typeof p.cmd === 'string' && p.cmd.includes('helix') && p.cmd.includes(beadId) && pidRunning(p.pid),
+        )
+      } catch {
+        return false
+      }
+    },
+  }
+}

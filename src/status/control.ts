@@ -1,0 +1,189 @@
+/**
+ * `helix start` and `helix stop` (SPEC 7.2): launch `helix run --summary` in its
+ * own session, detached from the launching terminal; stop it with SIGTERM and,
+ * after a grace period, SIGKILL.
+ */
+import {spawn} from 'node:child_process'
+import {closeSync, mkdirSync, openSync, readFileSync, unlinkSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {HelixError} from '../util/errors.js'
+import {projectPaths, type ProjectPaths} from '../util/root.js'
+import {pidAlive, readPidFile} from '../state/pidfile.js'
+
+const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0')
+}
+
+/** Local `YYYYMMDD-HHMMSS`, matching the session log names. */
+function stamp(d: Date): string {
+  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`
+}
+
+/** The built CLI entry next to this package (works from dist/ and src/). */
+export function cliEntry(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js')
+}
+
+/** Create `.helix-logs/start-<stamp>.log` exclusively (next second's name when taken). */
+export function openStartLog(logDir: string, now: Date): {fd: number; file: string} {
+  mkdirSync(logDir, {recursive: true})
+  for (let i = 0; i < 3600; i++) {
+    const file = path.join(logDir, `start-${stamp(new Date(now.getTime() + i * 1000))}.log`)
+    try {
+      return {fd: openSync(file, 'wx', 0o644), file}
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+  }
+  throw new HelixError(`cannot create a start log in ${logDir}`, 1)
+}
+
+/** `run` flags to forward: everything the user gave, minus a repeated --summary/-s (start adds it). */
+export function forwardedRunArgs(args: readonly string[]): string[] {
+  return args.filter((a) => a !== '--summary' && a !== '-s')
+}
+
+export interface StartOptions {
+  cwd?: string
+  env?: NodeJS.ProcessEnv
+  /** run flags as the user typed them */
+  args: readonly string[]
+  now?: Date
+  /** how long to wait for the run to write its pid file */
+  waitMs?: number
+  entry?: string
+}
+
+export interface StartResult {
+  pid: number
+  log: string
+}
+
+function lastLine(file: string): string | null {
+  try {
+    const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
+    return lines.length ? lines[lines.length - 1] : null
+  } catch {
+    return null
+  }
+}
+
+export async function startRun(opts: StartOptions): Promise<StartResult> {
+  const cwd = opts.cwd ?? process.cwd()
+  const env = opts.env ?? process.env
+  const paths = projectPaths(cwd, env)
+  const holder = readPidFile(paths.pidFile)
+  if (holder && holder.pid > 0 && pidAlive(holder.pid)) {
+    throw new HelixError(`helix start: already running (pid=${holder.pid}, started=${holder.started})`, 2)
+  }
+  const {fd, file} = openStartLog(paths.logDir, opts.now ?? new Date())
+  let child
+  try {
+    // Own session (detached → setsid): no controlling terminal, so closing the
+    // launching shell sends it no SIGHUP; no inherited pipes, so no SIGPIPE.
+    child = spawn(process.execPath, [opts.entry ?? cliEntry(), 'run', '--summary', ...forwardedRunArgs(opts.args)], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['ignore', fd, fd],
+    })
+  } finally {
+    closeSync(fd)
+  }
+  const pid = child.pid
+  if (pid === undefined) throw new HelixError(`could not start helix run (see ${file})`, 1)
+  let exited: number | null = null
+  child.once('exit', (code, signal) => {
+    exited = code ?? (signal ? 128 : 1)
+  })
+  child.once('error', () => {
+    exited = exited ?? 1
+  })
+  child.unref()
+
+  const deadline = Date.now() + (opts.waitMs ?? 10_000)
+  while (Date.now() < deadline) {
+    const rec = readPidFile(paths.pidFile)
+    if (rec && rec.pid === pid) return {pid, log: file}
+    if (exited !== null) break
+    await sleepMs(25)
+  }
+  if (exited !== null) {
+    const rc: number = exited
+    const why = lastLine(file)
+    throw new HelixError(
+      why && why.startsWith('helix') ? `${why} (see ${file})` : `helix run exited at once (rc=${rc}); see ${file}`,
+      rc === 0 ? 1 : rc,
+    )
+  }
+  // still running but no pid file yet: report the child (it is the run process)
+  return {pid, log: file}
+}
+
+export interface StopOptions {
+  paths: Pick<ProjectPaths, 'pidFile'>
+  graceMs?: number
+  pollMs?: number
+  sleep?: (ms: number) => Promise<void>
+  alive?: (pid: number) => boolean
+  kill?: (pid: number, signal: NodeJS.Signals) => void
+}
+
+export interface StopResult {
+  pid: number
+  /** true when SIGKILL was needed */
+  killed: boolean
+}
+
+export async function stopRun(opts: StopOptions): Promise<StopResult> {
+  const alive = opts.alive ?? pidAlive
+  const kill = opts.kill ?? ((pid: number, sig: NodeJS.Signals) => process.kill(pid, sig))
+  const sleep = opts.sleep ?? sleepMs
+  const graceMs = opts.graceMs ?? 15_000
+  const pollMs = opts.pollMs ?? 100
+  const file = opts.paths.pidFile
+  const rec = readPidFile(file)
+  if (!rec) throw new HelixError('no active run (no PID file)', 1)
+  const removeIfSame = () => {
+    const again = readPidFile(file)
+    if (again && again.pid === rec.pid) {
+      try {
+        unlinkSync(file)
+      } catch {
+        // gone already
+      }
+    }
+  }
+  if (!(rec.pid > 0) || !alive(rec.pid)) {
+    removeIfSame()
+    throw new HelixError(`stale PID file removed (pid=${rec.pid} was not running)`, 1)
+  }
+  const send = (sig: NodeJS.Signals) => {
+    try {
+      kill(rec.pid, sig)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw new HelixError(`cannot signal pid ${rec.pid}: ${(error as Error).message}`, 1)
+    }
+  }
+  send('SIGTERM')
+  for (let waited = 0; waited < graceMs; waited += pollMs) {
+    if (!alive(rec.pid)) {
+      removeIfSame()
+      return {pid: rec.pid, killed: false}
+    }
+    await sleep(pollMs)
+  }
+  if (!alive(rec.pid)) {
+    removeIfSame()
+    return {pid: rec.pid, killed: false}
+  }
+  send('SIGKILL')
+  for (let waited = 0; waited < 5_000 && alive(rec.pid); waited += pollMs) await sleep(pollMs)
+  if (alive(rec.pid)) throw new HelixError(`pid ${rec.pid} is still running after SIGKILL`, 1)
+  // a SIGKILLed run could not clean up after itself
+  removeIfSame()
+  return {pid: rec.pid, killed: true}
+}

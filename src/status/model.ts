@@ -1,0 +1,243 @@
+/**
+ * The status model (SPEC 7.1): one plain object computed from a tracker snapshot,
+ * the run-state file and the pid file. Pure: every input (including the clock and
+ * the claim liveness verdicts) is passed in, so renderers and tests need no disk.
+ */
+import type {Bead, TrackerSnapshot} from '../tracker/types.js'
+import type {RunState} from '../state/types.js'
+
+export interface TrackerCounts {
+  total: number
+  open: number
+  in_progress: number
+  closed: number
+  blocked: number
+  proposed: number
+  cancelled: number
+  ready: number
+}
+
+export interface PidInfo {
+  pid: number
+  started: string
+}
+
+export interface ClaimedBead {
+  id: string
+  title: string
+  owner: string | null
+  pid: number | null
+  machine: string | null
+  claimed_at: string | null
+  claim_age_seconds: number | null
+  /** from SPEC 2.4 liveness: false when the claim is stale (orphaned) */
+  live: boolean
+}
+
+export type ParkedKind = 'backoff' | 'skipped' | 'blocked-label' | 'blocked-status' | 'waiting-deps'
+
+export interface ParkedBead {
+  id: string
+  title: string
+  kind: ParkedKind
+  reason: string
+  /** ISO time the bead becomes selectable again, when that is known (backoff) */
+  next_eligible: string | null
+  /** seconds since the bead last changed (its updated_at, else created_at) */
+  age_seconds: number | null
+}
+
+export interface StatusModel {
+  now: string
+  tracker: TrackerCounts
+  /** the live run holding .ddx/helix.pid, or null */
+  active: {pid: number; started: string; log: string | null} | null
+  /** pid of a dead run whose pid file was found (and removed) while computing this model */
+  stalePid: number | null
+  current_cycle: number | null
+  running_bead: {id: string; title: string; claim_age_seconds: number | null; started_at: string | null} | null
+  focused_epic: {id: string; title: string} | null
+  claimed: ClaimedBead[]
+  parked: ParkedBead[]
+  injected_supervisory: NonNullable<RunState['injected_supervisory']>
+  last_stop_reason: string | null
+  lastRun: {
+    started_at: string | null
+    ended_at: string | null
+    attempted_cycles: number
+    completed_cycles: number
+    total_tokens: number
+    stop_reason: string | null
+  } | null
+  run: RunState | null
+}
+
+export interface StatusInputs {
+  snap: TrackerSnapshot
+  counts: TrackerCounts
+  /** open beads waiting on unclosed or missing dependencies (ids they wait on) */
+  waiting: Array<{bead: Bead; waitingOn: string[]}>
+  /** ids of in_progress beads whose claim is stale (SPEC 2.4) */
+  staleClaims: Set<string>
+  runState: RunState | null
+  /** the pid file when its pid is alive */
+  livePid: PidInfo | null
+  stalePid?: number | null
+  now: Date
+}
+
+function ageSeconds(iso: unknown, now: Date): number | null {
+  if (typeof iso !== 'string' || !iso) return null
+  const t = Date.parse(iso)
+  if (Number.isNaN(t)) return null
+  return Math.max(0, Math.floor((now.getTime() - t) / 1000))
+}
+
+function titleOf(b: Bead | undefined): string {
+  return typeof b?.title === 'string' ? b.title : ''
+}
+
+function statusOf(b: Bead): string {
+  return typeof b.status === 'string' && b.status ? b.status : 'open'
+}
+
+function numOrNull(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v
+  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v)
+  return null
+}
+
+const DONE = new Set(['closed', 'cancelled'])
+
+export function buildStatusModel(input: StatusInputs): StatusModel {
+  const {snap, counts, waiting, staleClaims, runState, livePid, now} = input
+  // run-state belongs to the live run only when it names the same pid
+  const rs = runState
+  const runIsLive = Boolean(livePid && rs && rs.pid === livePid.pid)
+
+  const active = livePid ? {pid: livePid.pid, started: livePid.started, log: runIsLive ? rs!.log ?? null : null} : null
+
+  let running_bead: StatusModel['running_bead'] = null
+  let focused_epic: StatusModel['focused_epic'] = null
+  if (runIsLive && rs) {
+    if (rs.current_bead) {
+      const b = snap.byId.get(rs.current_bead)
+      running_bead = {
+        id: rs.current_bead,
+        title: titleOf(b),
+        claim_age_seconds: ageSeconds(b?.['claimed-at'] ?? rs.current_bead_started_at, now),
+        started_at: rs.current_bead_started_at ?? null,
+      }
+    }
+    if (rs.focused_epic) focused_epic = {id: rs.focused_epic, title: titleOf(snap.byId.get(rs.focused_epic))}
+  }
+
+  const claimed: ClaimedBead[] = []
+  for (const b of snap.beads) {
+    if (statusOf(b) !== 'in_progress') continue
+    const claimedAt = typeof b['claimed-at'] === 'string' ? (b['claimed-at'] as string) : null
+    claimed.push({
+      id: b.id,
+      title: titleOf(b),
+      owner: typeof b.owner === 'string' && b.owner ? b.owner : null,
+      pid: numOrNull(b['claimed-pid']),
+      machine: typeof b['claimed-machine'] === 'string' ? (b['claimed-machine'] as string) : null,
+      claimed_at: claimedAt,
+      claim_age_seconds: ageSeconds(claimedAt ?? b.updated_at, now),
+      live: !staleClaims.has(b.id),
+    })
+  }
+
+  // Parked: every not-done bead that is not selectable for a reason an operator can act on.
+  const parked: ParkedBead[] = []
+  const seen = new Set<string>()
+  const park = (b: Bead | undefined, id: string, kind: ParkedKind, reason: string, next: string | null) => {
+    if (seen.has(id)) return
+    if (b && DONE.has(statusOf(b))) return
+    seen.add(id)
+    parked.push({
+      id,
+      title: titleOf(b),
+      kind,
+      reason,
+      next_eligible: next,
+      age_seconds: ageSeconds(b?.updated_at ?? b?.created_at, now),
+    })
+  }
+  if (runIsLive && rs) {
+    const backoff = Object.entries(rs.backoff_until ?? {})
+      .filter(([, until]) => Date.parse(until) > now.getTime())
+      .sort((a, b) => Date.parse(a[1]) - Date.parse(b[1]))
+    for (const [id, until] of backoff) {
+      const n = rs.attempts?.[id] ?? 0
+      park(snap.byId.get(id), id, 'backoff', `backoff after ${n} failed attempt${n === 1 ? '' : 's'}`, until)
+    }
+    for (const s of rs.skipped ?? []) park(snap.byId.get(s.id), s.id, 'skipped', `skipped this run: ${s.reason}`, null)
+  }
+  for (const b of snap.beads) {
+    if (Array.isArray(b.labels) && b.labels.includes('blocked')) park(b, b.id, 'blocked-label', "label 'blocked' (remove it to retry)", null)
+  }
+  for (const b of snap.beads) {
+    if (statusOf(b) === 'blocked') park(b, b.id, 'blocked-status', "status 'blocked'", null)
+  }
+  for (const w of waiting) {
+    if (w.waitingOn.length === 0) continue
+    park(w.bead, w.bead.id, 'waiting-deps', `waiting on ${w.waitingOn.join(', ')}`, null)
+  }
+
+  let lastRun: StatusModel['lastRun'] = null
+  let last_stop_reason: string | null = null
+  if (rs) {
+    const finished = !runIsLive && rs.started_at
+    if (finished) {
+      lastRun = {
+        started_at: rs.started_at,
+        ended_at: rs.updated_at ?? null,
+        attempted_cycles: rs.attempted_cycles ?? 0,
+        completed_cycles: rs.completed_cycles ?? 0,
+        total_tokens: rs.total_tokens ?? 0,
+        stop_reason: rs.stop_reason ?? null,
+      }
+    } else if (rs.last_run) {
+      lastRun = {...rs.last_run, stop_reason: rs.last_run.stop_reason ?? null}
+    }
+    last_stop_reason = lastRun?.stop_reason ?? null
+  }
+
+  return {
+    now: now.toISOString(),
+    tracker: counts,
+    active,
+    stalePid: input.stalePid ?? null,
+    current_cycle: runIsLive && rs ? rs.current_cycle : null,
+    running_bead,
+    focused_epic,
+    claimed,
+    parked,
+    injected_supervisory: rs?.injected_supervisory ?? [],
+    last_stop_reason,
+    lastRun,
+    run: rs,
+  }
+}
+
+/** SPEC 7.1 `--json` shape. */
+export function statusJson(m: StatusModel): Record<string, unknown> {
+  return {
+    current_cycle: m.current_cycle,
+    running_bead: m.running_bead
+      ? {
+          id: m.running_bead.id,
+          title: m.running_bead.title,
+          claim_age_seconds: m.running_bead.claim_age_seconds,
+          started_at: m.running_bead.started_at,
+        }
+      : null,
+    parked_beads: m.parked.map((p) => ({id: p.id, reason: p.reason, next_eligible: p.next_eligible, age_seconds: p.age_seconds})),
+    injected_supervisory: m.injected_supervisory,
+    last_stop_reason: m.last_stop_reason,
+    tracker: m.tracker,
+    run: m.run,
+    active_run: m.active ? {pid: m.active.pid, started: m.active.started, log: m.active.log} : null,
+  }
+}

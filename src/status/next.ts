@@ -1,0 +1,37 @@
+/**
+ * `helix next`: the bead `helix run` would select now (SPEC 5.3 tiers, via the
+ * run loop's own selection code), or `no ready issues`. While a run is active
+ * its skip list, backoff times and focused epic are honoured, so the answer is
+ * what that run would pick next; without an active run a fresh run's view is used.
+ */
+import {projectPaths} from '../util/root.js'
+import {pidAlive, readPidFile} from '../state/pidfile.js'
+import {readRunState} from '../state/run-state.js'
+import {readTracker} from '../tracker/store.js'
+import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
+import {realProbe} from '../recovery/probe.js'
+import {nextSelectable, type SelectOptions} from '../loop/selection.js'
+
+export const NO_READY = 'no ready issues'
+
+export async function nextOutput(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date} = {}): Promise<string> {
+  const env = opts.env ?? process.env
+  const now = opts.now ?? new Date()
+  const paths = projectPaths(opts.cwd ?? process.cwd(), env)
+  const snap = await readTracker(paths.file)
+  const staleClaims = await staleClaimIds(snap, realProbe(), now, orphanThresholdSec(env))
+  const sel: SelectOptions = {now, staleClaims}
+  const holder = readPidFile(paths.pidFile)
+  if (holder && holder.pid > 0 && pidAlive(holder.pid)) {
+    const rs = await readRunState(paths.runState)
+    if (rs && rs.pid === holder.pid) {
+      sel.skip = new Set((rs.skipped ?? []).map((s) => s.id))
+      sel.backoffUntil = rs.backoff_until ?? {}
+      sel.focusedEpic = rs.focused_epic
+      // the bead the run is working on is not "next"
+      if (rs.current_bead) sel.exclude = new Set([rs.current_bead])
+    }
+  }
+  const bead = nextSelectable(snap, sel)
+  return (bead ? bead.id : NO_READY) + '\n'
+}

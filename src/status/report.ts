@@ -1,0 +1,81 @@
+/**
+ * `helix status` body: reads the pid file, the tracker (no lock) and run-state,
+ * builds the model and renders it. Returns the exact stdout text so a startup
+ * fast path can call it without oclif. Never creates a log file; the only thing
+ * it may change on disk is removing a pid file whose pid is dead (SPEC 7.1).
+ */
+import {unlinkSync} from 'node:fs'
+import {projectPaths} from '../util/root.js'
+import {pidAlive, readPidFile} from '../state/pidfile.js'
+import {readRunState} from '../state/run-state.js'
+import {readTracker} from '../tracker/store.js'
+import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
+import {renderStatusText} from './text.js'
+import {trackerView} from './tracker-view.js'
+
+export interface StatusOptions {
+  cwd?: string
+  env?: NodeJS.ProcessEnv
+  json?: boolean
+  now?: Date
+  width?: number
+  height?: number
+  /** where the stale-pid notice goes (default: stderr) */
+  warn?: (line: string) => void
+}
+
+export interface PidCheck {
+  live: PidInfo | null
+  /** pid of a dead run whose file was removed */
+  stale: number | null
+}
+
+/** Read the run mutex; remove it when its pid is dead (or unreadable). */
+export function checkPidFile(pidFile: string): PidCheck {
+  const rec = readPidFile(pidFile)
+  if (!rec) return {live: null, stale: null}
+  if (rec.pid > 0 && pidAlive(rec.pid)) return {live: {pid: rec.pid, started: rec.started}, stale: null}
+  // re-read before removing: a new run may have replaced the file meanwhile
+  const again = readPidFile(pidFile)
+  if (again && again.pid === rec.pid) {
+    try {
+      unlinkSync(pidFile)
+    } catch {
+      // already gone
+    }
+  }
+  return {live: null, stale: rec.pid}
+}
+
+export async function statusModel(opts: StatusOptions = {}): Promise<StatusModel> {
+  const env = opts.env ?? process.env
+  const now = opts.now ?? new Date()
+  const paths = projectPaths(opts.cwd ?? process.cwd(), env)
+  const pid = checkPidFile(paths.pidFile)
+  const [snap, runState] = await Promise.all([readTracker(paths.file), readRunState(paths.runState)])
+  const view = await trackerView(snap, now, env)
+  return buildStatusModel({
+    snap,
+    counts: view.counts,
+    waiting: view.waiting,
+    staleClaims: view.staleClaims,
+    runState,
+    livePid: pid.live,
+    stalePid: pid.stale,
+    now,
+  })
+}
+
+export function staleNotice(pid: number): string {
+  return `helix: stale PID file removed (pid=${pid} was not running)`
+}
+
+export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
+  const model = await statusModel(opts)
+  if (model.stalePid !== null) {
+    const warn = opts.warn ?? ((line: string) => process.stderr.write(line + '\n'))
+    warn(staleNotice(model.stalePid))
+  }
+  if (opts.json) return JSON.stringify(statusJson(model), null, 2) + '\n'
+  return renderStatusText(model, {width: opts.width, height: opts.height})
+}

@@ -1,0 +1,162 @@
+/**
+ * Text form of `helix status` (SPEC 7.1): five sections that fit one screen
+ * (default 80×24, a tmux pane). Long titles are cut with `…`; long lists end
+ * with `… and N more`. Untrusted text (titles, ids, reasons) is only ever
+ * concatenated, never used as a format string; control characters are replaced
+ * so a title cannot move the cursor.
+ */
+import type {StatusModel} from './model.js'
+
+export interface TextOptions {
+  width?: number
+  height?: number
+}
+
+/** Replace control characters (ESC, CR, tabs, newlines…) so text cannot drive the terminal. */
+export function sanitize(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+}
+
+export function truncate(text: string, width: number): string {
+  const chars = Array.from(text)
+  if (chars.length <= width) return text
+  if (width <= 1) return chars.slice(0, width).join('')
+  return chars.slice(0, width - 1).join('') + '…'
+}
+
+export function formatAge(seconds: number | null): string {
+  if (seconds === null) return '?'
+  if (seconds < 60) return `${seconds}s`
+  const m = Math.floor(seconds / 60)
+  if (m < 60) return `${m}m${seconds % 60 ? ` ${seconds % 60}s` : ''}`
+  const h = Math.floor(m / 60)
+  if (h < 48) return `${h}h${m % 60 ? ` ${m % 60}m` : ''}`
+  const d = Math.floor(h / 24)
+  return `${d}d${h % 24 ? ` ${h % 24}h` : ''}`
+}
+
+/** `2026-11-22 04:10:03Z` from an ISO string; the raw text when unparsable. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '?'
+  const t = Date.parse(iso)
+  if (Number.isNaN(t)) return sanitize(iso)
+  return new Date(t).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')
+}
+
+function secondsBetween(fromIso: string | null | undefined, now: string): number | null {
+  if (!fromIso) return null
+  const a = Date.parse(fromIso)
+  const b = Date.parse(now)
+  if (Number.isNaN(a) || Number.isNaN(b)) return null
+  return Math.floor((b - a) / 1000)
+}
+
+function when(iso: string | null | undefined, now: string): string {
+  const s = secondsBetween(iso, now)
+  if (s === null) return formatTime(iso)
+  return s >= 0 ? `${formatTime(iso)} (${formatAge(s)} ago)` : `${formatTime(iso)} (in ${formatAge(-s)})`
+}
+
+/** A list section: header, then items, capped to `budget` rows including the `… and N more` row. */
+function listSection(header: string, items: string[], budget: number): string[] {
+  if (items.length === 0) return [`${header} none`]
+  const rows = [header]
+  const room = Math.max(1, budget - 1)
+  if (items.length <= room) return rows.concat(items)
+  const shown = Math.max(0, room - 1)
+  return rows.concat(items.slice(0, shown), [`  … and ${items.length - shown} more`])
+}
+
+export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string {
+  const width = Math.max(40, opts.width ?? 80)
+  const height = Math.max(20, opts.height ?? 24)
+  const fit = (line: string) => truncate(line, width)
+  const t = m.tracker
+
+  const tracker = [
+    'Tracker:',
+    `  Total:       ${t.total}`,
+    `  Open:        ${t.open}`,
+    `  In progress: ${t.in_progress}`,
+    `  Closed:      ${t.closed}`,
+    `  Ready:       ${t.ready}`,
+    `  Blocked:     ${t.blocked}`,
+  ]
+
+  const run: string[] = []
+  if (m.active) {
+    run.push('Active Run:')
+    run.push(`  PID:     ${m.active.pid}`)
+    run.push(`  Started: ${when(m.active.started, m.now)}`)
+    run.push(`  Log:     ${m.active.log ? sanitize(m.active.log) : '(not yet written)'}`)
+    const bead = m.running_bead
+      ? `${sanitize(m.running_bead.id)} (claimed ${formatAge(m.running_bead.claim_age_seconds)} ago) ${sanitize(m.running_bead.title)}`
+      : 'none'
+    run.push(`  Cycle:   ${m.current_cycle ?? '?'}  Bead: ${bead}`)
+    if (m.focused_epic) run.push(`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`)
+  } else if (m.stalePid !== null) {
+    run.push(`Active Run: none (stale PID file removed: pid=${m.stalePid} was not running)`)
+  } else {
+    run.push('Active Run: none')
+  }
+
+  const last: string[] = []
+  if (m.lastRun) {
+    const r = m.lastRun
+    last.push('Last Run:')
+    last.push(`  Cycles:  ${r.completed_cycles} completed / ${r.attempted_cycles} attempted   Tokens: ${r.total_tokens}`)
+    last.push(`  Stopped: ${r.stop_reason ?? 'no stop recorded (killed?)'}, ${when(r.ended_at, m.now)}`)
+  } else {
+    last.push('Last Run: none')
+  }
+
+  const claimedItems = m.claimed.map((c) => {
+    const who = [c.owner ? `by ${sanitize(c.owner)}` : null, c.pid !== null ? `pid ${c.pid}` : null, `${formatAge(c.claim_age_seconds)} ago`, c.live ? null : 'STALE']
+      .filter(Boolean)
+      .join(', ')
+    return `  ${sanitize(c.id)}  ${sanitize(c.title)} (${who})`
+  })
+  // put the meta first so truncation of a long title does not hide it
+  const claimedRows = m.claimed.map((c, i) => {
+    const full = claimedItems[i]
+    if (Array.from(full).length <= width) return full
+    const who = full.slice(full.lastIndexOf(' ('))
+    return truncate(`  ${sanitize(c.id)}  ${sanitize(c.title)}`, Math.max(10, width - Array.from(who).length)) + who
+  })
+
+  const parkedRows = m.parked.map((p) => {
+    const until = p.next_eligible ? ` until ${formatTime(p.next_eligible)}` : ''
+    const title = p.title ? ` — ${sanitize(p.title)}` : ''
+    return `  ${sanitize(p.id)}  ${sanitize(p.reason)}${until}${title}`
+  })
+
+  // row budget: fixed sections first, then share what remains between the lists
+  const fixed = tracker.length + run.length + last.length
+  let remaining = height - fixed
+  const claimedNeed = m.claimed.length ? m.claimed.length + 1 : 1
+  const parkedNeed = m.parked.length ? m.parked.length + 1 : 1
+  let claimedBudget: number
+  let parkedBudget: number
+  if (claimedNeed + parkedNeed <= remaining) {
+    claimedBudget = claimedNeed
+    parkedBudget = parkedNeed
+  } else {
+    remaining = Math.max(4, remaining)
+    claimedBudget = Math.min(claimedNeed, Math.max(2, Math.ceil(remaining / 2)))
+    parkedBudget = Math.max(2, remaining - claimedBudget)
+    if (parkedNeed < parkedBudget) {
+      claimedBudget = Math.min(claimedNeed, remaining - parkedNeed)
+      parkedBudget = parkedNeed
+    }
+  }
+
+  const lines = [
+    ...tracker,
+    ...run,
+    ...listSection('Claimed:', claimedRows, claimedBudget),
+    ...listSection('Parked:', parkedRows, parkedBudget),
+    ...last,
+  ]
+  return lines.map(fit).join('\n') + '\n'
+}

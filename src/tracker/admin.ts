@@ -1,0 +1,306 @@
+/**
+ * Tracker administration: init, doctor (diagnose + repair), and beads (`bd`)
+ * JSONL import/export.
+ */
+import {promises as fsp} from 'node:fs'
+import path from 'node:path'
+import {HelixError, EXIT} from '../util/errors.js'
+import type {ProjectPaths} from '../util/root.js'
+import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
+import {malformedMessage, parseTrackerLenient, serializeBead, serializeTracker, type MalformedLine} from './codec.js'
+import {acquireTrackerLock, lockTimeoutSec, mutateTracker, readTracker, readTrackerText, writeFileDurable} from './store.js'
+import {depIds, statusOf} from './queries.js'
+import {claimLiveness} from './liveness.js'
+
+// -------------------------------------------------------------------- init
+
+export async function initTracker(paths: ProjectPaths, env: NodeJS.ProcessEnv = process.env): Promise<{created: string[]; file: string}> {
+  const created: string[] = []
+  await fsp.mkdir(paths.dir, {recursive: true})
+  const ddx = path.join(paths.root, '.ddx')
+  await fsp.mkdir(ddx, {recursive: true})
+  try {
+    const fh = await fsp.open(paths.file, 'wx')
+    await fh.close()
+    created.push(paths.file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+  const config = path.join(ddx, 'config.yaml')
+  const prefix = env.DDX_BEAD_PREFIX?.trim() || 'hx'
+  try {
+    const fh = await fsp.open(config, 'wx')
+    await fh.writeFile(`version: "1.0"\nbead:\n  id_prefix: ${JSON.stringify(prefix)}\n`)
+    await fh.close()
+    created.push(config)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+  return {created, file: paths.file}
+}
+
+// ------------------------------------------------------------------ doctor
+
+export interface DoctorReport {
+  ok: boolean
+  file: string
+  beads: number
+  malformed: Array<{line: number; reason: string}>
+  duplicates: string[]
+  dangling_deps: Array<{id: string; depends_on: string}>
+  dangling_parents: Array<{id: string; parent: string}>
+  cycles: string[][]
+  stale_claims: Array<{id: string; owner: string | null; age_seconds: number | null; pid: number | null}>
+  invalid_fields: Array<{id: string; problem: string}>
+  leftover_temp_files: string[]
+  repaired?: {rejected_file: string | null; lines_moved: number}
+}
+
+function findCycles(snap: TrackerSnapshot): string[][] {
+  const color = new Map<string, 1 | 2>()
+  const cycles: string[][] = []
+  const seenCycle = new Set<string>()
+  const stack: string[] = []
+  const visit = (id: string): void => {
+    color.set(id, 1)
+    stack.push(id)
+    const b = snap.byId.get(id)
+    for (const d of b ? depIds(b) : []) {
+      if (!snap.byId.has(d)) continue
+      const c = color.get(d)
+      if (c === 1) {
+        const cyc = [...stack.slice(stack.indexOf(d)), d]
+        const key = [...cyc.slice(0, -1)].sort().join('\u0000')
+        if (!seenCycle.has(key)) {
+          seenCycle.add(key)
+          cycles.push(cyc)
+        }
+      } else if (c === undefined) visit(d)
+    }
+    stack.pop()
+    color.set(id, 2)
+  }
+  for (const b of snap.beads) if (!color.has(b.id)) visit(b.id)
+  return cycles
+}
+
+function diagnose(snap: TrackerSnapshot, malformed: MalformedLine[], file: string): DoctorReport {
+  const r: DoctorReport = {
+    ok: true,
+    file,
+    beads: snap.beads.length,
+    malformed: malformed.map((m) => ({line: m.line, reason: m.reason})),
+    duplicates: snap.duplicateIds,
+    dangling_deps: [],
+    dangling_parents: [],
+    cycles: findCycles(snap),
+    stale_claims: [],
+    invalid_fields: [],
+    leftover_temp_files: [],
+  }
+  for (const b of snap.beads) {
+    for (const d of depIds(b)) if (!snap.byId.has(d)) r.dangling_deps.push({id: b.id, depends_on: d})
+    if (typeof b.parent === 'string' && b.parent !== '' && !snap.byId.has(b.parent)) r.dangling_parents.push({id: b.id, parent: b.parent})
+  }
+  return r
+}
+
+function finishOk(r: DoctorReport): DoctorReport {
+  r.ok =
+    r.malformed.length === 0 &&
+    r.duplicates.length === 0 &&
+    r.dangling_deps.length === 0 &&
+    r.dangling_parents.length === 0 &&
+    r.cycles.length === 0 &&
+    r.stale_claims.length === 0 &&
+    r.invalid_fields.length === 0
+  return r
+}
+
+export interface DoctorOptions {
+  probe: ProcessProbe
+  now?: Date
+  thresholdSec: number
+  repair?: boolean
+}
+
+function stamp(d: Date): string {
+  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+}
+
+/** Duplicate lines that lost to a later line with the same id (they go to the rejected file on repair). */
+function supersededDuplicateLines(text: string, snap: TrackerSnapshot): Array<{line: number; text: string}> {
+  if (snap.duplicateIds.length === 0) return []
+  const dup = new Set(snap.duplicateIds)
+  const lastLine = new Map<string, number>()
+  const found: Array<{line: number; text: string; id: string}> = []
+  const lines = text.split('\n')
+  lines.forEach((l, i) => {
+    if (!l.trim()) return
+    try {
+      const v = JSON.parse(l)
+      if (v && typeof v === 'object' && typeof v.id === 'string' && dup.has(v.id)) {
+        found.push({line: i + 1, text: l, id: v.id})
+        lastLine.set(v.id, i + 1)
+      }
+    } catch {
+      // malformed lines are handled separately
+    }
+  })
+  return found.filter((f) => lastLine.get(f.id) !== f.line).map(({line, text}) => ({line, text}))
+}
+
+/**
+ * SPEC 2.5 doctor: malformed lines, duplicate ids, dangling deps/parents,
+ * dependency cycles, stale claims. With `repair`, malformed lines (and the
+ * losing copies of duplicate ids) move verbatim to
+ * `<file>.rejected-<timestamp>` and the rest is rewritten canonically.
+ */
+export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): Promise<DoctorReport> {
+  const now = opts.now ?? new Date()
+  let text = await readTrackerText(paths.file)
+  let {snapshot, malformed} = parseTrackerLenient(text)
+  let repaired: DoctorReport['repaired']
+  if (opts.repair) {
+    const lock = await acquireTrackerLock(paths, lockTimeoutSec())
+    try {
+      text = await readTrackerText(paths.file)
+      ;({snapshot, malformed} = parseTrackerLenient(text))
+      const moved = [...malformed.map((m) => ({line: m.line, text: m.text})), ...supersededDuplicateLines(text, snapshot)].sort((a, b) => a.line - b.line)
+      let rejected: string | null = null
+      if (moved.length) {
+        rejected = `${paths.file}.rejected-${stamp(now)}`
+        await writeFileDurable(rejected, moved.map((m) => m.text + '\n').join(''))
+      }
+      const out = serializeTracker(snapshot.beads)
+      if (out !== text) await writeFileDurable(paths.file, out)
+      repaired = {rejected_file: rejected, lines_moved: moved.length}
+    } finally {
+      await lock.release()
+    }
+  }
+  const r = diagnose(snapshot, repaired ? [] : malformed, paths.file)
+  if (repaired) {
+    r.duplicates = []
+    r.repaired = repaired
+  }
+  for (const b of snapshot.beads) {
+    if (statusOf(b) !== 'in_progress') continue
+    const l = await claimLiveness(b, opts.probe, now, opts.thresholdSec)
+    if (!l.live) r.stale_claims.push({id: b.id, owner: typeof b.owner === 'string' ? b.owner : null, age_seconds: l.ageSeconds, pid: l.pid})
+  }
+  const {beadProblems} = await import('./schema.js')
+  for (const b of snapshot.beads) for (const problem of await beadProblems(b)) r.invalid_fields.push({id: b.id, problem})
+  try {
+    const base = path.basename(paths.file)
+    r.leftover_temp_files = (await fsp.readdir(paths.dir)).filter((f) => f.startsWith(`.${base}.tmp-`)).map((f) => path.join(paths.dir, f))
+  } catch {
+    // no directory: nothing left over
+  }
+  return finishOk(r)
+}
+
+export function doctorText(r: DoctorReport): string {
+  const out: string[] = []
+  for (const m of r.malformed) out.push(malformedMessage(r.file, m).replace(/ — run .*$/, ''))
+  for (const d of r.duplicates) out.push(`duplicate id ${d} (the last line wins)`)
+  for (const d of r.dangling_deps) out.push(`${d.id} depends on missing ${d.depends_on}`)
+  for (const p of r.dangling_parents) out.push(`${p.id} has missing parent ${p.parent}`)
+  for (const c of r.cycles) out.push(`dependency cycle: ${c.join(' -> ')}`)
+  for (const s of r.stale_claims) out.push(`stale claim on ${s.id} (owner=${s.owner ?? 'unknown'}, age=${s.age_seconds ?? '?'}s, pid=${s.pid ?? 'unknown'}) — 'helix recover' reclaims helix-owned ones`)
+  for (const f of r.invalid_fields) out.push(`${f.id}: invalid field ${f.problem}`)
+  for (const f of r.leftover_temp_files) out.push(`leftover temp file ${f} (from an interrupted writer; safe to delete)`)
+  if (r.repaired) {
+    out.push(
+      r.repaired.rejected_file
+        ? `repaired: moved ${r.repaired.lines_moved} line(s) to ${r.repaired.rejected_file} and rewrote ${r.file}`
+        : `repaired: nothing to move; ${r.file} is canonical`,
+    )
+  }
+  if (r.ok) out.push(`tracker ok: ${r.beads} bead(s) in ${r.file}`)
+  else if (!r.repaired && r.malformed.length + r.duplicates.length > 0) out.push("run 'helix tracker doctor --repair' to move malformed and duplicate lines aside")
+  return out.join('\n') + '\n'
+}
+
+// ------------------------------------------------------------- bd interop
+
+export interface InteropReport {
+  file: string
+  count: number
+  skipped: Array<{line?: number; id?: string; why: string}>
+}
+
+const DEFAULT_BD_FILE = path.join('.beads', 'issues.jsonl')
+
+/** bd record → DDx bead. */
+export function fromBd(rec: Record<string, unknown>): Bead {
+  const b: Bead = {id: rec.id as string}
+  for (const [k, v] of Object.entries(rec)) {
+    if (k === 'acceptance_criteria') b.acceptance = v as string
+    else if (k === 'assignee') b.owner = v as string
+    else if (k === 'dependencies') continue
+    else b[k] = v
+  }
+  const deps: Dependency[] = []
+  for (const d of Array.isArray(rec.dependencies) ? rec.dependencies : []) {
+    if (!d || typeof d !== 'object') continue
+    const dep = d as Dependency
+    if (dep.type === 'parent-child') {
+      if (typeof dep.depends_on_id === 'string' && dep.depends_on_id !== '' && b.parent === undefined) b.parent = dep.depends_on_id
+    } else deps.push({...dep, issue_id: typeof dep.issue_id === 'string' ? dep.issue_id : b.id})
+  }
+  if (deps.length) b.dependencies = deps
+  if (b.schema_version === undefined) b.schema_version = 1
+  return b
+}
+
+/** DDx bead → bd record. */
+export function toBd(b: Bead): Record<string, unknown> {
+  const r: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(b)) {
+    if (k === 'acceptance') r.acceptance_criteria = v
+    else if (k === 'owner') r.assignee = v
+    else if (k === 'parent' || k === 'dependencies') continue
+    else r[k] = v
+  }
+  const deps: unknown[] = Array.isArray(b.dependencies) ? b.dependencies.map((d) => ({...d})) : []
+  if (typeof b.parent === 'string' && b.parent !== '') deps.push({issue_id: b.id, depends_on_id: b.parent, type: 'parent-child'})
+  if (deps.length) r.dependencies = deps
+  return r
+}
+
+export async function importFromBd(paths: ProjectPaths, file?: string): Promise<InteropReport> {
+  const src = path.resolve(paths.root, file ?? DEFAULT_BD_FILE)
+  let text: string
+  try {
+    text = await fsp.readFile(src, 'utf8')
+  } catch (error) {
+    throw new HelixError(`cannot read ${src}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.ERROR)
+  }
+  const {snapshot, malformed} = parseTrackerLenient(text)
+  const skipped: InteropReport['skipped'] = malformed.map((m) => ({line: m.line, why: `malformed (${m.reason})`}))
+  for (const d of snapshot.duplicateIds) skipped.push({id: d, why: 'duplicate id in the bd file (the last line was imported)'})
+  const count = await mutateTracker(paths, (snap) => {
+    const add: Bead[] = []
+    for (const rec of snapshot.beads) {
+      if (snap.byId.has(rec.id)) {
+        skipped.push({id: rec.id, why: 'already in the tracker'})
+        continue
+      }
+      add.push(fromBd(rec as Record<string, unknown>))
+    }
+    return {beads: add.length ? [...snap.beads, ...add] : null, result: add.length}
+  })
+  return {file: src, count, skipped}
+}
+
+export async function exportToBd(paths: ProjectPaths, file?: string): Promise<{text: string; report: InteropReport}> {
+  const snap = await readTracker(paths.file)
+  const text = snap.beads.map((b) => serializeBead(toBd(b) as Bead)).join('\n') + (snap.beads.length ? '\n' : '')
+  const dest = file === undefined ? '-' : path.resolve(paths.root, file)
+  if (dest !== '-') {
+    await fsp.mkdir(path.dirname(dest), {recursive: true})
+    await writeFileDurable(dest, text)
+  }
+  return {text, report: {file: dest, count: snap.beads.length, skipped: []}}
+}

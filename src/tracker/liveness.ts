@@ -1,0 +1,66 @@
+/**
+ * Claim liveness (SPEC 2.4). Cheap checks first: age (no process lookup), then
+ * the recorded pid and start token, and only then a process-table scan.
+ */
+import type {Bead, ClaimLiveness, ProcessProbe, TrackerSnapshot} from './types.js'
+import {statusOf} from './queries.js'
+
+export const DEFAULT_ORPHAN_THRESHOLD_SEC = 7200
+
+export function orphanThresholdSec(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.HELIX_ORPHAN_THRESHOLD
+  if (raw === undefined || raw.trim() === '') return DEFAULT_ORPHAN_THRESHOLD_SEC
+  const n = Number(raw)
+  return Number.isFinite(n) && n >= 0 ? n : DEFAULT_ORPHAN_THRESHOLD_SEC
+}
+
+/** The claim pid as a positive integer (real files store it as a string), else null. */
+export function claimPid(b: Bead): number | null {
+  const v = b['claimed-pid']
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : Number.NaN
+  return Number.isInteger(n) && n > 0 ? n : null
+}
+
+/** Seconds since the claim (claimed-at, else updated_at); null when neither parses. */
+export function claimAgeSec(b: Bead, now: Date): number | null {
+  for (const k of ['claimed-at', 'updated_at']) {
+    const v = b[k]
+    if (typeof v === 'string' && v !== '') {
+      const t = Date.parse(v)
+      if (!Number.isNaN(t)) return Math.max(0, Math.floor((now.getTime() - t) / 1000))
+    }
+  }
+  return null
+}
+
+export async function claimLiveness(bead: Bead, probe: ProcessProbe, now: Date, thresholdSec: number): Promise<ClaimLiveness> {
+  const age = claimAgeSec(bead, now)
+  const pid = claimPid(bead)
+  // No evidence of age: treat as young, never reclaim on missing evidence.
+  if (age === null || age < thresholdSec) return {live: true, reason: 'fresh', ageSeconds: age, pid}
+  const machine = bead['claimed-machine']
+  const sameHost = typeof machine !== 'string' || machine === '' || machine === probe.hostname()
+  if (!sameHost) return {live: false, reason: 'stale', ageSeconds: age, pid}
+  if (pid !== null && probe.isRunning(pid)) {
+    const recorded = bead['claimed-start']
+    const current = probe.startToken(pid)
+    const recordedTok = typeof recorded === 'string' && recorded !== '' ? recorded : typeof recorded === 'number' ? String(recorded) : undefined
+    if (recordedTok === undefined || current === undefined || recordedTok === current) {
+      return {live: true, reason: 'pid-alive', ageSeconds: age, pid}
+    }
+    // same pid number, different process: the pid was reused
+  }
+  if (await probe.helixProcessNamesBead(bead.id)) return {live: true, reason: 'helix-process', ageSeconds: age, pid}
+  return {live: false, reason: 'stale', ageSeconds: age, pid}
+}
+
+/** Ids of `in_progress` beads whose claim is stale. */
+export async function staleClaimIds(snap: TrackerSnapshot, probe: ProcessProbe, now: Date, thresholdSec: number): Promise<Set<string>> {
+  const out = new Set<string>()
+  for (const b of snap.beads) {
+    if (statusOf(b) !== 'in_progress') continue
+    const l = await claimLiveness(b, probe, now, thresholdSec)
+    if (!l.live) out.add(b.id)
+  }
+  return out
+}

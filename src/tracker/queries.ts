@@ -1,0 +1,208 @@
+/**
+ * Read-only tracker semantics (SPEC 2.3). Pure functions over a snapshot.
+ */
+import type {Bead, TrackerSnapshot} from './types.js'
+
+/** Status with the DDx default: missing → open. */
+export function statusOf(b: Bead): string {
+  return typeof b.status === 'string' && b.status !== '' ? b.status : 'open'
+}
+
+export function priorityOf(b: Bead): number {
+  const p = b.priority
+  if (typeof p === 'number' && Number.isInteger(p)) return p
+  if (typeof p === 'string' && /^\d+$/.test(p)) return Number(p)
+  return 2
+}
+
+export function queueRankOf(b: Bead): number | undefined {
+  const q = b['queue-rank']
+  if (typeof q === 'number' && Number.isFinite(q)) return q
+  if (typeof q === 'string' && q.trim() !== '' && Number.isFinite(Number(q))) return Number(q)
+  return undefined
+}
+
+export function issueTypeOf(b: Bead): string {
+  return typeof b.issue_type === 'string' && b.issue_type !== '' ? b.issue_type : 'task'
+}
+
+export function isEpic(b: Bead): boolean {
+  return issueTypeOf(b) === 'epic'
+}
+
+/** Ids of the beads `b` depends on (every dependency type blocks). */
+export function depIds(b: Bead): string[] {
+  const deps = b.dependencies
+  if (!Array.isArray(deps)) return []
+  const out: string[] = []
+  for (const d of deps) {
+    if (d && typeof d === 'object' && typeof d.depends_on_id === 'string' && d.depends_on_id !== '') out.push(d.depends_on_id)
+  }
+  return out
+}
+
+/** Dependencies of `b` that are missing or not closed. */
+export function openDeps(snap: TrackerSnapshot, b: Bead): string[] {
+  const out: string[] = []
+  for (const id of depIds(b)) {
+    const t = snap.byId.get(id)
+    if (!t || statusOf(t) !== 'closed') out.push(id)
+  }
+  return out
+}
+
+export function depsClosed(snap: TrackerSnapshot, b: Bead): boolean {
+  return openDeps(snap, b).length === 0
+}
+
+function parentIndex(snap: TrackerSnapshot): Map<string, Bead[]> {
+  const cached = PARENT_CACHE.get(snap)
+  if (cached) return cached
+  const m = new Map<string, Bead[]>()
+  for (const b of snap.beads) {
+    if (typeof b.parent === 'string' && b.parent !== '') {
+      const list = m.get(b.parent)
+      if (list) list.push(b)
+      else m.set(b.parent, [b])
+    }
+  }
+  PARENT_CACHE.set(snap, m)
+  return m
+}
+const PARENT_CACHE = new WeakMap<TrackerSnapshot, Map<string, Bead[]>>()
+
+/** Beads whose `parent` is `id`, file order. (Cached per snapshot: don't mutate parents and re-query the same snapshot.) */
+export function childrenOf(snap: TrackerSnapshot, id: string): Bead[] {
+  return parentIndex(snap).get(id) ?? []
+}
+
+export function hasChildren(snap: TrackerSnapshot, id: string): boolean {
+  return childrenOf(snap, id).length > 0
+}
+
+function timeKey(s: unknown): number {
+  if (typeof s !== 'string' || s === '') return Number.POSITIVE_INFINITY
+  const t = Date.parse(s)
+  return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t
+}
+
+function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/**
+ * Ready order: priority ascending; beads with queue-rank before those without,
+ * queue-rank ascending; created_at ascending (missing/unparseable last, ties by
+ * the raw string, which also orders sub-millisecond DDx timestamps); id ascending.
+ */
+export function compareReady(a: Bead, b: Bead): number {
+  const pa = priorityOf(a)
+  const pb = priorityOf(b)
+  if (pa !== pb) return pa - pb
+  const qa = queueRankOf(a)
+  const qb = queueRankOf(b)
+  if (qa !== undefined || qb !== undefined) {
+    if (qa === undefined) return 1
+    if (qb === undefined) return -1
+    if (qa !== qb) return qa - qb
+  }
+  const ta = timeKey(a.created_at)
+  const tb = timeKey(b.created_at)
+  if (ta !== tb) return ta < tb ? -1 : 1
+  const sa = typeof a.created_at === 'string' ? a.created_at : ''
+  const sb = typeof b.created_at === 'string' ? b.created_at : ''
+  if (sa !== sb) return cmpStr(sa, sb)
+  return cmpStr(a.id, b.id)
+}
+
+/** True when the bead passes every ready rule except the status rule. */
+function eligible(snap: TrackerSnapshot, b: Bead): boolean {
+  const sup = b['superseded-by']
+  if (typeof sup === 'string' && sup.trim() !== '') return false
+  if (b['execution-eligible'] === false) return false
+  if (isEpic(b) && hasChildren(snap, b.id)) return false
+  return depsClosed(snap, b)
+}
+
+/**
+ * SPEC 2.3 ready set, sorted. `in_progress` beads count only when their id is in
+ * `staleClaims` (claims found stale by liveness.staleClaimIds).
+ */
+export function readyBeads(snap: TrackerSnapshot, opts: {staleClaims?: Set<string>} = {}): Bead[] {
+  const stale = opts.staleClaims
+  const out: Bead[] = []
+  for (const b of snap.beads) {
+    const s = statusOf(b)
+    if (s === 'open' || (s === 'in_progress' && stale?.has(b.id))) {
+      if (eligible(snap, b)) out.push(b)
+    }
+  }
+  // Precompute sort keys once: 100k beads sort in a few ms.
+  const keyed = out.map((b) => ({b, p: priorityOf(b), q: queueRankOf(b), t: timeKey(b.created_at)}))
+  keyed.sort((x, y) => {
+    if (x.p !== y.p) return x.p - y.p
+    if (x.q !== undefined || y.q !== undefined) {
+      if (x.q === undefined) return 1
+      if (y.q === undefined) return -1
+      if (x.q !== y.q) return x.q - y.q
+    }
+    if (x.t !== y.t) return x.t < y.t ? -1 : 1
+    return compareReady(x.b, y.b)
+  })
+  return keyed.map((k) => k.b)
+}
+
+/** Open beads waiting on an unclosed or missing dependency, plus status `blocked` beads; file order. */
+export function blockedBeads(snap: TrackerSnapshot): Array<{bead: Bead; waitingOn: string[]}> {
+  const out: Array<{bead: Bead; waitingOn: string[]}> = []
+  for (const b of snap.beads) {
+    const s = statusOf(b)
+    if (s === 'blocked') out.push({bead: b, waitingOn: openDeps(snap, b)})
+    else if (s === 'open') {
+      const w = openDeps(snap, b)
+      if (w.length > 0) out.push({bead: b, waitingOn: w})
+    }
+  }
+  return out
+}
+
+export interface StatusCounts {
+  total: number
+  open: number
+  in_progress: number
+  closed: number
+  /** what `helix tracker blocked` lists: open beads waiting on deps + status `blocked` */
+  blocked: number
+  proposed: number
+  cancelled: number
+  ready: number
+}
+
+/** SPEC 2.5 status counts. Statuses other than the six count only toward `total`. */
+export function statusCounts(snap: TrackerSnapshot, readyCount: number): StatusCounts {
+  const c: StatusCounts = {total: snap.beads.length, open: 0, in_progress: 0, closed: 0, blocked: 0, proposed: 0, cancelled: 0, ready: readyCount}
+  for (const b of snap.beads) {
+    const s = statusOf(b)
+    switch (s) {
+      case 'open':
+        c.open++
+        break
+      case 'in_progress':
+        c.in_progress++
+        break
+      case 'closed':
+        c.closed++
+        break
+      case 'proposed':
+        c.proposed++
+        break
+      case 'cancelled':
+        c.cancelled++
+        break
+      default:
+        break
+    }
+  }
+  c.blocked = blockedBeads(snap).length
+  return c
+}

@@ -1,0 +1,145 @@
+/**
+ * Output text of the read-only tracker commands. Each function returns the
+ * exact stdout text, so the oclif command (or a startup fast path in
+ * bin/run.js) only has to print it. Kept light: no zod, no execa at import.
+ */
+import {projectPaths} from '../util/root.js'
+import type {Bead, TrackerSnapshot} from './types.js'
+import {readTracker} from './store.js'
+import {blockedBeads, depIds, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from './queries.js'
+import {orphanThresholdSec, staleClaimIds} from './liveness.js'
+import {realProbe} from '../recovery/probe.js'
+
+export interface ReportOptions {
+  cwd?: string
+  env?: NodeJS.ProcessEnv
+  json?: boolean
+}
+
+/** One `--json` line for any value (newline-terminated). */
+export function jsonLine(v: unknown): string {
+  return JSON.stringify(v) + '\n'
+}
+
+async function load(opts: ReportOptions): Promise<TrackerSnapshot> {
+  const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)
+  return readTracker(paths.file)
+}
+
+async function staleSet(snap: TrackerSnapshot, env: NodeJS.ProcessEnv): Promise<Set<string>> {
+  if (!snap.beads.some((b) => statusOf(b) === 'in_progress')) return new Set()
+  return staleClaimIds(snap, realProbe(), new Date(), orphanThresholdSec(env))
+}
+
+/** The ready list (SPEC 2.3) from a snapshot, with stale in_progress claims included. */
+export async function readyFromSnapshot(snap: TrackerSnapshot, env: NodeJS.ProcessEnv = process.env): Promise<Bead[]> {
+  return readyBeads(snap, {staleClaims: await staleSet(snap, env)})
+}
+
+/** `[status] id (type) — title` */
+export function headline(b: Bead): string {
+  return `[${statusOf(b)}] ${b.id} (${issueTypeOf(b)}) — ${typeof b.title === 'string' ? b.title : ''}`
+}
+
+/** A list line: `id  P<n>  [status] title` */
+export function listLine(b: Bead): string {
+  return `${b.id}  P${priorityOf(b)}  [${statusOf(b)}] ${typeof b.title === 'string' ? b.title : ''}`
+}
+
+export async function trackerReadyOutput(opts: ReportOptions = {}): Promise<string> {
+  const env = opts.env ?? process.env
+  const snap = await load(opts)
+  const ready = await readyFromSnapshot(snap, env)
+  if (opts.json) return jsonLine(ready)
+  let out = ''
+  for (const b of ready) out += listLine(b) + '\n'
+  return out
+}
+
+export async function trackerStatusCounts(opts: ReportOptions = {}): Promise<StatusCounts> {
+  const env = opts.env ?? process.env
+  const snap = await load(opts)
+  const ready = await readyFromSnapshot(snap, env)
+  return statusCounts(snap, ready.length)
+}
+
+export function formatStatusText(c: StatusCounts): string {
+  const rows: Array<[string, number]> = [
+    ['Total', c.total],
+    ['Open', c.open],
+    ['In progress', c.in_progress],
+    ['Closed', c.closed],
+    ['Blocked', c.blocked],
+    ['Proposed', c.proposed],
+    ['Cancelled', c.cancelled],
+    ['Ready', c.ready],
+  ]
+  return rows.map(([k, v]) => `${(k + ':').padEnd(13)}${v}`).join('\n') + '\n'
+}
+
+export async function trackerStatusOutput(opts: ReportOptions = {}): Promise<string> {
+  const c = await trackerStatusCounts(opts)
+  return opts.json ? jsonLine(c) : formatStatusText(c)
+}
+
+export async function trackerBlockedOutput(opts: ReportOptions = {}): Promise<string> {
+  const snap = await load(opts)
+  const blocked = blockedBeads(snap)
+  if (opts.json) return jsonLine(blocked.map(({bead, waitingOn}) => ({...bead, waiting_on: waitingOn})))
+  let out = ''
+  for (const {bead, waitingOn} of blocked) {
+    const why = waitingOn.length ? `waiting on ${waitingOn.join(', ')}` : `status ${statusOf(bead)}`
+    out += `${listLine(bead)}  (${why})\n`
+  }
+  return out
+}
+
+function indent(text: string, pad: string): string {
+  return text.split('\n').join('\n' + pad)
+}
+
+/** Text form of `show`: headline then indented fields. */
+export function showText(b: Bead, snap?: TrackerSnapshot): string {
+  const lines = [headline(b)]
+  const skip = new Set(['id', 'title', 'status', 'issue_type', 'dependencies'])
+  const deps = depIds(b)
+  if (deps.length) {
+    const shown = deps.map((d) => {
+      const t = snap?.byId.get(d)
+      return t ? `${d} (${statusOf(t)})` : `${d} (missing)`
+    })
+    lines.push(`  depends on: ${shown.join(', ')}`)
+  }
+  for (const k of Object.keys(b).sort()) {
+    if (skip.has(k)) continue
+    const v = b[k]
+    let s: string
+    if (typeof v === 'string') s = v
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) s = v.join(', ')
+    else s = JSON.stringify(v)
+    lines.push(`  ${k}: ${indent(s, '    ')}`)
+  }
+  return lines.join('\n') + '\n'
+}
+
+/** `dep tree`: the bead and everything it depends on, as an indented tree. */
+export function depTreeText(snap: TrackerSnapshot, id: string): string {
+  const out: string[] = []
+  const walk = (cur: string, prefix: string, last: boolean, root: boolean, seen: Set<string>): void => {
+    const b = snap.byId.get(cur)
+    const label = b ? `${cur} [${statusOf(b)}] ${typeof b.title === 'string' ? b.title : ''}` : `${cur} (missing)`
+    const branch = root ? '' : last ? '└── ' : '├── '
+    if (seen.has(cur)) {
+      out.push(`${prefix}${branch}${cur} (cycle)`)
+      return
+    }
+    out.push(`${prefix}${branch}${label}`)
+    if (!b) return
+    const kids = depIds(b)
+    const next = new Set(seen).add(cur)
+    const childPrefix = root ? '' : prefix + (last ? '    ' : '│   ')
+    kids.forEach((k, i) => walk(k, childPrefix, i === kids.length - 1, false, next))
+  }
+  walk(id, '', true, true, new Set())
+  return out.join('\n') + '\n'
+}

@@ -1,0 +1,196 @@
+import {spawn, spawnSync} from 'node:child_process'
+import {existsSync, readdirSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {CLI, isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
+
+// End-to-end: the BUILT cli (npm run build first) driving stub agents.
+
+function helix(p: StubEnv, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {cwd: p.root, env: {...p.env, ...env}, encoding: 'utf8'})
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+}
+
+function logs(p: StubEnv): string[] {
+  const dir = path.join(p.root, '.helix-logs')
+  return existsSync(dir) ? readdirSync(dir) : []
+}
+
+describe('helix check', () => {
+  it('prints the agent output and NEXT_ACTION, exit 0, one new log', () => {
+    const p = stubProject()
+    p.script({check: [['print:looked at everything', 'next:DESIGN']]})
+    const r = helix(p, ['check'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('looked at everything')
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('NEXT_ACTION: DESIGN')
+    expect(logs(p)).toHaveLength(1)
+    expect(p.calls()[0]).toMatchObject({as: 'codex', action: 'check', cwd: p.root, stdin: 'devnull'})
+    expect(p.calls()[0].argv).toContain('reasoning.effort=low')
+    const recs = readLog(path.join(p.root, '.helix-logs', logs(p)[0]))
+    expect(recs.find((x) => x.msg === 'dispatch')).toMatchObject({dispatch: 1, action: 'check', agent: 'codex'})
+    expect(recs.find((x) => x.msg === 'dispatch end')).toMatchObject({dispatch: 1, rc: 0, timed_out: false})
+    // a second invocation opens its own log
+    expect(helix(p, ['check']).code).toBe(0)
+    expect(logs(p)).toHaveLength(2)
+  })
+
+  it('an invalid trailer is no trailer: exit 1', () => {
+    const p = stubProject()
+    p.script({check: ['print:NEXT_ACTION:BUILDING']})
+    const r = helix(p, ['check', '--claude'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('helix: unable to determine NEXT_ACTION from check output')
+    expect(r.stdout).not.toMatch(/^NEXT_ACTION: BUILD$/m)
+  })
+
+  it('a failing agent fails the check even with a trailer', () => {
+    const p = stubProject()
+    p.script({check: ['next:BUILD fail']})
+    const r = helix(p, ['check'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('helix: check failed (agent rc=1)')
+  })
+
+  it('--dry-run prints command line and prompt and starts no process', () => {
+    const p = stubProject()
+    const r = helix(p, ['check', 'src/x', '--dry-run', '--model', 'm1'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(`command: ${p.paths.codex} --dangerously-bypass-approvals-and-sandbox exec -C ${p.root} -m m1 -c reasoning.effort=low --ephemeral <prompt>`)
+    expect(r.stdout).toContain('check action')
+    expect(r.stdout).toContain('Scope: src/x')
+    expect(existsSync(path.join(p.stubDir, 'calls.jsonl'))).toBe(false)
+    expect(logs(p)).toHaveLength(0)
+  })
+
+  it('help never starts an agent or writes a log', () => {
+    const p = stubProject()
+    for (const args of [['check', '--help'], ['help', 'check'], ['review', '--help'], ['help']]) {
+      const r = helix(p, args)
+      expect(r.code, args.join(' ')).toBe(0)
+    }
+    expect(existsSync(path.join(p.stubDir, 'calls.jsonl'))).toBe(false)
+    expect(logs(p)).toHaveLength(0)
+  })
+
+  it('a missing agent binary: SPEC error, exit 1, nothing written', () => {
+    const p = stubProject()
+    rmSync(p.paths.codex)
+    const r = helix(p, ['check'], {PATH: `${p.bin}${path.delimiter}/usr/bin${path.delimiter}/bin`})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe("helix: agent 'codex' not found on PATH\n")
+    expect(logs(p)).toHaveLength(0)
+    const r2 = helix(p, ['align', '--agent', 'no-such-agent'])
+    expect(r2.stderr).toBe("helix: agent 'no-such-agent' not found on PATH\n")
+    expect(r2.code).toBe(1)
+  })
+
+  it('bad flags: one line, exit 1', () => {
+    const p = stubProject()
+    expect(helix(p, ['check', '--timeout', 'soon'])).toMatchObject({code: 1, stderr: "helix: invalid --timeout 'soon' (expected a positive number of seconds)\n"})
+    expect(helix(p, ['check', '--claude', '--codex'])).toMatchObject({code: 1})
+    expect(logs(p)).toHaveLength(0)
+  })
+
+  it('timeout: exit 1 with the SPEC message', () => {
+    const p = stubProject()
+    p.script({check: ['hang']})
+    const r = helix(p, ['check', '--timeout', '1'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^helix: \[\d\d:\d\d:\d\d\] codex timeout after 1s — killed$/m)
+    expect(isAlive(p.calls()[0].pid)).toBe(false)
+  })
+
+  it('shell syntax in the scope is data', () => {
+    const p = stubProject()
+    const r = helix(p, ['check', '$(touch pwned); touch pwned2'])
+    expect(r.code).toBe(0)
+    expect(existsSync(path.join(p.root, 'pwned'))).toBe(false)
+    expect(existsSync(path.join(p.root, 'pwned2'))).toBe(false)
+    expect(p.calls()[0].prompt).toContain('Scope: $(touch pwned); touch pwned2')
+  })
+
+  it('SIGTERM kills the agent group and exits 143', async () => {
+    const p = stubProject()
+    p.script({check: ['hang-ignore-term-fork']})
+    const child = spawn(process.execPath, [CLI, 'check', '--agent', p.paths.command], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']})
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    while (!out.includes('hanging with grandchild')) await new Promise((r) => setTimeout(r, 50))
+    child.kill('SIGTERM')
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
+    expect(code).toBe(143)
+    const {readFileSync} = await import('node:fs')
+    const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
+    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  }, 30_000)
+})
+
+describe('helix review', () => {
+  it('defaults to the other agent, exit 0 when CLEAN', () => {
+    const p = stubProject()
+    const r = helix(p, ['review'])
+    expect(r.code).toBe(0)
+    expect(p.calls()[0]).toMatchObject({as: 'claude', action: 'review'})
+    expect(p.calls()[0].prompt).toContain('Review scope: last-commit')
+    expect(r.stderr).toContain('helix: review clean')
+  })
+
+  it('HELIX_REVIEW_AGENT and --agent choose the agent', () => {
+    const p = stubProject()
+    expect(helix(p, ['review'], {HELIX_REVIEW_AGENT: p.paths.command}).code).toBe(0)
+    expect(helix(p, ['review', '--codex']).code).toBe(0)
+    expect(p.calls().map((c) => c.as)).toEqual(['command', 'codex'])
+  })
+
+  it('ISSUES_FOUND exits 10', () => {
+    const p = stubProject()
+    p.script({review: ['review:ISSUES_FOUND:2']})
+    const r = helix(p, ['review', 'hx-1'])
+    expect(r.code).toBe(10)
+    expect(r.stderr).toMatch(/helix: review reported 2 issue\(s\), \d filed as tracker issues/)
+  })
+
+  it('unreadable review output exits 1', () => {
+    const p = stubProject()
+    p.script({review: ['review:garbage']})
+    const r = helix(p, ['review'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('helix: review output missing REVIEW_STATUS trailer')
+  })
+})
+
+describe('helix backfill / design / align / polish', () => {
+  it('backfill needs a status and an existing report', () => {
+    const p = stubProject()
+    p.script({backfill: ['backfill-ok', 'print:BACKFILL_STATUS: COMPLETE', 'backfill-ok tokens:5']})
+    expect(helix(p, ['backfill']).code).toBe(0)
+    rmSync(path.join(p.root, 'docs'), {recursive: true})
+    const r = helix(p, ['backfill'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('helix: backfill output missing BACKFILL_REPORT trailer')
+  })
+
+  it('design runs the plan action with high effort; polish and align pass scope', () => {
+    const p = stubProject()
+    expect(helix(p, ['design', 'auth']).code).toBe(0)
+    expect(helix(p, ['polish', '--effort', 'low']).code).toBe(0)
+    expect(helix(p, ['align', 'api', '--claude']).code).toBe(0)
+    const [d, po, a] = p.calls()
+    expect(d.action).toBe('plan')
+    expect(d.prompt).toContain('Plan scope: auth')
+    expect(d.argv).toContain('reasoning.effort=high')
+    expect(po.prompt).toContain('Polish scope: repo')
+    expect(po.argv).toContain('reasoning.effort=low')
+    expect(a).toMatchObject({as: 'claude', action: 'alignment'})
+    expect(a.argv).toEqual(expect.arrayContaining(['--effort', 'high']))
+  })
+
+  it('a failing pass exits 1', () => {
+    const p = stubProject()
+    p.script({polish: ['fail']})
+    const r = helix(p, ['polish'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('helix: polish failed (agent rc=1)')
+  })
+})

@@ -1,0 +1,214 @@
+import {existsSync, readFileSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {buildInvocation, dispatchAgent, formatDryRun, liveAgentGroups} from '../../src/agents/runner.js'
+import type {AgentSpec, DispatchRequest} from '../../src/agents/types.js'
+import {openSessionLog} from '../../src/output/session-log.js'
+import {isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
+
+function spec(p: StubEnv, kind: 'codex' | 'claude' | 'command'): AgentSpec {
+  return {kind, name: kind === 'command' ? p.paths.command : kind, path: p.paths[kind]}
+}
+
+function req(p: StubEnv, kind: 'codex' | 'claude' | 'command', prompt: string, extra: Partial<DispatchRequest> = {}): DispatchRequest {
+  return {
+    agent: spec(p, kind),
+    action: 'check',
+    prompt,
+    root: p.root,
+    timeoutSec: 30,
+    env: {HELIX_STUB_DIR: p.stubDir, NODE_ENV: 'production'},
+    log: openSessionLog(path.join(p.root, '.helix-logs')),
+    ...extra,
+  }
+}
+
+describe('buildInvocation', () => {
+  const agent = (kind: 'codex' | 'claude' | 'command'): AgentSpec => ({kind, name: kind, path: `/bin/${kind}`})
+  it('codex: exact argv, prompt last, stdin ignored', () => {
+    const inv = buildInvocation({agent: agent('codex'), action: 'implementation', prompt: 'P', root: '/r', model: 'gpt-x'})
+    expect(inv).toEqual({
+      file: '/bin/codex',
+      args: ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', '/r', '-m', 'gpt-x', '-c', 'reasoning.effort=medium', '--ephemeral', 'P'],
+      stdin: 'ignore',
+    })
+  })
+  it('claude: exact argv, prompt on stdin', () => {
+    const inv = buildInvocation({agent: agent('claude'), action: 'review', prompt: 'P', root: '/r', effort: 'low'})
+    expect(inv).toEqual({
+      file: '/bin/claude',
+      args: ['-p', '--permission-mode', 'bypassPermissions', '--dangerously-skip-permissions', '--no-session-persistence', '--effort', 'low', '--output-format', 'stream-json', '--verbose'],
+      stdin: {input: 'P'},
+    })
+  })
+  it('command: no args, prompt on stdin', () => {
+    expect(buildInvocation({agent: agent('command'), action: 'check', prompt: 'P', root: '/r'})).toEqual({file: '/bin/command', args: [], stdin: {input: 'P'}})
+  })
+  it('dry-run text shows the command line and the prompt', () => {
+    const inv = buildInvocation({agent: agent('codex'), action: 'check', prompt: "it's $(x)", root: '/r'})
+    const text = formatDryRun(inv, "it's $(x)", '/r')
+    expect(text).toContain('command: /bin/codex --dangerously-bypass-approvals-and-sandbox exec -C /r -c reasoning.effort=low --ephemeral <prompt>')
+    expect(text).toContain("stdin: /dev/null")
+    expect(text).toContain("--- prompt ---\nit's $(x)\n--- end prompt ---")
+  })
+})
+
+describe('dispatchAgent with stub agents', () => {
+  it('codex: argv, /dev/null stdin, env, cwd, tokens with commas, prompt echo not in text', async () => {
+    const p = stubProject()
+    p.script({implementation: ['tokens:1234 print:did the work']})
+    const shown: string[] = []
+    const r = req(p, 'codex', 'helix implementation action\nImplementation target: hx-1\nNEXT_ACTION: STOP\n', {
+      action: 'implementation',
+      beadId: 'hx-1',
+      claimToken: 'tok',
+      onLine: (l) => shown.push(l),
+    })
+    const res = await dispatchAgent(r)
+    r.log.close()
+    expect(res.rc).toBe(0)
+    expect(res.timedOut).toBe(false)
+    expect(res.tokens).toBe(1234)
+    expect(res.text).toContain('did the work')
+    expect(res.text).not.toContain('NEXT_ACTION') // the echoed prompt is not agent output
+    expect(shown).toContain('did the work')
+    expect(shown.some((l) => l.startsWith('OpenAI Codex'))).toBe(false)
+    expect(shown).not.toContain('1,234')
+    const [call] = p.calls()
+    expect(call.stdin).toBe('devnull')
+    expect(call.cwd).toBe(p.root)
+    expect(call.argv.slice(0, 4)).toEqual(['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', p.root])
+    expect(call.env).toEqual({HELIX_BEAD_ID: 'hx-1', HELIX_CLAIM_TOKEN: 'tok', HELIX_ACTION: 'implementation', HELIX_RUN_LOG: r.log.path})
+  })
+
+  it('codex that reads stdin does not block', async () => {
+    const p = stubProject()
+    p.script({check: ['read-stdin next:WAIT']})
+    const res = await dispatchAgent(req(p, 'codex', 'helix check action\n'))
+    expect(res.rc).toBe(0)
+    expect(res.text).toContain('read stdin to the end')
+  })
+
+  it('claude: stream-json decoded, result text, tokens = input + output', async () => {
+    const p = stubProject()
+    p.script({check: [['print:checked', 'next:BUILD', 'tokens:301']]})
+    const shown: string[] = []
+    const r = req(p, 'claude', 'helix check action\n', {onLine: (l) => shown.push(l)})
+    const res = await dispatchAgent(r)
+    expect(res.rc).toBe(0)
+    expect(res.tokens).toBe(301)
+    expect(res.text).toBe('checked\nNEXT_ACTION: BUILD')
+    expect(shown).toEqual(['checked', 'NEXT_ACTION: BUILD'])
+    expect(p.calls()[0].stdin).toBe('pipe')
+    expect(p.calls()[0].prompt).toBe('helix check action\n')
+    const agentRecs = readLog(r.log.path).filter((x) => x.stream === 'agent').map((x) => x.msg)
+    expect(agentRecs[0]).toMatch(/^\[claude init\]/)
+    expect(agentRecs.some((m) => m.startsWith('{'))).toBe(false)
+  })
+
+  it('claude tool calls are one line each', async () => {
+    const p = stubProject()
+    p.script({implementation: ['create-children:1']})
+    const shown: string[] = []
+    const res = await dispatchAgent(req(p, 'claude', 'helix implementation action\nImplementation target: hx-9\n', {action: 'implementation', onLine: (l) => shown.push(l)}))
+    expect(res.rc).toBe(0)
+    expect(shown).toContain('⏺ Bash(helix tracker create Child 1 of hx-9 --parent hx-9)')
+  })
+
+  it('command agent: TOKENS_USED, stdout and stderr interleaved in order', async () => {
+    const p = stubProject()
+    p.script({check: ['interleave:40 tokens:77']})
+    const r = req(p, 'command', 'helix check action\n')
+    const res = await dispatchAgent(r)
+    expect(res.tokens).toBe(77)
+    const msgs = readLog(r.log.path).filter((x) => x.stream === 'agent').map((x) => x.msg)
+    const expected = Array.from({length: 40}, (_, i) => `${(i + 1) % 2 ? 'out' : 'err'} ${i + 1}`)
+    expect(msgs.slice(0, 40)).toEqual(expected)
+  })
+
+  it('logRange holds exactly the agent lines of that dispatch', async () => {
+    const p = stubProject()
+    p.script({check: [['print:one', 'print:two']], polish: ['interleave:5']})
+    const log = openSessionLog(path.join(p.root, '.helix-logs'))
+    log.event('before')
+    const a = await dispatchAgent({...req(p, 'command', 'helix check action\n'), log})
+    log.event('between')
+    const b = await dispatchAgent({...req(p, 'command', 'helix polish action\n'), log, action: 'polish'})
+    log.close()
+    const lines = readFileSync(log.path, 'utf8').split('\n')
+    const slice = (r: {first: number; last: number}) => lines.slice(r.first - 1, r.last).map((l) => JSON.parse(l))
+    expect(slice(a.logRange!).map((x) => x.msg)).toEqual(['one', 'print:two'.slice(6)])
+    expect(slice(a.logRange!).every((x) => x.stream === 'agent' && x.dispatch === 1)).toBe(true)
+    const bs = slice(b.logRange!)
+    expect(bs.map((x) => x.msg)).toEqual(['out 1', 'err 2', 'out 3', 'err 4', 'out 5'])
+    expect(bs.every((x) => x.stream === 'agent' && x.dispatch === 2)).toBe(true)
+    const recs = readLog(log.path)
+    expect(recs.find((x) => x.msg === 'dispatch' && x.dispatch === 2)).toMatchObject({action: 'polish'})
+    expect(recs.find((x) => x.msg === 'dispatch end' && x.dispatch === 2)).toMatchObject({rc: 0, tokens: 0, timed_out: false})
+  })
+
+  it('no output → logRange null', async () => {
+    const p = stubProject()
+    p.script({check: ['noop']})
+    const res = await dispatchAgent(req(p, 'command', 'helix check action\n'))
+    expect(res.logRange).toBeNull()
+  })
+
+  it('rc is passed through', async () => {
+    const p = stubProject()
+    p.script({check: ['exit:7']})
+    expect((await dispatchAgent(req(p, 'command', 'helix check action\n'))).rc).toBe(7)
+  })
+
+  it('a prompt with shell syntax is data, never run', async () => {
+    const p = stubProject()
+    const prompt = 'helix check action\n$(touch pwned) `touch pwned2` ; touch pwned3\n'
+    const res = await dispatchAgent(req(p, 'codex', prompt))
+    expect(res.rc).toBe(0)
+    expect(p.calls()[0].argv.at(-1)).toBe(prompt)
+    for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(path.join(p.root, f))).toBe(false)
+  })
+
+  it('a grandchild holding the pipe after a normal exit does not hang the dispatch and is killed', async () => {
+    const p = stubProject()
+    p.script({check: ['fork-and-exit']})
+    const res = await dispatchAgent(req(p, 'command', 'helix check action\n'))
+    expect(res.rc).toBe(0)
+    const pid = Number(readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim())
+    expect(isAlive(pid)).toBe(false)
+    expect(liveAgentGroups()).toEqual([])
+  })
+
+  it('timeout: an agent that ignores SIGTERM and forks is fully gone by timeout + 10 s + 1 s', async () => {
+    const p = stubProject()
+    p.script({check: ['hang-ignore-term-fork']})
+    const r = req(p, 'command', 'helix check action\n', {timeoutSec: 1})
+    const t0 = Date.now()
+    const res = await dispatchAgent(r)
+    const elapsed = Date.now() - t0
+    r.log.close()
+    expect(res.timedOut).toBe(true)
+    expect(res.rc).not.toBe(0)
+    const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
+    expect(pids).toHaveLength(2)
+    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+    expect(elapsed).toBeLessThan(12_000)
+    const recs = readLog(r.log.path)
+    expect(recs.some((x) => /^helix: \[\d\d:\d\d:\d\d\] .+ timeout after 1s — killed$/.test(x.msg))).toBe(true)
+    // the timeout message is written after the agent's lines: the range stays pure
+    const lines = readFileSync(r.log.path, 'utf8').split('\n')
+    for (const l of lines.slice(res.logRange!.first - 1, res.logRange!.last)) expect(JSON.parse(l).stream).toBe('agent')
+  }, 30_000)
+
+  it('abort signal kills the group', async () => {
+    const p = stubProject()
+    p.script({check: ['hang']})
+    const ac = new AbortController()
+    const r = req(p, 'claude', 'helix check action\n', {signal: ac.signal, killGraceMs: 500})
+    setTimeout(() => ac.abort(), 300)
+    const res = await dispatchAgent(r)
+    expect(res.aborted).toBe(true)
+    expect(res.timedOut).toBe(false)
+    expect(isAlive(p.calls()[0].pid)).toBe(false)
+  })
+})

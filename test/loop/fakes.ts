@@ -1,0 +1,289 @@
+import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../../src/agents/types.js'
+import type {DispatchArgs, LoopDeps, LoopOptions, NewBeadInput} from '../../src/loop/ports.js'
+import {emptyRunState} from '../../src/state/run-state.js'
+import type {RunState} from '../../src/state/types.js'
+import type {Bead, TrackerSnapshot} from '../../src/tracker/types.js'
+import {HelixError} from '../../src/util/errors.js'
+
+export function snapOf(beads: Bead[]): TrackerSnapshot {
+  const copy = beads.map((b) => structuredClone(b))
+  return {beads: copy, byId: new Map(copy.map((b) => [b.id, b])), duplicateIds: []}
+}
+
+export class FakeTracker {
+  beads: Bead[]
+  calls: string[] = []
+  claimConflicts = new Set<string>()
+  nextId = 1
+  constructor(beads: Bead[]) {
+    this.beads = beads.map((b) => ({status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z', ...b}))
+  }
+  get(id: string): Bead {
+    const b = this.beads.find((x) => x.id === id)
+    if (!b) throw new Error(`no bead ${id}`)
+    return b
+  }
+  reads = 0
+  async read() {
+    if (++this.reads > 500) throw new Error('runaway loop: too many tracker reads')
+    return snapOf(this.beads)
+  }
+  async staleClaims() {
+    return new Set<string>()
+  }
+  async claim(id: string) {
+    this.calls.push(`claim ${id}`)
+    if (this.claimConflicts.has(id)) return {ok: false as const, message: 'already claimed by other (pid 1)'}
+    const b = this.get(id)
+    b.status = 'in_progress'
+    b['claim-token'] = `tok-${id}`
+    b.owner = 'helix'
+    return {ok: true as const, token: `tok-${id}`}
+  }
+  async unclaim(id: string) {
+    this.calls.push(`unclaim ${id}`)
+    const b = this.get(id)
+    if (b.status === 'closed') return
+    b.status = 'open'
+    delete b['claim-token']
+    delete b.owner
+  }
+  async close(id: string) {
+    this.calls.push(`close ${id}`)
+    this.get(id).status = 'closed'
+  }
+  async reopen(id: string, reason: string) {
+    this.calls.push(`reopen ${id}`)
+    const b = this.get(id)
+    b.status = 'open'
+    b.notes = b.notes ? `${b.notes}\n\n${reason}` : reason
+  }
+  async appendNote(id: string, text: string) {
+    this.calls.push(`note ${id}`)
+    const b = this.get(id)
+    b.notes = b.notes ? `${b.notes}\n\n${text}` : text
+  }
+  async addLabel(id: string, label: string) {
+    this.calls.push(`label ${id} ${label}`)
+    const b = this.get(id)
+    b.labels = [...(b.labels ?? []), label]
+  }
+  async setFields(id: string, fields: Record<string, unknown>) {
+    this.calls.push(`set ${id} ${JSON.stringify(fields)}`)
+    Object.assign(this.get(id), fields)
+  }
+  async create(input: NewBeadInput) {
+    const id = `new-${this.nextId++}`
+    this.calls.push(`create ${id} ${input.title}`)
+    this.beads.push({id, status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-02T00:00:00Z', ...input})
+    return id
+  }
+}
+
+export interface AgentCall {
+  action: ActionName
+  agent: string
+  beadId?: string
+  claimToken?: string
+  prompt: string
+}
+
+export type Behaviour = (call: AgentCall, tracker: FakeTracker) => Partial<DispatchResult> | void | Promise<Partial<DispatchResult> | void>
+
+export class FakeLog implements SessionLogLike {
+  path = '/abs/.helix-logs/helix-20260101-000000.log'
+  lines = 0
+  events: string[] = []
+  event(msg: string) {
+    this.lines++
+    this.events.push(msg)
+  }
+  agentLine() {
+    this.lines++
+  }
+  close() {}
+}
+
+export interface Harness {
+  deps: LoopDeps
+  tracker: FakeTracker
+  calls: AgentCall[]
+  sleeps: number[]
+  normal: string[]
+  summary: string[]
+  both: string[]
+  stdout: string[]
+  states: RunState[]
+  contexts: Array<string | null>
+  recoveries: number
+  mutexReleased: boolean
+  log: FakeLog
+  clock: {t: number}
+  reports: number
+  /** all terminal lines as normal mode would show them */
+  normalView(): string[]
+  summaryView(): string[]
+}
+
+export function harness(
+  beads: Bead[],
+  behaviour: Partial<Record<ActionName, Behaviour>>,
+  extra: {
+    held?: {pid: number; started: string}
+    prevState?: RunState
+    acceptance?: Record<string, number>
+    changed?: {lines: number; files: number} | null
+    recover?: () => string[]
+    env?: NodeJS.ProcessEnv
+    existing?: string[]
+    missingAgent?: boolean
+  } = {},
+): Harness {
+  const tracker = new FakeTracker(beads)
+  const clock = {t: Date.parse('2026-03-01T10:00:00Z')}
+  const log = new FakeLog()
+  const impl: AgentSpec = {kind: 'codex', name: 'codex', path: '/bin/codex'}
+  const review: AgentSpec = {kind: 'claude', name: 'claude', path: '/bin/claude'}
+  const h: Harness = {
+    tracker,
+    calls: [],
+    sleeps: [],
+    normal: [],
+    summary: [],
+    both: [],
+    stdout: [],
+    states: [],
+    contexts: [],
+    recoveries: 0,
+    mutexReleased: false,
+    log,
+    clock,
+    reports: 0,
+    normalView: () => hh.normalLines,
+    summaryView: () => hh.summaryLines,
+    deps: undefined as unknown as LoopDeps,
+  } as unknown as Harness
+  const hh = h as Harness & {normalLines: string[]; summaryLines: string[]}
+  hh.normalLines = []
+  hh.summaryLines = []
+  let saved: RunState | null = extra.prevState ?? null
+  h.deps = {
+    tracker,
+    agents: {
+      impl,
+      review,
+      check() {
+        if (extra.missingAgent) throw new HelixError("agent 'codex' not found on PATH", 1)
+      },
+      async prompt(action, ctx) {
+        return `${action} prompt ${ctx.beadId ?? ctx.scope ?? ''}${ctx.batchIds ? ' BATCH MODE ' + ctx.batchIds.join(',') : ''}`
+      },
+      async dispatch(args: DispatchArgs): Promise<DispatchResult> {
+        const call: AgentCall = {action: args.action, agent: args.agent.name, beadId: args.beadId, claimToken: args.claimToken, prompt: args.prompt}
+        h.calls.push(call)
+        const first = log.lines + 1
+        log.agentLine()
+        const fn = behaviour[args.action]
+        const r = (fn ? await fn(call, tracker) : undefined) ?? {}
+        clock.t += 1000
+        return {rc: 0, timedOut: false, text: '', tokens: 10, durationMs: 1000, logRange: {first, last: log.lines}, argv: [], ...r}
+      },
+      describe(agent, action) {
+        return `${agent.path} ${action}`
+      },
+    },
+    out: {
+      normal: (l) => {
+        h.normal.push(l)
+        hh.normalLines.push(l)
+      },
+      summary: (l) => {
+        h.summary.push(l)
+        hh.summaryLines.push(l)
+      },
+      both: (l) => {
+        h.both.push(l)
+        hh.normalLines.push(l)
+        hh.summaryLines.push(l)
+      },
+      agent: () => {},
+      stdout: (t) => h.stdout.push(t),
+      attach: () => {},
+    },
+    gates: {
+      async acceptanceScripts() {
+        return Object.keys(extra.acceptance ?? {})
+      },
+      async runScript(f) {
+        return extra.acceptance?.[f] ?? 0
+      },
+      async mark() {
+        return 'HEAD0'
+      },
+      async changedSince() {
+        return extra.changed === undefined ? {lines: 500, files: 1} : extra.changed
+      },
+      async exists(f) {
+        return (extra.existing ?? []).includes(f)
+      },
+    },
+    mutex: {
+      acquire: () => (extra.held ? {ok: false as const, holder: extra.held} : {ok: true as const}),
+      release: () => {
+        h.mutexReleased = true
+      },
+    },
+    state: {
+      async load() {
+        return saved ? structuredClone(saved) : null
+      },
+      async save(s) {
+        saved = structuredClone(s)
+        h.states.push(saved)
+      },
+    },
+    clock: {now: () => new Date(clock.t)},
+    async sleep(ms) {
+      h.sleeps.push(ms)
+      clock.t += ms
+    },
+    async openLog() {
+      return log
+    },
+    async recoverOrphans(say) {
+      h.recoveries++
+      const ids = extra.recover ? extra.recover() : []
+      for (const id of ids) await tracker.unclaim(id)
+      if (ids.length) say(`helix: recovered ${ids.length} orphaned issue(s)`)
+      return {recovered: ids}
+    },
+    async context(_snap, focus) {
+      h.contexts.push(focus)
+      return '# HELIX Execution Context'
+    },
+    async blockerReport() {
+      h.reports++
+      return '/abs/.helix-logs/blockers-x.md'
+    },
+    pid: 4242,
+    env: extra.env ?? {},
+  }
+  return h
+}
+
+export function opts(o: Partial<LoopOptions> = {}): LoopOptions {
+  return {maxCycles: 0, summary: false, reviewEvery: 0, reviewThreshold: 100, autoReview: false, autoAlign: false, dryRun: false, ...o}
+}
+
+export const closeIt: Behaviour = (c, t) => {
+  if (c.beadId) t.get(c.beadId).status = 'closed'
+}
+
+export const check = (...codes: string[]): Behaviour => {
+  let i = 0
+  return () => ({text: `NEXT_ACTION: ${codes[Math.min(i++, codes.length - 1)]}`})
+}
+
+export function lastState(h: Harness): RunState {
+  return h.states[h.states.length - 1] ?? emptyRunState()
+}

@@ -1,0 +1,144 @@
+import {existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {stopRun, forwardedRunArgs} from '../../src/status/control.js'
+import {BIN, helix, killQuietly, project, REPO, sleeper, waitFor} from './helpers.js'
+import {pidAlive} from '../../src/state/pidfile.js'
+
+const kids: number[] = []
+afterEach(() => {
+  while (kids.length) killQuietly(kids.pop())
+})
+
+const pidFile = (root: string) => path.join(root, '.ddx', 'helix.pid')
+const manifest = JSON.parse(readFileSync(path.join(REPO, 'oclif.manifest.json'), 'utf8'))
+const hasRun = Boolean(manifest.commands?.run)
+
+describe('helix stop', () => {
+  it('no pid file: exit 1, one line', () => {
+    const root = project()
+    const r = helix(root, ['stop'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('helix: no active run (no PID file)\n')
+  })
+
+  it('dead pid: file removed, exit 1', () => {
+    const root = project()
+    const s = spawnSync('true')
+    expect(s.status).toBe(0)
+    writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
+    const r = helix(root, ['stop'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} was not running)\n`)
+    expect(existsSync(pidFile(root))).toBe(false)
+  })
+
+  it('live run: SIGTERM ends it, pid file cleared, exit 0', async () => {
+    const root = project()
+    const s = sleeper()
+    kids.push(s.pid!)
+    writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
+    const r = helix(root, ['stop'])
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(`helix: stopped (pid=${s.pid})\n`)
+    expect(r.code).toBe(0)
+    expect(pidAlive(s.pid!)).toBe(false)
+    expect(existsSync(pidFile(root))).toBe(false)
+  })
+
+  it('escalates to SIGKILL after the grace period (fake process, injected sleep)', async () => {
+    const root = project()
+    writeFileSync(pidFile(root), `4242 2026-01-01T00:00:00.000Z\n`)
+    const sent: string[] = []
+    const slept: number[] = []
+    let alive = true
+    const res = await stopRun({
+      paths: {pidFile: pidFile(root)},
+      graceMs: 15_000,
+      pollMs: 1000,
+      sleep: async (ms) => {
+        slept.push(ms)
+      },
+      alive: () => alive,
+      kill: (_pid, sig) => {
+        sent.push(sig)
+        if (sig === 'SIGKILL') alive = false
+      },
+    })
+    expect(res).toEqual({pid: 4242, killed: true})
+    expect(sent).toEqual(['SIGTERM', 'SIGKILL'])
+    expect(slept.reduce((a, b) => a + b, 0)).toBe(15_000)
+    expect(existsSync(pidFile(root))).toBe(false)
+  })
+
+  it('does not remove a pid file that a new run took over meanwhile', async () => {
+    const root = project()
+    writeFileSync(pidFile(root), `4242 2026-01-01T00:00:00.000Z\n`)
+    let alive = true
+    await stopRun({
+      paths: {pidFile: pidFile(root)},
+      pollMs: 10,
+      sleep: async () => {},
+      alive: (pid) => (pid === 4242 ? alive : true),
+      kill: () => {
+        alive = false
+        writeFileSync(pidFile(root), `5555 2026-01-01T00:00:01.000Z\n`)
+      },
+    })
+    expect(readFileSync(pidFile(root), 'utf8')).toContain('5555')
+  })
+})
+
+describe('helix start', () => {
+  it('forwards every run flag, adding --summary once', () => {
+    expect(forwardedRunArgs(['--max-cycles', '3', '-s', '--claude', '--summary'])).toEqual(['--max-cycles', '3', '--claude'])
+  })
+
+  it('refuses while a run is active: exit 2, nothing written', () => {
+    const root = project()
+    const s = sleeper()
+    kids.push(s.pid!)
+    writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
+    const r = helix(root, ['start', '--max-cycles', '1'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(`helix start: already running (pid=${s.pid}, started=2026-01-01T00:00:00.000Z)\n`)
+    expect(existsSync(path.join(root, '.helix-logs'))).toBe(false)
+  })
+
+  it.runIf(hasRun)('the run survives its launching shell; stop ends it and clears the pid file', async () => {
+    const root = project({beads: [{id: 'hx-aaaa0001', title: 'Hang here', status: 'open', acceptance: 'done'}]})
+    spawnSync('git', ['init', '-q'], {cwd: root})
+    const binDir = path.join(root, 'stubbin')
+    const stubDir = mkdtempSync(path.join(tmpdir(), 'helix-ops-stub-'))
+    const {installStubs} = await import(path.join(REPO, 'fixtures', 'agents', 'install-stubs.mjs'))
+    installStubs(binDir)
+    writeFileSync(path.join(stubDir, 'script.json'), JSON.stringify({implementation: {default: ['hang']}}))
+    const envPrefix = `PATH='${binDir}':"$PATH" HELIX_STUB_DIR='${stubDir}' NODE_ENV=production`
+    // launch from a shell that exits right away (its stdout is a pipe we close)
+    const sh = spawnSync('bash', ['-c', `cd '${root}' && ${envPrefix} '${process.execPath}' '${BIN}' start --codex --max-cycles 1; exit`], {encoding: 'utf8', timeout: 30_000})
+    expect(sh.stderr).toBe('')
+    const m = /^helix: started \(pid=(\d+), log=(.+)\)\n$/.exec(sh.stdout)
+    expect(m).not.toBeNull()
+    const pid = Number(m![1])
+    kids.push(pid)
+    expect(m![2].startsWith(path.join(root, '.helix-logs'))).toBe(true)
+    expect(readFileSync(pidFile(root), 'utf8').split(' ')[0]).toBe(String(pid))
+    // the shell is gone; the run lives on and reaches the agent
+    expect(await waitFor(() => existsSync(path.join(stubDir, 'calls.jsonl')), 20_000)).toBe(true)
+    expect(pidAlive(pid)).toBe(true)
+    const st = JSON.parse(helix(root, ['status', '--json'], {PATH: `${binDir}:${process.env.PATH}`}).stdout)
+    expect(st.active_run.pid).toBe(pid)
+    // a second start is refused
+    const again = helix(root, ['start'])
+    expect(again.code).toBe(2)
+
+    const stop = helix(root, ['stop'])
+    expect(stop.stdout).toBe(`helix: stopped (pid=${pid})\n`)
+    expect(stop.code).toBe(0)
+    expect(pidAlive(pid)).toBe(false)
+    expect(existsSync(pidFile(root))).toBe(false)
+    expect(readdirSync(path.join(root, '.helix-logs')).some((n) => n.startsWith('start-'))).toBe(true)
+  })
+})

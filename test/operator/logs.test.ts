@@ -1,0 +1,89 @@
+import {appendFileSync, mkdirSync, writeFileSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {LogTail, newestSessionLog, renderLogLine, renderLogText} from '../../src/output/log-render.js'
+import {openSessionLog} from '../../src/output/session-log.js'
+import {BIN, env, helix, project, waitFor} from './helpers.js'
+
+describe('log rendering', () => {
+  it('renders helix events, dispatches and indented agent lines from a real session log', async () => {
+    const root = project()
+    const logDir = path.join(root, '.helix-logs')
+    const log = await openSessionLog(logDir, new Date(2026, 10, 22, 4, 0, 0))
+    log.event('run start', {agent: 'codex'})
+    log.event('dispatch', {dispatch: 1, action: 'implementation', agent: 'codex', argv: ['codex', 'exec']})
+    log.agentLine('working on it %s', {dispatch: 1})
+    log.agentLine('\u001b[31mred\u001b[0m done', {dispatch: 1})
+    log.event('dispatch end', {dispatch: 1, rc: 0, tokens: 1234, duration_ms: 6100, timed_out: false})
+    log.event('claim lost', {bead: 'hx-1'}, 'warn')
+    log.close()
+    const r = helix(root, ['logs'])
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trimEnd().split('\n')
+    expect(lines).toHaveLength(6)
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d INFO  run start  agent=codex$/)
+    expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d INFO  dispatch #1: implementation via codex  argv=\["codex","exec"\]$/)
+    expect(lines[2]).toBe('           │ working on it %s')
+    expect(lines[3]).toBe('           │ �[31mred�[0m done')
+    expect(lines[4]).toMatch(/dispatch #1 end: rc=0, 1234 tokens, 6\.1s$/)
+    expect(lines[5]).toMatch(/^\d\d:\d\d:\d\d WARN  claim lost  bead=hx-1$/)
+    // an explicit file name (relative to .helix-logs) works too; missing ones are one line, exit 1
+    expect(helix(root, ['logs', path.basename(log.path)]).stdout).toBe(r.stdout)
+    const missing = helix(root, ['logs', 'nope.log'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe('helix: log file not found: nope.log\n')
+  })
+
+  it('no logs: one line, exit 1, and no log file created', () => {
+    const root = project()
+    const r = helix(root, ['logs'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`helix: no session logs in ${path.join(root, '.helix-logs')}\n`)
+  })
+
+  it('non-JSON lines pass through; blank lines vanish', () => {
+    expect(renderLogLine('plain text')).toBe('plain text')
+    expect(renderLogLine('   ')).toBeNull()
+    expect(renderLogText('{"level":50,"time":0,"msg":"boom","dispatch":2}\n\nraw\n')).toMatch(/ERROR \[#2\] boom\nraw\n$/)
+  })
+
+  it('newest session log by name; start-*.log files are not session logs', () => {
+    const root = project()
+    const dir = path.join(root, '.helix-logs')
+    mkdirSync(dir)
+    for (const n of ['helix-20260101-000000.log', 'helix-20260102-000000.log', 'start-20270101-000000.log']) writeFileSync(path.join(dir, n), '')
+    expect(newestSessionLog(dir)).toBe(path.join(dir, 'helix-20260102-000000.log'))
+  })
+
+  it('LogTail returns only complete lines, across split writes and multibyte characters', () => {
+    const root = project()
+    const f = path.join(root, 'x.log')
+    writeFileSync(f, 'one\ntw')
+    const t = new LogTail(f)
+    expect(t.readNew()).toEqual(['one'])
+    appendFileSync(f, 'o ')
+    appendFileSync(f, Buffer.from('é', 'utf8').subarray(0, 1))
+    expect(t.readNew()).toEqual([])
+    appendFileSync(f, Buffer.concat([Buffer.from('é', 'utf8').subarray(1), Buffer.from('\n')]))
+    expect(t.readNew()).toEqual(['two é'])
+  })
+
+  it('--follow prints appended records until SIGINT, then exits 0', async () => {
+    const root = project()
+    const log = await openSessionLog(path.join(root, '.helix-logs'))
+    log.event('first')
+    const child = spawn(process.execPath, [BIN, 'logs', '--follow'], {cwd: root, env: env()})
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    expect(await waitFor(() => out.includes('first'), 15_000)).toBe(true)
+    log.agentLine('streamed line', {dispatch: 1})
+    expect(await waitFor(() => out.includes('│ streamed line'), 15_000)).toBe(true)
+    log.close()
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', (c) => resolve(c))
+      child.kill('SIGINT')
+    })
+    expect(code).toBe(0)
+  })
+})

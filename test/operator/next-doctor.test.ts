@@ -1,0 +1,94 @@
+import {mkdirSync, readdirSync, utimesSync, writeFileSync, chmodSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {helix, killQuietly, project, REAL_HELIX, sleeper} from './helpers.js'
+
+const kids: number[] = []
+afterEach(() => {
+  while (kids.length) killQuietly(kids.pop())
+})
+
+describe('helix next', () => {
+  it('real tracker: the single ready bead', () => {
+    const root = project({copy: REAL_HELIX})
+    const r = helix(root, ['next'])
+    expect(r).toMatchObject({code: 0, stdout: 'helix-a5b7fac9\n', stderr: ''})
+  })
+
+  it('SPEC 5.3 tiers: a governed bead beats a higher-priority plain task; blocked label skipped', () => {
+    const root = project({
+      beads: [
+        {id: 'hx-plain', title: 'plain', priority: 0, created_at: '2026-01-01T00:00:00Z'},
+        {id: 'hx-gov', title: 'governed', priority: 2, acceptance: 'tests pass', created_at: '2026-01-01T00:00:00Z'},
+        {id: 'hx-gov0', title: 'governed but blocked', priority: 0, 'spec-id': 'S1', labels: ['blocked']},
+      ],
+    })
+    expect(helix(root, ['next']).stdout).toBe('hx-gov\n')
+  })
+
+  it("honours an active run's skip list", () => {
+    const root = project({beads: [{id: 'hx-a', title: 'a', priority: 0}, {id: 'hx-b', title: 'b', priority: 1}]})
+    const s = sleeper()
+    kids.push(s.pid!)
+    writeFileSync(path.join(root, '.ddx', 'helix.pid'), `${s.pid} 2026-01-01T00:00:00Z\n`)
+    writeFileSync(path.join(root, '.ddx', 'run-state.json'), JSON.stringify({pid: s.pid, skipped: [{id: 'hx-a', reason: 'x', attempts: 4}]}))
+    expect(helix(root, ['next']).stdout).toBe('hx-b\n')
+  })
+
+  it('nothing ready: "no ready issues"', () => {
+    const root = project({beads: [{id: 'hx-a', title: 'a', status: 'closed'}]})
+    expect(helix(root, ['next'])).toMatchObject({code: 0, stdout: 'no ready issues\n'})
+  })
+})
+
+describe('helix doctor', () => {
+  function healthy(): {root: string; agent: string} {
+    const root = project({beads: [{id: 'hx-a', title: 'a'}]})
+    const agent = path.join(root, 'my-agent')
+    writeFileSync(agent, '#!/bin/sh\nexit 0\n')
+    chmodSync(agent, 0o755)
+    return {root, agent}
+  }
+
+  it('healthy project: exit 0', () => {
+    const {root, agent} = healthy()
+    const r = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    expect(r.stdout).toMatch(/^ok +node: v\d+/m)
+    expect(r.stdout).toMatch(/no problems found\n$/)
+    expect(r.code).toBe(0)
+  })
+
+  it('catches a stale lock directory and a stale pid file, with fixes; changes nothing', () => {
+    const {root, agent} = healthy()
+    const lock = path.join(root, '.ddx', 'beads.lock')
+    mkdirSync(lock)
+    const old = new Date(Date.now() - 3600_000)
+    utimesSync(lock, old, old)
+    writeFileSync(path.join(root, '.ddx', 'helix.pid'), '999999999 2026-01-01T00:00:00Z\n')
+    const r = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(/^FAIL +tracker lock: stale lock directory \.ddx\/beads\.lock/m)
+    expect(r.stdout).toMatch(/fix: remove it: rm -r \.ddx\/beads\.lock/)
+    expect(r.stdout).toMatch(/^FAIL +run mutex: stale PID file/m)
+    expect(r.stdout).toMatch(/2 problem\(s\) need fixing\n$/)
+    expect(readdirSync(path.join(root, '.ddx')).sort()).toEqual(['beads.jsonl', 'beads.lock', 'helix.pid'])
+  })
+
+  it('a lock touched within the stale window (a live writer refreshes it) is not stale', () => {
+    const {root, agent} = healthy()
+    mkdirSync(path.join(root, '.ddx', 'beads.lock'))
+    const r = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    expect(r.code).toBe(0)
+  })
+
+  it('missing implementation agent and malformed tracker are problems', () => {
+    const root = project()
+    writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), '{"id":"a"}\n{oops\n')
+    const r = helix(root, ['doctor', '--json'], {HELIX_AGENT: 'no-such-agent-xyz'})
+    expect(r.code).toBe(1)
+    const j = JSON.parse(r.stdout)
+    expect(j.problems).toBe(2)
+    expect(j.checks.find((c: any) => c.what === 'implementation agent no-such-agent-xyz').level).toBe('fail')
+    expect(j.checks.find((c: any) => c.what === 'tracker').detail).toMatch(/1 malformed line\(s\), first \.ddx\/beads\.jsonl:2/)
+  })
+})

@@ -1,0 +1,119 @@
+import {describe, expect, it} from 'vitest'
+import {buildStatusModel, statusJson, type TrackerCounts} from '../../src/status/model.js'
+import {renderStatusText, truncate} from '../../src/status/text.js'
+import {emptyRunState} from '../../src/state/run-state.js'
+import type {Bead} from '../../src/tracker/types.js'
+import type {RunState} from '../../src/state/types.js'
+import {snapshot} from './helpers.js'
+
+const NOW = new Date('2026-11-22T04:00:00.000Z')
+const counts: TrackerCounts = {total: 0, open: 0, in_progress: 0, closed: 0, blocked: 0, proposed: 0, cancelled: 0, ready: 0}
+
+function runState(over: Partial<RunState>): RunState {
+  return {...emptyRunState(NOW), ...over}
+}
+
+describe('status model', () => {
+  it('before any run: no active run, no last run, SPEC 7.1 JSON keys', () => {
+    const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: null, livePid: null, now: NOW})
+    const j = statusJson(m)
+    expect(Object.keys(j).sort()).toEqual(
+      ['active_run', 'current_cycle', 'injected_supervisory', 'last_stop_reason', 'parked_beads', 'run', 'running_bead', 'tracker'].sort(),
+    )
+    expect(j).toMatchObject({active_run: null, running_bead: null, current_cycle: null, parked_beads: [], last_stop_reason: null, run: null})
+    const text = renderStatusText(m)
+    expect(text).toContain('Active Run: none')
+    expect(text).toContain('Last Run: none')
+    for (const h of ['Tracker:', '  Total:', '  Open:', '  In progress:', '  Closed:', '  Ready:', '  Blocked:', 'Claimed:', 'Parked:']) {
+      expect(text).toContain(h)
+    }
+  })
+
+  it('during a run: pid, log, cycle, running bead with claim age, focused epic', () => {
+    const beads: Bead[] = [
+      {id: 'hx-epic', title: 'The epic', issue_type: 'epic', status: 'open'},
+      {id: 'hx-1', title: 'Work', status: 'in_progress', parent: 'hx-epic', owner: 'helix', 'claimed-at': '2026-11-22T03:58:00Z', 'claimed-pid': 4242},
+    ]
+    const rs = runState({pid: 4242, started_at: '2026-11-22T03:50:00Z', log: '/p/.helix-logs/helix-1.log', current_cycle: 3, current_bead: 'hx-1', current_bead_started_at: '2026-11-22T03:58:00Z', focused_epic: 'hx-epic', last_run: {started_at: '2026-11-21T01:00:00Z', ended_at: '2026-11-21T02:00:00Z', attempted_cycles: 7, completed_cycles: 5, total_tokens: 999, stop_reason: 'max_cycles'}})
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: {pid: 4242, started: '2026-11-22T03:50:00Z'}, now: NOW})
+    const j = statusJson(m) as any
+    expect(j.active_run).toEqual({pid: 4242, started: '2026-11-22T03:50:00Z', log: '/p/.helix-logs/helix-1.log'})
+    expect(j.current_cycle).toBe(3)
+    expect(j.running_bead).toEqual({id: 'hx-1', title: 'Work', claim_age_seconds: 120, started_at: '2026-11-22T03:58:00Z'})
+    expect(j.last_stop_reason).toBe('max_cycles')
+    const text = renderStatusText(m)
+    expect(text).toMatch(/^  PID: +4242$/m)
+    expect(text).toMatch(/^  Log: +\/p\/\.helix-logs\/helix-1\.log$/m)
+    expect(text).toMatch(/Cycle: +3 +Bead: hx-1 \(claimed 2m ago\)/)
+    expect(text).toMatch(/Epic: +hx-epic The epic/)
+    expect(text).toMatch(/^  hx-1 +Work \(by helix, pid 4242, 2m ago\)$/m)
+    expect(text).toMatch(/Cycles: +5 completed \/ 7 attempted +Tokens: 999/)
+  })
+
+  it('run-state of a dead run is the last run, not an active one', () => {
+    const rs = runState({pid: 1, started_at: '2026-11-22T03:00:00Z', updated_at: '2026-11-22T03:30:00Z', attempted_cycles: 4, completed_cycles: 3, total_tokens: 1200, stop_reason: 'completed', current_cycle: 4})
+    const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: null, stalePid: 77, now: NOW})
+    expect(m.active).toBeNull()
+    expect(m.current_cycle).toBeNull()
+    expect(m.lastRun).toMatchObject({completed_cycles: 3, attempted_cycles: 4, total_tokens: 1200, stop_reason: 'completed'})
+    const text = renderStatusText(m)
+    expect(text).toContain('stale PID file removed: pid=77 was not running')
+    expect(text).toMatch(/Stopped: completed, 2026-11-22 03:30:00Z \(30m ago\)/)
+  })
+
+  it('parks beads with why and until when: backoff, skipped, blocked label, blocked status, deps', () => {
+    const beads: Bead[] = [
+      {id: 'a', title: 'backing off', status: 'open'},
+      {id: 'b', title: 'drifted', status: 'open'},
+      {id: 'c', title: 'labelled', status: 'open', labels: ['x', 'blocked']},
+      {id: 'd', title: 'status blocked', status: 'blocked'},
+      {id: 'e', title: 'waits', status: 'open', dependencies: [{issue_id: 'e', depends_on_id: 'a', type: 'blocks'}]},
+      {id: 'f', title: 'closed with label', status: 'closed', labels: ['blocked']},
+    ]
+    const rs = runState({pid: 10, attempts: {a: 2}, backoff_until: {a: '2026-11-22T04:00:40Z', old: '2026-11-22T03:00:00Z'}, skipped: [{id: 'b', reason: 'queue drift: upstream governance fields changed during execution', attempts: 1}]})
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [{bead: beads[4], waitingOn: ['a']}], staleClaims: new Set(), runState: rs, livePid: {pid: 10, started: 'x'}, now: NOW})
+    const j = statusJson(m) as any
+    expect(j.parked_beads.map((p: any) => p.id)).toEqual(['a', 'b', 'c', 'd', 'e'])
+    expect(j.parked_beads[0]).toMatchObject({reason: 'backoff after 2 failed attempts', next_eligible: '2026-11-22T04:00:40Z'})
+    expect(j.parked_beads[1].reason).toContain('queue drift')
+    expect(j.parked_beads[4]).toMatchObject({reason: 'waiting on a', next_eligible: null})
+    const text = renderStatusText(m)
+    expect(text).toMatch(/^  a +backoff after 2 failed attempts until 2026-11-22 04:00:40Z/m)
+    expect(text).toMatch(/^  c +label 'blocked'/m)
+  })
+
+  it('fits 80×24: long titles cut, long lists capped with "… and N more"', () => {
+    const beads: Bead[] = []
+    for (let i = 0; i < 30; i++) beads.push({id: `hx-c${i}`, title: 'T'.repeat(200), status: 'in_progress', owner: 'helix', 'claimed-at': '2026-11-22T03:00:00Z'})
+    for (let i = 0; i < 40; i++) beads.push({id: `hx-p${i}`, title: 'P'.repeat(200), status: 'blocked'})
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(['hx-c0']), runState: null, livePid: null, now: NOW})
+    const text = renderStatusText(m, {width: 80, height: 24})
+    const lines = text.replace(/\n$/, '').split('\n')
+    expect(lines.length).toBeLessThanOrEqual(24)
+    for (const l of lines) expect(Array.from(l).length).toBeLessThanOrEqual(80)
+    expect(text).toMatch(/^  … and \d+ more$/m)
+    const more = [...text.matchAll(/… and (\d+) more/g)].map((x) => Number(x[1]))
+    expect(more.length).toBe(2)
+    // shown + hidden = total, per list
+    const shownClaimed = lines.filter((l) => l.startsWith('  hx-c')).length
+    const shownParked = lines.filter((l) => l.startsWith('  hx-p')).length
+    expect(shownClaimed + more[0]).toBe(30)
+    expect(shownParked + more[1]).toBe(40)
+    // the claim meta survives title truncation
+    expect(lines.find((l) => l.startsWith('  hx-c0 '))).toMatch(/\(by helix, 1h ago, STALE\)$/)
+  })
+
+  it('untrusted titles cannot drive the terminal', () => {
+    const beads: Bead[] = [{id: 'x', title: 'evil\u001b[2J\r\nnext %s $(touch pwned)', status: 'blocked'}]
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: null, livePid: null, now: NOW})
+    const text = renderStatusText(m)
+    expect(text).not.toContain('\u001b')
+    expect(text).not.toContain('\r')
+    expect(text).toContain('%s $(touch pwned)')
+  })
+
+  it('truncate counts characters, not UTF-16 units', () => {
+    expect(truncate('ab😀cd', 4)).toBe('ab😀…')
+    expect(truncate('abc', 3)).toBe('abc')
+  })
+})
