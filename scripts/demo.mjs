@@ -192,6 +192,7 @@ function newestLog(project) {
 const HIGHLIGHT_EVENTS = [
   /epic focus:/,
   /implementation failed during cycle/,
+  /^backoff$/,
   /only backing-off issues remain/,
   /epic \S+ complete/,
   /review reported/,
@@ -214,8 +215,29 @@ function highlights(file) {
     const patterns = rec.stream === 'agent' ? HIGHLIGHT_AGENT : HIGHLIGHT_EVENTS
     if (!patterns.some((re) => re.test(rec.msg))) return
     const who = rec.stream === 'agent' ? '  agent│ ' : '       '
-    out.push(`  ${String(i + 1).padStart(4)}${who}${rec.msg}`)
+    const fields = rec.msg === 'backoff' ? ['bead', 'attempts', 'seconds'].filter((k) => k in rec).map((k) => `  ${k}=${rec[k]}`).join('') : ''
+    out.push(`  ${String(i + 1).padStart(4)}${who}${rec.msg}${fields}`)
   })
+  return out
+}
+
+/** One line per bead that failed and was later completed, from run-state's cycle records. */
+function retries(project) {
+  let cycles = []
+  try {
+    cycles = JSON.parse(readFileSync(path.join(project, '.ddx', 'run-state.json'), 'utf8')).cycles ?? []
+  } catch {
+    return []
+  }
+  const out = []
+  for (const c of cycles) {
+    if (c.outcome !== 'COMPLETE' && c.outcome !== 'SALVAGED') continue
+    const failed = cycles.filter((f) => f.bead === c.bead && f.n < c.n && (f.outcome === 'FAILED' || f.outcome === 'NOT_COMPLETED'))
+    if (failed.length === 0) continue
+    const others = cycles.filter((o) => o.n > failed.at(-1).n && o.n < c.n).length
+    out.push(`Retry: ${c.bead} failed in cycle ${failed.map((f) => f.n).join(', ')}, waited out its backoff while ${others} other cycle(s) ran, and completed in cycle ${c.n}.`)
+  }
+  if (out.length > 0) out.push('')
   return out
 }
 
@@ -247,12 +269,13 @@ async function main() {
     say(`helix run exited with ${rc}`)
     say()
 
-    const log = newestLog(project)
+    const log = opts.verbose ? null : newestLog(project)
     if (log) {
       say(`Highlights from the session log (${path.relative(project, log)}; \`helix logs\` renders all of it):`)
       for (const line of highlights(log)) say(line)
       say()
     }
+    for (const line of retries(project)) say(line)
 
     say('What the agent committed:')
     say('$ git log --oneline')

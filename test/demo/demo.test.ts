@@ -71,6 +71,8 @@ describe('npm run demo', () => {
     expect(run.all).toMatch(/cycle 1: FAILED/)
     expect(run.all).toContain('implementation failed during cycle 1')
     expect(run.all).toContain('FAILED — not closing hx-de000005')
+    expect(run.all).toMatch(/backoff {2}bead=hx-de000005 {2}attempts=1 {2}seconds=1/)
+    expect(run.all).toMatch(/Retry: hx-de000005 failed in cycle 1, waited out its backoff while \d+ other cycle\(s\) ran, and completed in cycle \d+\./)
   })
 
   it('shows the epic focused and closed', () => {
