@@ -89,7 +89,10 @@ function ensureBuilt() {
   if (!existsSync(src)) fail('dist/ is missing and there is no src/ to build it from')
   say(`helix demo: ${built ? 'src/ changed since the last build' : 'no build yet'} — running npm run build`)
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-  const r = spawnSync(npm, ['run', 'build'], {cwd: REPO, stdio: ['ignore', 2, 2]})
+  // The oclif dev tool (used for the manifest) would otherwise ask the npm registry
+  // whether a newer oclif exists; the demo stays offline.
+  const env = {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true'}
+  const r = spawnSync(npm, ['run', 'build'], {cwd: REPO, env, stdio: ['ignore', 2, 2]})
   if (r.status !== 0) fail(`npm run build failed (exit ${r.status ?? r.signal})`)
 }
 
