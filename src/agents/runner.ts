@@ -96,16 +96,17 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
 
 /** Process ids in group `pgid` that are alive (not zombies). Linux reads /proc; elsewhere kill(-pgid, 0). */
 export function liveGroupMembers(pgid: number): number[] {
+  // fast path: an empty group answers ESRCH without scanning /proc
+  try {
+    process.kill(-pgid, 0)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return []
+  }
   let entries: string[]
   try {
     entries = readdirSync('/proc')
   } catch {
-    try {
-      process.kill(-pgid, 0)
-      return [pgid]
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'EPERM' ? [pgid] : []
-    }
+    return [pgid] // no /proc (not Linux): the group answered kill(0), so something is in it
   }
   const out: number[] = []
   for (const e of entries) {
@@ -172,7 +173,8 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
 
   const logArgv = inv.stdin === 'ignore' && inv.args.at(-1) === req.prompt ? [...argv.slice(0, -1), '<prompt>'] : argv
   log.event('dispatch', {dispatch: n, action: req.action, agent: req.agent.name, argv: logArgv})
-  log.event('prompt', {dispatch: n, prompt: req.prompt}, 'debug')
+  // the prompt's size and first line only: whole prompts would swamp `helix logs` (`--dry-run` reproduces them)
+  log.event('prompt', {dispatch: n, chars: req.prompt.length, first_line: req.prompt.split('\n', 1)[0].slice(0, 200)}, 'debug')
 
   const env: NodeJS.ProcessEnv = {...process.env, ...(req.env ?? {})}
   for (const k of ['HELIX_BEAD_ID', 'HELIX_CLAIM_TOKEN'] as const) delete env[k]
@@ -260,7 +262,8 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     }
     const onAbort = () => killGroup('abort')
     req.signal?.addEventListener('abort', onAbort, {once: true})
-    timeoutTimer = setTimeout(() => killGroup('timeout'), Math.max(1, req.timeoutSec * 1000))
+    // setTimeout overflows past 2^31-1 ms (≈ 24.8 days) and would fire at once: clamp
+    timeoutTimer = setTimeout(() => killGroup('timeout'), Math.min(2 ** 31 - 1, Math.max(1, req.timeoutSec * 1000)))
 
     if (inv.stdin !== 'ignore' && child.stdin) {
       child.stdin.on('error', () => {}) // an agent that never reads its stdin is fine

@@ -8,18 +8,25 @@ import {agentFlagsInput, type AgentFlagValues} from './agent-flags.js'
 
 export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction, scope: string | undefined, flags: AgentFlagValues): Promise<void> {
   const {runOneShot} = await import('../agents/oneshot.js')
+  const {killAllAgentGroups} = await import('../agents/runner.js')
   const ac = new AbortController()
   let signalExit = 0
-  const onSigint = () => {
-    signalExit = 130
+  // First SIGINT/SIGTERM: abort → the agent's group gets SIGTERM, then SIGKILL after
+  // the grace, and we exit 130/143. A second signal: SIGKILL the groups now and exit.
+  const onSignal = (code: number) => () => {
+    if (signalExit) {
+      killAllAgentGroups('SIGKILL')
+      process.exit(signalExit)
+    }
+    signalExit = code
     ac.abort()
   }
-  const onSigterm = () => {
-    signalExit = 143
-    ac.abort()
-  }
-  process.once('SIGINT', onSigint)
-  process.once('SIGTERM', onSigterm)
+  const onSigint = onSignal(130)
+  const onSigterm = onSignal(143)
+  const onSighup = onSignal(129) // a closed terminal takes the agent with it
+  process.on('SIGINT', onSigint)
+  process.on('SIGTERM', onSigterm)
+  process.on('SIGHUP', onSighup)
   let code: number
   try {
     code = await runOneShot({
@@ -33,6 +40,7 @@ export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction
   } finally {
     process.off('SIGINT', onSigint)
     process.off('SIGTERM', onSigterm)
+    process.off('SIGHUP', onSighup)
   }
   if (signalExit) code = signalExit
   if (code !== 0) cmd.exit(code)

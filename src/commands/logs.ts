@@ -19,6 +19,31 @@ export default class Logs extends HelixCommand {
     follow: Flags.boolean({char: 'f', description: 'keep printing new records until Ctrl-C'}),
   }
 
+  private readonly abort = new AbortController()
+
+  private get aborted(): boolean {
+    return this.abort.signal.aborted
+  }
+
+  /** `--follow` before any run: wait for the first session log instead of failing. */
+  private async waitForFirstLog(logDir: string): Promise<string | null> {
+    process.stderr.write(`helix: waiting for a session log in ${logDir} (Ctrl-C to quit)\n`)
+    const stop = () => this.abort.abort()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    try {
+      while (!this.aborted) {
+        const found = newestSessionLog(logDir)
+        if (found) return found
+        await new Promise((r) => setTimeout(r, 250))
+      }
+      return null
+    } finally {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+    }
+  }
+
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Logs)
     const paths = projectPaths(process.cwd(), process.env)
@@ -29,7 +54,11 @@ export default class Logs extends HelixCommand {
       if (!found) throw new HelixError(`log file not found: ${args.file}`, 1)
       file = found
     } else {
-      const newest = newestSessionLog(paths.logDir)
+      let newest = newestSessionLog(paths.logDir)
+      if (!newest && flags.follow) {
+        newest = await this.waitForFirstLog(paths.logDir)
+        if (!newest) return // interrupted while waiting: a normal end
+      }
       if (!newest) throw new HelixError(`no session logs in ${paths.logDir}`, 1)
       file = newest
     }
@@ -43,11 +72,12 @@ export default class Logs extends HelixCommand {
       process.stdout.write(renderLogText(text))
       return
     }
-    const ac = new AbortController()
+    const ac = this.abort
     const stop = () => ac.abort()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     process.stdout.on('error', stop) // reader went away (e.g. `| head`)
+    if (this.aborted) return
     await followLog({
       file,
       logDir: args.file ? undefined : paths.logDir,

@@ -7,8 +7,9 @@ export default class Stop extends HelixCommand {
 
   async run(): Promise<void> {
     await this.parse(Stop)
-    const {pid, killed} = await stopRun({paths: projectPaths(process.cwd(), process.env)})
+    const {pid, killed, released} = await stopRun({paths: projectPaths(process.cwd(), process.env)})
     if (killed) this.err(`helix: pid ${pid} ignored SIGTERM for 15s; sent SIGKILL`)
+    for (const id of released ?? []) this.err(`helix: unclaimed ${id} (its run was killed)`)
     this.out(`helix: stopped (pid=${pid})`)
   }
 }

@@ -41,9 +41,19 @@ function levelName(level: unknown): string {
   return 'INFO'
 }
 
+/** Longest field value shown inline; longer or multi-line values are summarised. */
+export const MAX_FIELD_CHARS = 200
+
 function fieldText(v: unknown): string {
-  if (typeof v === 'string') return /\s|^$/.test(v) ? JSON.stringify(v) : v
-  return JSON.stringify(v) ?? String(v)
+  if (typeof v === 'string') {
+    if (v.length > MAX_FIELD_CHARS || v.includes('\n')) {
+      const lines = v.split('\n').length
+      return `<${v.length} chars${lines > 1 ? `, ${lines} lines` : ''}>`
+    }
+    return /\s|^$/.test(v) ? JSON.stringify(v) : v
+  }
+  const json = JSON.stringify(v) ?? String(v)
+  return json.length > MAX_FIELD_CHARS ? json.slice(0, MAX_FIELD_CHARS - 1) + '…' : json
 }
 
 function extras(rec: Record<string, unknown>, skip: ReadonlySet<string> = new Set()): string {

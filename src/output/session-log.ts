@@ -70,7 +70,13 @@ export function openSessionLog(logDir: string, now: Date = new Date()): SessionL
     if (closed) return
     // msg travels as pino's message argument with no format arguments, so a
     // `%s` in agent output is never interpreted; JSON escaping keeps it on one line.
-    logger[level](fields, msg)
+    try {
+      logger[level](fields, msg)
+    } catch {
+      // a log that cannot be written (disk full, fd gone) must not take the
+      // agent or the run down with it; the line is lost and not counted
+      return
+    }
     lines++
   }
 

@@ -124,7 +124,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
 }
 
 export interface StopOptions {
-  paths: Pick<ProjectPaths, 'pidFile'>
+  paths: Pick<ProjectPaths, 'pidFile'> & Partial<ProjectPaths>
   graceMs?: number
   pollMs?: number
   sleep?: (ms: number) => Promise<void>
@@ -136,6 +136,37 @@ export interface StopResult {
   pid: number
   /** true when SIGKILL was needed */
   killed: boolean
+  /** beads a SIGKILLed run still held that stop unclaimed */
+  released?: string[]
+}
+
+/**
+ * After SIGKILL the run could not unclaim its in-flight bead, and a fresh claim
+ * of a dead pid stays "live" for HELIX_ORPHAN_THRESHOLD (SPEC 2.4), so release
+ * it here: every in_progress bead whose claimed-pid is the killed pid (and whose
+ * machine is this host), re-checked under the tracker lock.
+ */
+export async function releaseClaimsOf(paths: ProjectPaths, pid: number, now: Date = new Date()): Promise<string[]> {
+  const [{mutateTracker}, {CLAIM_KEYS, isoNow}, {hostname}] = await Promise.all([
+    import('../tracker/store.js'),
+    import('../tracker/ops.js'),
+    import('node:os'),
+  ])
+  const host = hostname()
+  return mutateTracker(paths, (snap) => {
+    const released: string[] = []
+    for (const b of snap.beads) {
+      if (b.status !== 'in_progress' || String(b['claimed-pid'] ?? '') !== String(pid)) continue
+      const machine = b['claimed-machine']
+      if (typeof machine === 'string' && machine !== '' && machine !== host) continue
+      b.status = 'open'
+      delete b.owner
+      for (const k of CLAIM_KEYS) delete b[k]
+      b.updated_at = isoNow(now)
+      released.push(b.id)
+    }
+    return {beads: released.length ? snap.beads : null, result: released}
+  })
 }
 
 export async function stopRun(opts: StopOptions): Promise<StopResult> {
@@ -185,5 +216,8 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
   if (alive(rec.pid)) throw new HelixError(`pid ${rec.pid} is still running after SIGKILL`, 1)
   // a SIGKILLed run could not clean up after itself
   removeIfSame()
-  return {pid: rec.pid, killed: true}
+  let released: string[] = []
+  const p = opts.paths
+  if (p.file && p.dir && p.lockDir && p.root) released = await releaseClaimsOf(p as ProjectPaths, rec.pid)
+  return {pid: rec.pid, killed: true, released}
 }

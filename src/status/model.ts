@@ -55,6 +55,8 @@ export interface StatusModel {
   /** pid of a dead run whose pid file was found (and removed) while computing this model */
   stalePid: number | null
   current_cycle: number | null
+  /** the active run's run-state phase (starting, running, implementing, backoff, check, reviewing, …) */
+  phase: string | null
   running_bead: {id: string; title: string; claim_age_seconds: number | null; started_at: string | null} | null
   focused_epic: {id: string; title: string} | null
   claimed: ClaimedBead[]
@@ -189,7 +191,11 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
   let last_stop_reason: string | null = null
   if (rs) {
     const finished = !runIsLive && rs.started_at
-    if (finished) {
+    if (finished && rs.last_run && rs.last_run.started_at === rs.started_at) {
+      // the run wrote its own summary when it stopped
+      lastRun = {...rs.last_run, stop_reason: rs.last_run.stop_reason ?? null}
+    } else if (finished) {
+      // no summary: the run died (SIGKILL, crash) — show what run-state has
       lastRun = {
         started_at: rs.started_at,
         ended_at: rs.updated_at ?? null,
@@ -210,6 +216,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     active,
     stalePid: input.stalePid ?? null,
     current_cycle: runIsLive && rs ? rs.current_cycle : null,
+    phase: runIsLive && rs ? rs.phase ?? null : null,
     running_bead,
     focused_epic,
     claimed,

@@ -93,7 +93,8 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     const bead = m.running_bead
       ? `${sanitize(m.running_bead.id)} (claimed ${formatAge(m.running_bead.claim_age_seconds)} ago) ${sanitize(m.running_bead.title)}`
       : 'none'
-    run.push(`  Cycle:   ${m.current_cycle ?? '?'}  Bead: ${bead}`)
+    const phase = m.phase && m.phase !== 'implementing' ? `  (${sanitize(m.phase)})` : ''
+    run.push(`  Cycle:   ${m.current_cycle ?? '?'}${phase}  Bead: ${bead}`)
     if (m.focused_epic) run.push(`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`)
   } else if (m.stalePid !== null) {
     run.push(`Active Run: none (stale PID file removed: pid=${m.stalePid} was not running)`)

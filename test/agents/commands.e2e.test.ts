@@ -126,6 +126,36 @@ describe('helix check', () => {
   }, 30_000)
 })
 
+describe('helix check interrupted', () => {
+  it('SIGINT kills the agent and exits 130; a second SIGINT exits at once and still kills the group', async () => {
+    const p = stubProject()
+    p.script({check: ['hang']})
+    const {readFileSync} = await import('node:fs')
+    const start = async () => {
+      const child = spawn(process.execPath, [CLI, 'check', '--claude'], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']})
+      const n = p.calls().length
+      while (p.calls().length === n) await new Promise((r) => setTimeout(r, 50))
+      return child
+    }
+    const c1 = await start()
+    c1.kill('SIGINT')
+    expect(await new Promise((r) => c1.on('exit', (c) => r(c)))).toBe(130)
+    expect(isAlive(p.calls()[0].pid)).toBe(false)
+
+    p.script({check: ['hang-ignore-term-fork']})
+    const c2 = await start()
+    while (!existsSync(path.join(p.stubDir, 'pids'))) await new Promise((r) => setTimeout(r, 50))
+    c2.kill('SIGINT')
+    await new Promise((r) => setTimeout(r, 300))
+    c2.kill('SIGINT')
+    const code = await new Promise((r) => c2.on('exit', (c, sig) => r(c ?? sig)))
+    expect([130, 'SIGINT']).toContain(code)
+    await new Promise((r) => setTimeout(r, 200))
+    const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
+    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  }, 30_000)
+})
+
 describe('helix review', () => {
   it('defaults to the other agent, exit 0 when CLEAN', () => {
     const p = stubProject()

@@ -154,6 +154,14 @@ describe('dispatchAgent with stub agents', () => {
     expect(res.logRange).toBeNull()
   })
 
+  it('a huge timeout does not overflow into an immediate kill', async () => {
+    const p = stubProject()
+    p.script({check: ['sleep:200 next:WAIT']})
+    const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 10_000_000}))
+    expect(res.timedOut).toBe(false)
+    expect(res.rc).toBe(0)
+  })
+
   it('rc is passed through', async () => {
     const p = stubProject()
     p.script({check: ['exit:7']})
@@ -167,6 +175,27 @@ describe('dispatchAgent with stub agents', () => {
     expect(res.rc).toBe(0)
     expect(p.calls()[0].argv.at(-1)).toBe(prompt)
     for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(path.join(p.root, f))).toBe(false)
+  })
+
+  it('shell syntax in ids, context, prompts and the agent path never runs (every agent kind)', async () => {
+    const p = stubProject()
+    const {buildPrompt} = await import('../../src/agents/prompts.js')
+    const {copyFileSync, chmodSync} = await import('node:fs')
+    const prompt = await buildPrompt('implementation', {root: p.root, beadId: '$(touch pwned1)', contextMd: '# HELIX Execution Context\nepic: `touch pwned2` $(touch pwned3)\n'})
+    const weird = path.join(p.bin, 'agent $(touch pwned4) `touch pwned5`')
+    copyFileSync(p.paths.command, weird)
+    chmodSync(weird, 0o755)
+    for (const kind of ['codex', 'claude', 'command'] as const) {
+      const res = await dispatchAgent(req(p, kind, prompt, {action: 'implementation', beadId: '$(touch pwned6)'}))
+      expect(res.rc, kind).toBe(0)
+    }
+    const res = await dispatchAgent({...req(p, 'command', prompt), agent: {kind: 'command', name: weird, path: weird}})
+    expect(res.rc).toBe(0)
+    expect(p.calls()).toHaveLength(4)
+    for (let i = 1; i <= 6; i++) {
+      expect(existsSync(path.join(p.root, `pwned${i}`))).toBe(false)
+      expect(existsSync(path.join(p.bin, `pwned${i}`))).toBe(false)
+    }
   })
 
   it('a grandchild holding the pipe after a normal exit does not hang the dispatch and is killed', async () => {

@@ -67,10 +67,37 @@ describe('helix stop', () => {
         if (sig === 'SIGKILL') alive = false
       },
     })
-    expect(res).toEqual({pid: 4242, killed: true})
+    expect(res).toEqual({pid: 4242, killed: true, released: []})
     expect(sent).toEqual(['SIGTERM', 'SIGKILL'])
     expect(slept.reduce((a, b) => a + b, 0)).toBe(15_000)
     expect(existsSync(pidFile(root))).toBe(false)
+  })
+
+  it('after SIGKILL, unclaims the beads the killed run held (only its own)', async () => {
+    const {hostname} = await import('node:os')
+    const {projectPaths} = await import('../../src/util/root.js')
+    const claim = (id: string, pid: number | string, machine = hostname()) => ({id, title: id, status: 'in_progress', owner: 'helix', 'claimed-pid': pid, 'claimed-at': new Date().toISOString(), 'claimed-machine': machine, 'claim-token': 'abc'})
+    const root = project({beads: [claim('hx-mine', 4242), claim('hx-str', '4242'), claim('hx-other', 5555), claim('hx-remote', 4242, 'elsewhere')]})
+    writeFileSync(pidFile(root), `4242 2026-01-01T00:00:00.000Z\n`)
+    let alive = true
+    const res = await stopRun({
+      paths: projectPaths(root, {}),
+      graceMs: 100,
+      pollMs: 50,
+      sleep: async () => {},
+      alive: () => alive,
+      kill: (_pid, sig) => {
+        if (sig === 'SIGKILL') alive = false
+      },
+    })
+    expect(res.killed).toBe(true)
+    expect(res.released).toEqual(['hx-mine', 'hx-str'])
+    const beads = Object.fromEntries(readFileSync(path.join(root, '.ddx', 'beads.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((b) => [b.id, b]))
+    expect(beads['hx-mine'].status).toBe('open')
+    expect(beads['hx-mine']['claim-token']).toBeUndefined()
+    expect(beads['hx-mine'].owner).toBeUndefined()
+    expect(beads['hx-other'].status).toBe('in_progress')
+    expect(beads['hx-remote'].status).toBe('in_progress')
   })
 
   it('does not remove a pid file that a new run took over meanwhile', async () => {
@@ -140,5 +167,12 @@ describe('helix start', () => {
     expect(pidAlive(pid)).toBe(false)
     expect(existsSync(pidFile(root))).toBe(false)
     expect(readdirSync(path.join(root, '.helix-logs')).some((n) => n.startsWith('start-'))).toBe(true)
+    // the run handled SIGTERM itself: bead unclaimed, run-state says interrupted
+    const bead = JSON.parse(readFileSync(path.join(root, '.ddx', 'beads.jsonl'), 'utf8').trim())
+    expect(bead.status).toBe('open')
+    expect(JSON.parse(readFileSync(path.join(root, '.ddx', 'run-state.json'), 'utf8')).stop_reason).toBe('interrupted')
+    const st2 = JSON.parse(helix(root, ['status', '--json']).stdout)
+    expect(st2.active_run).toBeNull()
+    expect(st2.last_stop_reason).toBe('interrupted')
   })
 })

@@ -87,3 +87,34 @@ describe('log rendering', () => {
     expect(code).toBe(0)
   })
 })
+
+describe('long fields', () => {
+  it('multi-line or very long field values are summarised, not dumped', () => {
+    const line = renderLogLine(JSON.stringify({level: 20, time: 0, msg: 'prompt', dispatch: 1, prompt: 'a\nb\nc', big: 'x'.repeat(500), arr: Array.from({length: 100}, (_, i) => i)}))!
+    expect(line).toContain('prompt=<5 chars, 3 lines>')
+    expect(line).toContain('big=<500 chars>')
+    expect(line).toMatch(/arr=\[0,1,2,.*…/)
+    expect(line.length).toBeLessThan(400)
+  })
+})
+
+describe('--follow before any run', () => {
+  it('waits for the first session log, then follows it', async () => {
+    const root = project()
+    const child = spawn(process.execPath, [BIN, 'logs', '-f'], {cwd: root, env: env()})
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    expect(await waitFor(() => err.includes('waiting for a session log'), 15_000)).toBe(true)
+    const log = await openSessionLog(path.join(root, '.helix-logs'))
+    log.event('hello from the run')
+    expect(await waitFor(() => out.includes('hello from the run'), 15_000)).toBe(true)
+    log.close()
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', (c) => resolve(c))
+      child.kill('SIGINT')
+    })
+    expect(code).toBe(0)
+  })
+})

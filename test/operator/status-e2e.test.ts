@@ -134,3 +134,23 @@ describe('helix status (built CLI)', () => {
     expect(w.code).toBe(1)
   })
 })
+
+describe('helix status --watch (bare, default interval)', () => {
+  it('draws frames with cursor-home + clear and exits 0 on SIGINT', async () => {
+    const {spawn} = await import('node:child_process')
+    const {BIN, env, waitFor} = await import('./helpers.js')
+    const root = project({beads: [{id: 'hx-a', title: 'A'}]})
+    const child = spawn(process.execPath, [BIN, 'status', '--watch', '--json'], {cwd: root, env: env()})
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    expect(await waitFor(() => out.includes('"ready": 1'), 15_000)).toBe(true)
+    expect(out).toContain('\u001b[H')
+    expect(out).toContain('\u001b[J')
+    expect(out).toContain('every 2s')
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', (c) => resolve(c))
+      child.kill('SIGINT')
+    })
+    expect(code).toBe(0)
+  })
+})

@@ -34,7 +34,7 @@ describe('status model', () => {
       {id: 'hx-epic', title: 'The epic', issue_type: 'epic', status: 'open'},
       {id: 'hx-1', title: 'Work', status: 'in_progress', parent: 'hx-epic', owner: 'helix', 'claimed-at': '2026-11-22T03:58:00Z', 'claimed-pid': 4242},
     ]
-    const rs = runState({pid: 4242, started_at: '2026-11-22T03:50:00Z', log: '/p/.helix-logs/helix-1.log', current_cycle: 3, current_bead: 'hx-1', current_bead_started_at: '2026-11-22T03:58:00Z', focused_epic: 'hx-epic', last_run: {started_at: '2026-11-21T01:00:00Z', ended_at: '2026-11-21T02:00:00Z', attempted_cycles: 7, completed_cycles: 5, total_tokens: 999, stop_reason: 'max_cycles'}})
+    const rs = runState({pid: 4242, phase: 'implementing', started_at: '2026-11-22T03:50:00Z', log: '/p/.helix-logs/helix-1.log', current_cycle: 3, current_bead: 'hx-1', current_bead_started_at: '2026-11-22T03:58:00Z', focused_epic: 'hx-epic', last_run: {started_at: '2026-11-21T01:00:00Z', ended_at: '2026-11-21T02:00:00Z', attempted_cycles: 7, completed_cycles: 5, total_tokens: 999, stop_reason: 'max_cycles'}})
     const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: {pid: 4242, started: '2026-11-22T03:50:00Z'}, now: NOW})
     const j = statusJson(m) as any
     expect(j.active_run).toEqual({pid: 4242, started: '2026-11-22T03:50:00Z', log: '/p/.helix-logs/helix-1.log'})
@@ -48,6 +48,9 @@ describe('status model', () => {
     expect(text).toMatch(/Epic: +hx-epic The epic/)
     expect(text).toMatch(/^  hx-1 +Work \(by helix, pid 4242, 2m ago\)$/m)
     expect(text).toMatch(/Cycles: +5 completed \/ 7 attempted +Tokens: 999/)
+    // between beads the phase says what the run is doing
+    const drain = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: {...rs, phase: 'check', current_bead: null}, livePid: {pid: 4242, started: 'x'}, now: NOW})
+    expect(renderStatusText(drain)).toMatch(/^  Cycle: +3 +\(check\) +Bead: none$/m)
   })
 
   it('run-state of a dead run is the last run, not an active one', () => {
@@ -115,5 +118,21 @@ describe('status model', () => {
   it('truncate counts characters, not UTF-16 units', () => {
     expect(truncate('ab😀cd', 4)).toBe('ab😀…')
     expect(truncate('abc', 3)).toBe('abc')
+  })
+})
+
+describe('last run', () => {
+  it("a stopped run's own summary wins (ended_at from last_run)", () => {
+    const rs = runState({pid: 1, started_at: '2026-11-22T03:00:00Z', updated_at: '2026-11-22T03:59:00Z', stop_reason: 'blocked', last_run: {started_at: '2026-11-22T03:00:00Z', ended_at: '2026-11-22T03:45:00Z', attempted_cycles: 9, completed_cycles: 2, total_tokens: 10, stop_reason: 'blocked'}})
+    const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: null, now: NOW})
+    expect(m.lastRun).toMatchObject({ended_at: '2026-11-22T03:45:00Z', attempted_cycles: 9, stop_reason: 'blocked'})
+    expect(statusJson(m).last_stop_reason).toBe('blocked')
+  })
+
+  it('a killed run (no summary, older last_run) shows its own counters and no stop reason', () => {
+    const rs = runState({pid: 1, started_at: '2026-11-22T03:00:00Z', updated_at: '2026-11-22T03:10:00Z', attempted_cycles: 2, completed_cycles: 1, stop_reason: null, last_run: {started_at: '2026-11-21T00:00:00Z', ended_at: '2026-11-21T01:00:00Z', attempted_cycles: 5, completed_cycles: 5, total_tokens: 1, stop_reason: 'completed'}})
+    const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: null, now: NOW})
+    expect(m.lastRun).toMatchObject({attempted_cycles: 2, completed_cycles: 1, stop_reason: null})
+    expect(renderStatusText(m)).toContain('Stopped: no stop recorded (killed?)')
   })
 })

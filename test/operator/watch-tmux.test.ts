@@ -54,3 +54,41 @@ describe.runIf(hasTmux)('helix status --watch in an 80×24 tmux pane', () => {
     expect(readFileSync(rcFile, 'utf8').trim()).toBe('0')
   })
 })
+
+describe.runIf(hasTmux)('helix start from a tmux pane', () => {
+  it('the run survives the pane being killed (terminal hangup)', async () => {
+    const {existsSync, mkdtempSync, readFileSync: rf, writeFileSync: wf} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const {pidAlive} = await import('../../src/state/pidfile.js')
+    const {REPO, killQuietly} = await import('./helpers.js')
+    const root = project({beads: [{id: 'hx-aaaa0001', title: 'Hang here', status: 'open'}]})
+    spawnSync('git', ['init', '-q'], {cwd: root})
+    const binDir = path.join(root, 'stubbin')
+    const stubDir = mkdtempSync(path.join(tmpdir(), 'helix-ops-stub-'))
+    const {installStubs} = await import(path.join(REPO, 'fixtures', 'agents', 'install-stubs.mjs'))
+    installStubs(binDir)
+    wf(path.join(stubDir, 'script.json'), JSON.stringify({implementation: {default: ['hang']}}))
+    const name = `helix-start-${process.pid}-${Date.now()}`
+    sessions.push(name)
+    const cmd = `cd '${root}' && PATH='${binDir}':"$PATH" HELIX_STUB_DIR='${stubDir}' NODE_ENV=production '${process.execPath}' '${BIN}' start --codex; sleep 60`
+    expect(spawnSync('tmux', ['new-session', '-d', '-s', name, '-x', '80', '-y', '24', cmd]).status).toBe(0)
+    expect(await waitFor(() => /helix: started \(pid=\d+/.test(capture(name)), 20_000)).toBe(true)
+    const pid = Number(/pid=(\d+)/.exec(capture(name))![1])
+    try {
+      expect(await waitFor(() => existsSync(path.join(stubDir, 'calls.jsonl')), 20_000)).toBe(true)
+      spawnSync('tmux', ['kill-session', '-t', name])
+      sessions.pop()
+      await new Promise((r) => setTimeout(r, 1000))
+      expect(pidAlive(pid)).toBe(true)
+      expect(rf(path.join(root, '.ddx', 'helix.pid'), 'utf8').startsWith(`${pid} `)).toBe(true)
+    } finally {
+      try {
+        process.kill(pid, 'SIGTERM')
+      } catch {
+        // gone
+      }
+      await waitFor(() => !pidAlive(pid), 20_000)
+      killQuietly(pid)
+    }
+  })
+})

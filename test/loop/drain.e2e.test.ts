@@ -1,0 +1,85 @@
+import {describe, expect, it} from 'vitest'
+import {calls, helix, project} from './e2e-helpers.js'
+
+const run = (script: Record<string, unknown>, extra: string[] = [], env: Record<string, string> = {}) => {
+  const p = project([], script)
+  const r = helix(p, ['run', '--no-auto-review', ...extra], env)
+  return {p, r, actions: calls(p).map((c) => c.action)}
+}
+
+describe('queue drain: every NEXT_ACTION code (built CLI)', () => {
+  it('BUILD twice → orphan recovery → stop', () => {
+    const {r, actions} = run({check: ['next:BUILD']})
+    expect(r.code).toBe(0)
+    expect(actions).toEqual(['check', 'check'])
+    expect(r.stderr).toContain('helix: no selectable issues after orphan recovery — stopping')
+  })
+
+  it('DESIGN: bounded to 3 passes without new ready work', () => {
+    const {r, actions} = run({check: ['next:DESIGN']})
+    expect(r.code).toBe(0)
+    expect(actions.filter((a) => a === 'plan')).toHaveLength(3)
+    expect(r.stderr).toContain('helix: queue drained, running design')
+    expect(r.stderr).toContain('helix: stopping: check returned DESIGN 3 times without new ready work')
+  })
+
+  it('POLISH then STOP', () => {
+    const {r, actions} = run({check: ['next:POLISH', 'next:STOP']})
+    expect(r.code).toBe(0)
+    expect(actions).toEqual(['check', 'polish', 'check'])
+    expect(r.stderr).toContain('helix: queue drained, running polish')
+    expect(r.stderr).toContain('helix: stopping after check returned STOP')
+  })
+
+  it('ALIGN with auto-align runs alignment once, then stops', () => {
+    const {r, actions} = run({check: ['next:ALIGN']}, [], {HELIX_AUTO_ALIGN: '1'})
+    expect(r.code).toBe(0)
+    expect(actions).toEqual(['check', 'alignment', 'check'])
+    expect(r.stderr).toContain('helix: queue drained, running alignment')
+    expect(r.stderr).toContain('helix: stopping after check returned ALIGN')
+  })
+
+  it('ALIGN with --no-auto-align stops at once', () => {
+    const {r, actions} = run({check: ['next:ALIGN']}, ['--no-auto-align'], {HELIX_AUTO_ALIGN: '1'})
+    expect(actions).toEqual(['check'])
+    expect(r.stderr).toContain('helix: stopping after check returned ALIGN')
+  })
+
+  it('BACKFILL runs once (report required), the second BACKFILL stops', () => {
+    const {r, actions} = run({check: ['next:BACKFILL'], backfill: ['backfill-ok']})
+    expect(r.code).toBe(0)
+    expect(actions).toEqual(['check', 'backfill', 'check'])
+    expect(r.stderr).toContain('helix: queue drained, running backfill')
+    expect(r.stderr).toContain('helix: stopping after check returned BACKFILL')
+  })
+
+  it('BACKFILL without a report fails the run', () => {
+    const {r} = run({check: ['next:BACKFILL'], backfill: ['noop']})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('helix: backfill failed after queue drain')
+  })
+
+  it.each(['WAIT', 'GUIDANCE'])('%s stops', (code) => {
+    const {r, actions} = run({check: [`next:${code}`]})
+    expect(r.code).toBe(0)
+    expect(actions).toEqual(['check'])
+    expect(r.stderr).toContain(`helix: stopping after check returned ${code}`)
+  })
+
+  it('STOP with auto-align: one alignment before stopping', () => {
+    const {r, actions} = run({check: ['next:STOP']}, ['--auto-align'])
+    expect(r.code).toBe(0)
+    expect(actions).toEqual(['check', 'alignment'])
+    expect(r.stderr).toContain('helix: queue empty, running alignment before stopping')
+    expect(r.stderr).toContain('helix: stopping after check returned STOP')
+  })
+
+  it('no trailer and failing check exit 1', () => {
+    const a = run({check: ['print:NEXT_ACTION:BUILDING']})
+    expect(a.r.code).toBe(1)
+    expect(a.r.stderr).toContain('helix: unable to determine NEXT_ACTION from check output')
+    const b = run({check: ['fail']})
+    expect(b.r.code).toBe(1)
+    expect(b.r.stderr).toContain('helix: check failed after queue drain')
+  })
+})
