@@ -131,6 +131,8 @@ function makeWorkspace(base) {
   git(project, ['config', 'user.name', 'helix demo'])
   git(project, ['config', 'user.email', 'demo@helix.invalid'])
   git(project, ['config', 'commit.gpgsign', 'false'])
+  // the user's global hooks (core.hooksPath) have no business in the demo
+  git(project, ['config', 'core.hooksPath', '/dev/null'])
   git(project, ['add', '-A'])
   git(project, ['commit', '-q', '-m', 'strkit: toy project and its bead queue'])
   return project
@@ -267,10 +269,12 @@ async function main() {
 
     const runArgs = ['run', ...(opts.verbose ? [] : ['--summary']), '--review-threshold', '0', ...agent.flags]
     say(`$ helix ${runArgs.join(' ')}`)
+    const t0 = Date.now()
     rc = await helixRun(project, env, runArgs)
     say()
-    say(`helix run exited with ${rc}`)
+    say(`helix run exited with ${rc} after ${((Date.now() - t0) / 1000).toFixed(1)}s`)
     say()
+    if (rc === 130 || rc === 143) return
 
     const log = opts.verbose ? null : newestLog(project)
     if (log) {
@@ -294,10 +298,12 @@ async function main() {
       say(`  the agent wrapper is in ${binDir}; put it first on PATH to run helix there again`)
     }
   } finally {
-    if (!opts.keep) rmSync(base, {recursive: true, force: true})
+    if (!opts.keep) {
+      rmSync(base, {recursive: true, force: true})
+      say('helix demo: workspace removed (keep it with: npm run demo -- --keep)')
+    }
+    process.exitCode = rc
   }
-  if (!opts.keep) say('helix demo: workspace removed (keep it with: npm run demo -- --keep)')
-  process.exitCode = rc
 }
 
 await main()
