@@ -208,6 +208,7 @@ const HIGHLIGHT_AGENT = [/FAILED — not closing/, /\[demo-agent\] filed /, /^\s
 
 function highlights(file) {
   const out = []
+  const seen = new Set()
   const lines = readFileSync(file, 'utf8').split('\n')
   lines.forEach((text, i) => {
     let rec
@@ -219,6 +220,12 @@ function highlights(file) {
     if (!rec || typeof rec.msg !== 'string') return
     const patterns = rec.stream === 'agent' ? HIGHLIGHT_AGENT : HIGHLIGHT_EVENTS
     if (!patterns.some((re) => re.test(rec.msg))) return
+    // claude repeats its final text in the result event: quote each agent line once per dispatch
+    if (rec.stream === 'agent') {
+      const key = `${rec.dispatch}\u0000${rec.msg}`
+      if (seen.has(key)) return
+      seen.add(key)
+    }
     const who = rec.stream === 'agent' ? '  agent│ ' : '       '
     const fields = rec.msg === 'backoff' ? ['bead', 'attempts', 'seconds'].filter((k) => k in rec).map((k) => `  ${k}=${rec[k]}`).join('') : ''
     out.push(`  ${String(i + 1).padStart(4)}${who}${rec.msg}${fields}`)
