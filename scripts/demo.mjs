@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run demo [-- --keep] [-- --as codex|claude|command] [-- --verbose]`
+// `npm run demo [-- --keep] [-- --as codex|claude|command] [-- --verbose] [-- --no-build]`
 //
 // Shows helix draining a real queue, offline, in well under a minute:
 //   1. builds helix when dist/ or the oclif manifest is missing or older than src/;
@@ -15,7 +15,7 @@
 // Exit code: helix run's exit code (0 when the demo worked).
 
 import {spawn, spawnSync} from 'node:child_process'
-import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -28,19 +28,21 @@ const RUN_TIMEOUT_MS = 120_000
 
 function usage() {
   return [
-    'usage: npm run demo [-- --keep] [-- --as codex|claude|command] [-- --verbose]',
+    'usage: npm run demo [-- --keep] [-- --as codex|claude|command] [-- --verbose] [-- --no-build]',
     '  --keep      keep the temporary workspace and print its path',
     '  --as KIND   how helix talks to the demo agent: codex (default), claude, command',
     '  --verbose   run helix in normal mode instead of --summary',
+    '  --no-build  use dist/ as it is (never run npm run build; the tests use this)',
   ].join('\n')
 }
 
 function parseArgs(args) {
-  const opts = {keep: false, as: 'codex', verbose: false}
+  const opts = {keep: false, as: 'codex', verbose: false, build: true}
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
     if (a === '--keep') opts.keep = true
     else if (a === '--verbose') opts.verbose = true
+    else if (a === '--no-build') opts.build = false
     else if (a === '--as' || a.startsWith('--as=')) {
       const v = a === '--as' ? args[++i] : a.slice('--as='.length)
       if (!['codex', 'claude', 'command'].includes(v)) fail(`--as must be codex, claude or command (got '${v ?? ''}')`)
@@ -79,15 +81,24 @@ function newestMtime(dir) {
   return newest
 }
 
+/**
+ * Why `repo` needs `npm run build`, or null when it does not: dist/ or the oclif
+ * manifest (written last by the build) is missing, or a file under src/ is newer
+ * than the manifest. An installed package has no src/ and is never rebuilt.
+ */
+export function buildReason(repo) {
+  const manifest = path.join(repo, 'oclif.manifest.json')
+  const src = path.join(repo, 'src')
+  if (!existsSync(path.join(repo, 'dist')) || !existsSync(manifest)) return 'no build yet'
+  if (existsSync(src) && newestMtime(src) > statSync(manifest).mtimeMs) return 'src/ changed since the last build'
+  return null
+}
+
 function ensureBuilt() {
-  const manifest = path.join(REPO, 'oclif.manifest.json')
-  const dist = path.join(REPO, 'dist')
-  const src = path.join(REPO, 'src')
-  const built = existsSync(dist) && existsSync(manifest)
-  const stale = built && existsSync(src) && newestMtime(src) > statSync(manifest).mtimeMs
-  if (built && !stale) return
-  if (!existsSync(src)) fail('dist/ is missing and there is no src/ to build it from')
-  say(`helix demo: ${built ? 'src/ changed since the last build' : 'no build yet'} — running npm run build`)
+  const reason = buildReason(REPO)
+  if (!reason) return
+  if (!existsSync(path.join(REPO, 'src'))) fail('dist/ is missing and there is no src/ to build it from')
+  say(`helix demo: ${reason} — running npm run build`)
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
   // The oclif dev tool (used for the manifest) would otherwise ask the npm registry
   // whether a newer oclif exists; the demo stays offline.
@@ -255,7 +266,8 @@ function retries(project) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2))
-  ensureBuilt()
+  if (opts.build) ensureBuilt()
+  else if (!existsSync(path.join(REPO, 'oclif.manifest.json'))) fail('--no-build: helix is not built (run npm run build)')
 
   const base = mkdtempSync(path.join(os.tmpdir(), 'helix-demo-'))
   let rc = 1
@@ -313,4 +325,12 @@ async function main() {
   }
 }
 
-await main()
+// Run only when executed (`node scripts/demo.mjs`), not when a test imports buildReason.
+function isMain() {
+  try {
+    return Boolean(process.argv[1]) && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+if (isMain()) await main()

@@ -17,7 +17,8 @@ interface DemoRun {
 /** Runs `node scripts/demo.mjs <args>` (what `npm run demo` runs) and collects its output. */
 function runDemo(args: string[]): Promise<DemoRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO, 'scripts', 'demo.mjs'), ...args], {
+    // --no-build: never rebuild dist/ under the feet of other test files running in parallel
+    const child = spawn(process.execPath, [path.join(REPO, 'scripts', 'demo.mjs'), '--no-build', ...args], {
       cwd: REPO,
       env: {...process.env, NODE_ENV: 'production'},
       stdio: ['ignore', 'pipe', 'pipe'],
