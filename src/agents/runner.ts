@@ -6,8 +6,11 @@
  * groups so no agent process outlives helix.
  */
 import {spawn} from 'node:child_process'
-import {readFileSync, readdirSync} from 'node:fs'
-import {constants as osConstants} from 'node:os'
+import {createHash} from 'node:crypto'
+import {chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync} from 'node:fs'
+import os, {constants as osConstants} from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {StringDecoder} from 'node:string_decoder'
 import {claudeDecoder, codexDecoder, commandDecoder, type OutputDecoder} from './output.js'
 import {defaultEffort} from './resolve.js'
@@ -75,7 +78,8 @@ export function timeoutMessage(agentName: string, seconds: number, now: Date = n
 
 // ------------------------------------------------------------ process groups
 
-const liveGroups = new Set<number>()
+/** live agent process groups → pids of their descendants that escaped the group (known once a kill began) */
+const liveGroups = new Map<number, Set<number>>()
 let exitHookInstalled = false
 
 function installExitHook(): void {
@@ -94,21 +98,22 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** Process ids in group `pgid` that are alive (not zombies). Linux reads /proc; elsewhere kill(-pgid, 0). */
-export function liveGroupMembers(pgid: number): number[] {
-  // fast path: an empty group answers ESRCH without scanning /proc
-  try {
-    process.kill(-pgid, 0)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return []
-  }
+interface ProcEntry {
+  pid: number
+  ppid: number
+  pgrp: number
+  state: string
+}
+
+/** Every process in /proc (Linux); null where there is no /proc. */
+function processTable(): ProcEntry[] | null {
   let entries: string[]
   try {
     entries = readdirSync('/proc')
   } catch {
-    return [pgid] // no /proc (not Linux): the group answered kill(0), so something is in it
+    return null
   }
-  const out: number[] = []
+  const out: ProcEntry[] = []
   for (const e of entries) {
     if (!/^\d+$/.test(e)) continue
     let stat: string
@@ -118,15 +123,72 @@ export function liveGroupMembers(pgid: number): number[] {
       continue
     }
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // rest[0] = state, rest[1] = ppid, rest[2] = pgrp
-    if (Number(rest[2]) === pgid && rest[0] !== 'Z' && rest[0] !== 'X') out.push(Number(e))
+    out.push({pid: Number(e), state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2])})
   }
   return out
 }
 
+const dead = (state: string) => state === 'Z' || state === 'X'
+
+/**
+ * Live descendants of `root` that left its process group (setsid / setpgid), so
+ * a group kill would miss them. Linux only (empty elsewhere).
+ */
+export function escapedDescendants(root: number, pgid: number): number[] {
+  const table = processTable()
+  if (!table) return []
+  const children = new Map<number, ProcEntry[]>()
+  for (const p of table) {
+    const list = children.get(p.ppid)
+    if (list) list.push(p)
+    else children.set(p.ppid, [p])
+  }
+  const seeds = new Set<number>([root, ...table.filter((p) => p.pgrp === pgid).map((p) => p.pid)])
+  const out: number[] = []
+  const seen = new Set<number>()
+  const queue = [...seeds]
+  while (queue.length > 0) {
+    const pid = queue.pop()!
+    for (const c of children.get(pid) ?? []) {
+      if (seen.has(c.pid)) continue
+      seen.add(c.pid)
+      queue.push(c.pid)
+      if (c.pgrp !== pgid && !dead(c.state)) out.push(c.pid)
+    }
+  }
+  return out
+}
+
+function pidAliveNow(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return !dead(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3))
+  } catch {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+}
+
+/** Process ids in group `pgid` that are alive (not zombies). Linux reads /proc; elsewhere kill(-pgid, 0). */
+export function liveGroupMembers(pgid: number): number[] {
+  // fast path: an empty group answers ESRCH without scanning /proc
+  try {
+    process.kill(-pgid, 0)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return []
+  }
+  const table = processTable()
+  if (!table) return [pgid] // no /proc (not Linux): the group answered kill(0), so something is in it
+  return table.filter((p) => p.pgrp === pgid && !dead(p.state)).map((p) => p.pid)
+}
+
 /** Process-group ids of the agents running now. */
 export function liveAgentGroups(): number[] {
-  return [...liveGroups]
+  return [...liveGroups.keys()]
 }
 
 /**
@@ -136,11 +198,69 @@ export function liveAgentGroups(): number[] {
  */
 export function killAllAgentGroups(signal: NodeJS.Signals = 'SIGTERM'): number {
   let n = 0
-  for (const pgid of liveGroups) if (signalGroup(pgid, signal)) n++
+  for (const [pgid, escapees] of liveGroups) for (const pid of escapedDescendants(pgid, pgid)) escapees.add(pid)
+  for (const [pgid, escapees] of liveGroups) {
+    if (signalGroup(pgid, signal)) n++
+    for (const pid of escapees) {
+      try {
+        process.kill(pid, signal)
+      } catch {
+        /* gone */
+      }
+    }
+  }
   return n
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+// ------------------------------------------------------------- helix on PATH
+
+/** This package's CLI entry (`<package>/bin/run.js`), resolved from this module (src/ or dist/). */
+export function helixCliPath(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js')
+}
+
+let shimDirCache: string | null | undefined
+
+/**
+ * A directory holding a `helix` wrapper that runs THIS helix (same node, same
+ * package), so the prompts' `helix tracker …` commands work for the agent even
+ * when helix was started as `node bin/run.js` or via npx, and always talk to the
+ * same version that holds the claim. Created once per package path under the
+ * temp dir; null when it cannot be created (the agent then gets PATH unchanged).
+ */
+export function helixShimDir(): string | null {
+  if (shimDirCache !== undefined) return shimDirCache
+  try {
+    const cli = helixCliPath()
+    if (!existsSync(cli)) return (shimDirCache = null)
+    const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`
+    const body = `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(cli)} "$@"\n`
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 0
+    const dir = path.join(os.tmpdir(), `helix-shim-${uid}-${createHash('sha256').update(body).digest('hex').slice(0, 12)}`)
+    const file = path.join(dir, 'helix')
+    let current = ''
+    try {
+      current = readFileSync(file, 'utf8')
+    } catch {
+      /* not there yet */
+    }
+    mkdirSync(dir, {recursive: true, mode: 0o755})
+    // shared temp dir: use it only if it is ours and nobody else can write into it
+    const st = lstatSync(dir)
+    if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== uid) || (st.mode & 0o022) !== 0) return (shimDirCache = null)
+    if (current !== body) {
+      const tmp = `${file}.${process.pid}.tmp`
+      writeFileSync(tmp, body, {mode: 0o755})
+      chmodSync(tmp, 0o755)
+      renameSync(tmp, file)
+    }
+    return (shimDirCache = dir)
+  } catch {
+    return (shimDirCache = null)
+  }
+}
 
 // ---------------------------------------------------------------- dispatching
 
@@ -182,6 +302,8 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   if (req.claimToken) env.HELIX_CLAIM_TOKEN = req.claimToken
   env.HELIX_ACTION = req.action
   env.HELIX_RUN_LOG = log.path
+  const shim = helixShimDir()
+  if (shim) env.PATH = env.PATH ? `${shim}${path.delimiter}${env.PATH}` : shim
 
   let first = 0
   let last = 0
@@ -202,6 +324,7 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     let timeoutTimer: NodeJS.Timeout | undefined
     let killTimer: NodeJS.Timeout | undefined
     let finished = false
+    let onAbort: () => void = () => {}
 
     const finish = (rc: number) => {
       if (finished) return
@@ -236,31 +359,68 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     // One pipe for stdout and stderr: a constant script execs the agent with
     // fd 2 pointed at fd 1. The agent's argv travels as positional parameters
     // ("$0" "$@"), never interpolated into shell text.
-    const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', inv.file, ...inv.args], {
-      cwd: req.root,
-      env,
-      detached: true,
-      stdio: [inv.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'ignore'],
-    })
-    const pgid = child.pid
-    if (pgid === undefined) {
-      child.on('error', () => {})
-      record(`helix: cannot start ${req.agent.name}`)
+    // spawn can fail synchronously (E2BIG: one argv string is limited to 128 KiB on
+    // Linux, which a huge codex prompt can exceed) or asynchronously (bad cwd)
+    const spawnFailed = (err: NodeJS.ErrnoException) => {
+      const why =
+        err.code === 'E2BIG'
+          ? `the prompt (${Buffer.byteLength(req.prompt)} bytes) is too long for the command line`
+          : err.code === 'ENOENT'
+            ? `cwd ${req.root} or /bin/sh does not exist`
+            : err.message
+      record(`helix: cannot start ${req.agent.name}: ${why}`)
       finish(127)
+    }
+    let child: ReturnType<typeof spawn>
+    try {
+      child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', inv.file, ...inv.args], {
+        cwd: req.root,
+        env,
+        detached: true,
+        stdio: [inv.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'ignore'],
+      })
+    } catch (err) {
+      spawnFailed(err as NodeJS.ErrnoException)
       return
     }
-    liveGroups.add(pgid)
+    const pgid = child.pid
+    if (pgid === undefined) {
+      child.once('error', spawnFailed)
+      return
+    }
+    // descendants that left the group (setsid) are tracked by pid from the
+    // moment of the kill, while the process tree still links them to the agent
+    const escapees = new Set<number>()
+    liveGroups.set(pgid, escapees)
     installExitHook()
 
+    const collectEscapees = () => {
+      for (const pid of escapedDescendants(pgid, pgid)) escapees.add(pid)
+    }
+    const signalAll = (sig: NodeJS.Signals) => {
+      signalGroup(pgid, sig)
+      for (const pid of escapees) {
+        try {
+          process.kill(pid, sig)
+        } catch {
+          escapees.delete(pid)
+        }
+      }
+    }
+    const stragglers = () => [...liveGroupMembers(pgid), ...[...escapees].filter(pidAliveNow)]
     const killGroup = (why: 'timeout' | 'abort') => {
       if (why === 'timeout') timedOut = true
       else aborted = true
       if (killDeadline) return
       killDeadline = Date.now() + graceMs
-      signalGroup(pgid, 'SIGTERM')
-      killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), graceMs)
+      collectEscapees()
+      signalAll('SIGTERM')
+      killTimer = setTimeout(() => {
+        collectEscapees()
+        signalAll('SIGKILL')
+      }, graceMs)
     }
-    const onAbort = () => killGroup('abort')
+    onAbort = () => killGroup('abort')
     req.signal?.addEventListener('abort', onAbort, {once: true})
     // setTimeout overflows past 2^31-1 ms (≈ 24.8 days) and would fire at once: clamp
     timeoutTimer = setTimeout(() => killGroup('timeout'), Math.min(2 ** 31 - 1, Math.max(1, req.timeoutSec * 1000)))
@@ -299,18 +459,27 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       // The agent is gone. Anything left in its group (a forked helper, a
       // grandchild holding the pipe) is killed: SIGTERM now, SIGKILL at the
       // timeout's deadline or after a short grace.
-      let members = liveGroupMembers(pgid)
+      let members = stragglers()
       if (members.length > 0) {
-        signalGroup(pgid, 'SIGTERM')
+        signalAll('SIGTERM')
         const until = killDeadline || Date.now() + Math.min(graceMs, STRAGGLER_GRACE_MS)
         while (members.length > 0 && Date.now() < until) {
           await sleep(50)
-          members = liveGroupMembers(pgid)
+          members = stragglers()
         }
-        if (members.length > 0) signalGroup(pgid, 'SIGKILL')
+        if (members.length > 0) {
+          signalAll('SIGKILL')
+          // SIGKILL is delivered asynchronously: wait (bounded) until they are really gone
+          const hardUntil = Date.now() + 1000
+          while (stragglers().length > 0 && Date.now() < hardUntil) await sleep(20)
+        }
       }
       // bounded drain: whatever is still in the pipe, then stop listening
-      if (!streamClosed) await Promise.race([streamDone, sleep(DRAIN_MS)])
+      if (!streamClosed) {
+        let drainTimer: NodeJS.Timeout | undefined
+        await Promise.race([streamDone, new Promise<void>((r) => (drainTimer = setTimeout(r, DRAIN_MS)))])
+        clearTimeout(drainTimer) // never keep the process alive for the drain window
+      }
       out.off('data', onData)
       out.destroy()
       const rest = partial + decoderUtf8.end()

@@ -1,4 +1,5 @@
 import {Args, Flags} from '@oclif/core'
+import {agentFlags} from '../cli/agent-flags.js'
 import {HelixCommand} from '../util/base-command.js'
 
 export default class Build extends HelixCommand {
@@ -11,18 +12,12 @@ export default class Build extends HelixCommand {
   }
 
   static override flags = {
-    agent: Flags.string({description: 'implementation agent: codex, claude, or a path to an executable (HELIX_AGENT)'}),
-    claude: Flags.boolean({description: 'short for --agent claude', exclusive: ['codex']}),
-    codex: Flags.boolean({description: 'short for --agent codex', exclusive: ['claude']}),
-    model: Flags.string({description: 'model passed to the agent (HELIX_MODEL)'}),
-    effort: Flags.string({description: 'reasoning effort passed to the agent (HELIX_EFFORT)'}),
+    ...agentFlags,
     'review-agent': Flags.string({description: 'review agent (HELIX_REVIEW_AGENT)'}),
     'review-threshold': Flags.integer({description: 'review when the cycle changed at least N lines or 3 files (0 = always)', default: 100, min: 0}),
     'auto-review': Flags.boolean({description: 'post-implementation review (--no-auto-review disables)', allowNo: true, default: true}),
-    timeout: Flags.string({description: 'seconds per agent call (HELIX_AGENT_TIMEOUT, default 2700)'}),
     summary: Flags.boolean({char: 's', description: 'summary lines only'}),
     quiet: Flags.boolean({char: 'q', description: 'do not echo agent output on stdout'}),
-    'dry-run': Flags.boolean({description: 'print the dispatch (command line and prompt) and change nothing'}),
   }
 
   async run(): Promise<void> {

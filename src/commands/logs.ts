@@ -47,6 +47,7 @@ export default class Logs extends HelixCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Logs)
     const paths = projectPaths(process.cwd(), process.env)
+    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
     let file: string
     if (args.file) {
       const candidates = [path.resolve(args.file), path.join(paths.logDir, args.file)]
@@ -69,7 +70,7 @@ export default class Logs extends HelixCommand {
       } catch (error) {
         throw new HelixError(`cannot read ${file}: ${(error as Error).message}`, 1)
       }
-      process.stdout.write(renderLogText(text))
+      process.stdout.write(renderLogText(text, {color}))
       return
     }
     const ac = this.abort
@@ -82,6 +83,7 @@ export default class Logs extends HelixCommand {
       file,
       logDir: args.file ? undefined : paths.logDir,
       write: (t) => process.stdout.write(t),
+      color,
       signal: ac.signal,
     })
   }

@@ -1,11 +1,16 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
+import {HelixError} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {recoverOrphans} from '../recovery/orphans.js'
 import {realProbe} from '../recovery/probe.js'
 import {orphanThresholdSec} from '../tracker/liveness.js'
 
 export default class Recover extends HelixCommand {
+  // Declared (hidden) only so that a stray word reaches this command and is
+  // refused in one line, instead of oclif looking for a command 'recover:<word>'.
+  static override args = {unexpected: Args.string({hidden: true})}
+
   static override description = "Reclaim orphaned in_progress beads (helix's own stale claims) now"
 
   static override flags = {
@@ -13,7 +18,8 @@ export default class Recover extends HelixCommand {
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(Recover)
+    const {args, flags} = await this.parse(Recover)
+    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
     const env = process.env
     const res = await recoverOrphans(projectPaths(process.cwd(), env), {
       owner: env.HELIX_OWNER?.trim() || 'helix',

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {agentFlags} from '../cli/agent-flags.js'
 import {HelixCommand} from '../util/base-command.js'
 
 export default class Run extends HelixCommand {
@@ -7,21 +8,15 @@ export default class Run extends HelixCommand {
     'Picks the next ready bead, claims it, dispatches the implementation agent, checks the outcome, and repeats until the queue drains, --max-cycles completed cycles, or a check says stop.'
 
   static override flags = {
+    ...agentFlags,
     'max-cycles': Flags.integer({description: 'stop after N completed cycles (0 = unlimited)', default: 0, min: 0}),
     summary: Flags.boolean({char: 's', description: 'summary lines only on stderr; stdout stays empty (implies --quiet)'}),
     quiet: Flags.boolean({char: 'q', description: 'do not echo agent output on stdout'}),
-    agent: Flags.string({description: 'implementation agent: codex, claude, or a path to an executable (HELIX_AGENT)'}),
-    claude: Flags.boolean({description: 'short for --agent claude', exclusive: ['codex']}),
-    codex: Flags.boolean({description: 'short for --agent codex', exclusive: ['claude']}),
-    model: Flags.string({description: 'model passed to the agent (HELIX_MODEL)'}),
-    effort: Flags.string({description: 'reasoning effort passed to the agent (HELIX_EFFORT)'}),
     'review-agent': Flags.string({description: 'review agent (HELIX_REVIEW_AGENT)'}),
     'review-every': Flags.integer({description: 'periodic alignment every N completed cycles (0 disables)', default: 15, min: 0}),
     'review-threshold': Flags.integer({description: 'review when a cycle changed at least N lines or 3 files (0 = always)', default: 100, min: 0}),
     'auto-review': Flags.boolean({description: 'post-implementation review (--no-auto-review disables)', allowNo: true, default: true}),
     'auto-align': Flags.boolean({description: 'alignment on ALIGN/STOP (default HELIX_AUTO_ALIGN, 1)', allowNo: true}),
-    timeout: Flags.string({description: 'seconds per agent call (HELIX_AGENT_TIMEOUT, default 2700)'}),
-    'dry-run': Flags.boolean({description: 'print the first dispatch (command line and prompt) and change nothing'}),
   }
 
   async run(): Promise<void> {

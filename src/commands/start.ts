@@ -6,13 +6,16 @@ export default class Start extends HelixCommand {
 
   static override examples = ['<%= config.bin %> start', '<%= config.bin %> start --max-cycles 5 --claude']
 
+  static override usage = 'start [--max-cycles N] [--claude|--codex] [any other `helix run` flag…]'
+
   // every flag is forwarded to `helix run`, which validates them
   static override strict = false
 
   async run(): Promise<void> {
     // no parse: oclif rejects flags it does not know even when not strict, and
     // `helix run` (the child) validates the flags and reports bad ones itself
-    const {pid, log} = await startRun({args: this.argv})
+    const {pid, log, finished} = await startRun({args: this.argv})
     this.out(`helix: started (pid=${pid}, log=${log})`)
+    if (finished) this.err('helix: the run already finished (rc=0)')
   }
 }

@@ -1,10 +1,14 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
 import {HelixError} from '../util/errors.js'
 import {statusOutput} from '../status/report.js'
 import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../status/watch.js'
 
 export default class Status extends HelixCommand {
+  // Declared (hidden) only so that a stray word reaches this command and is
+  // refused in one line, instead of oclif looking for a command 'status:<word>'.
+  static override args = {unexpected: Args.string({hidden: true})}
+
   static override description = 'Show the tracker, the active run, claimed and parked beads, and the last run (one screen)'
 
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --json', '<%= config.bin %> status --watch 5']
@@ -19,7 +23,8 @@ export default class Status extends HelixCommand {
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
+    const {args, flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
+    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
     if (flags.watch === undefined) {
       const tty = process.stdout.isTTY
       const text = await statusOutput({

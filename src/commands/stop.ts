@@ -1,12 +1,19 @@
+import {Args} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
+import {HelixError} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {stopRun} from '../status/control.js'
 
 export default class Stop extends HelixCommand {
+  // Declared (hidden) only so that a stray word reaches this command and is
+  // refused in one line, instead of oclif looking for a command 'stop:<word>'.
+  static override args = {unexpected: Args.string({hidden: true})}
+
   static override description = 'Stop the active run: SIGTERM, then SIGKILL after 15 s'
 
   async run(): Promise<void> {
-    await this.parse(Stop)
+    const {args} = await this.parse(Stop)
+    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
     const {pid, killed, released} = await stopRun({paths: projectPaths(process.cwd(), process.env)})
     if (killed) this.err(`helix: pid ${pid} ignored SIGTERM for 15s; sent SIGKILL`)
     for (const id of released ?? []) this.err(`helix: unclaimed ${id} (its run was killed)`)

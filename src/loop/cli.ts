@@ -13,8 +13,8 @@ export interface LoopCliInput extends WiringInput {
 
 /** Runs the loop with SIGINT/SIGTERM handling; returns the exit code. */
 export async function runLoopCli(input: LoopCliInput): Promise<number> {
-  const {deps, timeoutSec} = realLoopDeps(input)
   const ac = new AbortController()
+  const {deps, timeoutSec} = realLoopDeps({...input, signal: ac.signal})
   let signals = 0
   const onSignal = (sig: NodeJS.Signals) => {
     signals++

@@ -13,7 +13,7 @@ import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {fingerprint, fingerprintDiff, sameFingerprint} from './fingerprint.js'
 import {classifyOutcome, openChildIds} from './outcome.js'
 import type {BlockerEntry, LoopDeps, LoopOptions, LoopResult} from './ports.js'
-import {readyList, selectTarget, selectableBeads, statusOf, type Selection} from './selection.js'
+import {isEpicBead, readyList, selectTarget, selectableBeads, statusOf, type Selection} from './selection.js'
 
 export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 const FAILED_REASON = `intractable after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
@@ -106,6 +106,11 @@ class Supervisor {
     this.state.skipped = [...this.skip].map(([id, s]) => ({id, reason: s.reason, attempts: s.attempts}))
     this.state.backoff_until = {...this.backoffUntil}
     this.state.focused_epic = this.focusedEpic
+    // a denied `helix run` bumps parallel_run_denied_count in this file while we run: keep its count
+    const onDisk = await this.d.state.load()
+    if (onDisk && onDisk.parallel_run_denied_count > this.state.parallel_run_denied_count) {
+      this.state.parallel_run_denied_count = onDisk.parallel_run_denied_count
+    }
     await this.d.state.save(this.state)
   }
 
@@ -285,7 +290,8 @@ class Supervisor {
     const batchNote = batchIds.length > 0 ? `, batch=${batchIds.length + 1} issues (${[target.id, ...batchIds].join(', ')})` : ''
     this.d.out.normal(`helix: [${this.t()}] ready=${ready}, cycle=${n}, issue=${target.id}${batchNote}`)
     this.d.out.summary(`helix: [${this.t()}] cycle ${n}: ${target.id} (${ready} ready)`)
-    const mark = await this.d.gates.mark()
+    // the worktree marker only matters when a review may be sized by it
+    const mark = this.o.autoReview && this.o.reviewThreshold > 0 ? await this.d.gates.mark() : null
     const prompt = await this.d.agents.prompt('implementation', {
       beadId: target.id,
       ...(batchIds.length > 0 ? {batchIds} : {}),
@@ -421,7 +427,8 @@ class Supervisor {
     } else {
       this.d.out.both(`helix: [${this.t()}] cycle ${n}: ${target.id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
     }
-    await this.endCycle()
+    this.state.current_bead = null
+    this.state.current_bead_started_at = null
     await this.acceptanceGate(n, target.id)
     if (this.o.autoReview && (await this.reviewWanted(mark))) {
       const r = await this.review(target.id, n)
@@ -437,7 +444,13 @@ class Supervisor {
       if (!ok) return new Stop('error', 1, `helix: periodic alignment failed after ${c} cycles`)
       this.alignedSinceBuild = true
     }
-    if (this.o.maxCycles > 0 && c >= this.o.maxCycles) return new Stop('max_cycles', 0, `helix: reached max cycles (${this.o.maxCycles})`)
+    if (this.o.maxCycles > 0 && c >= this.o.maxCycles) {
+      // closing a finished epic is not a cycle: do it before stopping, or it would stay open
+      // (an epic with children is never ready, so no later run would get back to it)
+      const r = await this.maybeCloseFocusedEpic(await this.d.tracker.read())
+      if (r instanceof Stop) return r
+      return new Stop('max_cycles', 0, `helix: reached max cycles (${this.o.maxCycles})`)
+    }
     return 'continue'
   }
 
@@ -655,8 +668,20 @@ class Supervisor {
       // claim conflict or change before claim: nothing was attempted
       return new Stop('error', 3, `helix: could not claim ${sel.target!.id}`)
     }
-    if (this.state.completed_cycles > before) return new Stop('completed', 0)
-    return new Stop('completed', 1)
+    if (this.state.completed_cycles > before) {
+      // the built bead may have been its epic's last open child: close the epic (not a cycle)
+      const parent = sel.target!.parent
+      const snapAfter = await this.d.tracker.read()
+      const epic = parent ? snapAfter.byId.get(parent) : undefined
+      if (epic && isEpicBead(epic) && !this.skip.has(epic.id)) {
+        this.focusedEpic = epic.id
+        const r = await this.maybeCloseFocusedEpic(snapAfter)
+        this.focusedEpic = null
+        if (r instanceof Stop) return r
+      }
+      return new Stop('completed', 0)
+    }
+    return new Stop('completed', 1, `helix: build did not complete ${sel.target!.id}`)
   }
 
   // -------------------------------------------------------------------- stop

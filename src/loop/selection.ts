@@ -137,7 +137,18 @@ export function selectTarget(snap: TrackerSnapshot, opts: SelectOptions = {}): S
   return {target: pick.bead, tier: pick.tier, ...(epicFocus ? {epicFocus} : {}), batch, ready, waiting}
 }
 
-/** What `helix next` prints: the bead `helix run` would select now (no run bookkeeping), or null. */
+/**
+ * What `helix next` prints: the bead `helix run` would select now, or null. Mirrors
+ * the loop: children of skipped (blocked) epics are skipped too, and a focused epic
+ * with no selectable child releases focus (normal selection).
+ */
 export function nextSelectable(snap: TrackerSnapshot, opts: SelectOptions = {}): Bead | null {
-  return selectTarget(snap, opts).target
+  const skip = new Set(opts.skip ?? [])
+  if (skip.size > 0) for (const b of snap.beads) if (typeof b.parent === 'string' && skip.has(b.parent)) skip.add(b.id)
+  const o = {...opts, skip}
+  if (opts.focusedEpic) {
+    const t = selectTarget(snap, o).target
+    if (t) return t
+  }
+  return selectTarget(snap, {...o, focusedEpic: null}).target
 }

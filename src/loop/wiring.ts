@@ -35,6 +35,8 @@ export interface WiringInput {
   reviewAgent?: string
   summary: boolean
   quiet: boolean
+  /** helix's own interrupt (SIGINT/SIGTERM): kills a running acceptance script */
+  signal?: AbortSignal
 }
 
 function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {
@@ -55,7 +57,11 @@ function ownPath(p: string): boolean {
   return OWN_PATHS.some((o) => p.startsWith(o))
 }
 
-export function gitGates(root: string, onLog: (msg: string, fields: Record<string, unknown>) => void): LoopGates {
+export function gitGates(
+  root: string,
+  onLog: (msg: string, fields: Record<string, unknown>) => void,
+  limits: {timeoutSec: number; signal?: AbortSignal} = {timeoutSec: 2700},
+): LoopGates {
   return {
     async acceptanceScripts() {
       const dir = path.join(root, 'scripts')
@@ -80,25 +86,44 @@ export function gitGates(root: string, onLog: (msg: string, fields: Record<strin
     },
     runScript(file) {
       return new Promise((resolve) => {
-        const child = spawn(file, [], {cwd: root, stdio: ['ignore', 'pipe', 'pipe']})
+        // own process group, bounded by the agent timeout, killed on helix's own SIGINT/SIGTERM:
+        // a hanging acceptance script must not wedge the run
+        const child = spawn(file, [], {cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true})
+        const killGroup = () => {
+          try {
+            if (child.pid) process.kill(-child.pid, 'SIGKILL')
+          } catch {
+            // already gone
+          }
+        }
+        const timer = setTimeout(() => {
+          onLog('acceptance script timed out', {script: file, timeout_sec: limits.timeoutSec})
+          killGroup()
+        }, Math.min(limits.timeoutSec * 1000, 2 ** 31 - 1))
+        limits.signal?.addEventListener('abort', killGroup, {once: true})
         let output = ''
         const take = (d: Buffer) => {
           if (output.length < 64 * 1024) output += d.toString('utf8')
         }
         child.stdout.on('data', take)
         child.stderr.on('data', take)
-        child.on('error', () => resolve(127))
+        child.on('error', () => {
+          clearTimeout(timer)
+          resolve(127)
+        })
         child.on('close', (code, signal) => {
+          clearTimeout(timer)
+          limits.signal?.removeEventListener('abort', killGroup)
           onLog('acceptance output', {script: file, output: output.slice(-4096)})
           resolve(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1))
         })
       })
     },
     async mark() {
-      const inside = await run('git', ['rev-parse', '--is-inside-work-tree'], root)
-      if (inside.code !== 0) return null
       const head = await run('git', ['rev-parse', '--verify', '-q', 'HEAD'], root)
-      return head.code === 0 ? head.stdout.trim() : EMPTY_TREE
+      if (head.code === 0) return head.stdout.trim()
+      const inside = await run('git', ['rev-parse', '--is-inside-work-tree'], root)
+      return inside.code === 0 ? EMPTY_TREE : null
     },
     async changedSince(mark) {
       if (!mark) return null
@@ -236,7 +261,8 @@ export function realLoopDeps(input: WiringInput): RealLoop {
           action: a.action,
           prompt: a.prompt,
           root,
-          ...(model ? {model} : {}),
+          // a model name belongs to one agent family: never hand codex's model to a claude reviewer
+          ...(model && a.agent.kind === deps.agents.impl.kind ? {model} : {}),
           ...(effort ? {effort} : {}),
           timeoutSec,
           ...(a.beadId ? {beadId: a.beadId} : {}),
@@ -249,7 +275,7 @@ export function realLoopDeps(input: WiringInput): RealLoop {
         formatDryRun(buildInvocation({agent, action, prompt, root, ...(model ? {model} : {}), ...(effort ? {effort} : {})}), prompt, root).replace(/\n--- prompt ---[\s\S]*$/, ''),
     },
     out,
-    gates: gitGates(root, (m, f) => logRef?.event(m, f)),
+    gates: gitGates(root, (m, f) => logRef?.event(m, f), {timeoutSec, ...(input.signal ? {signal: input.signal} : {})}),
     mutex: {
       acquire() {
         const r = acquirePidFile(paths.pidFile, process.pid)

@@ -65,41 +65,65 @@ function extras(rec: Record<string, unknown>, skip: ReadonlySet<string> = new Se
   return parts.length ? '  ' + parts.join(' ') : ''
 }
 
+export interface RenderOptions {
+  /** ANSI colours for levels and agent lines (the command enables it on a TTY without NO_COLOR) */
+  color?: boolean
+}
+
+const SGR: Record<string, string> = {WARN: '\u001b[33m', ERROR: '\u001b[31m', FATAL: '\u001b[31m', DEBUG: '\u001b[2m', TRACE: '\u001b[2m'}
+const DIM = '\u001b[2m'
+const RESET = '\u001b[0m'
+
+/** Colour a rendered line by its level (after sanitising, so the codes are ours only). */
+function paint(line: string, level: string | 'agent', on: boolean | undefined): string {
+  if (!on) return line
+  if (level === 'agent') return DIM + line + RESET
+  const c = SGR[level]
+  return c ? c + line + RESET : line
+}
+
 /** Render one raw log line (without its newline). Returns null for blank lines. */
-export function renderLogLine(raw: string): string | null {
+export function renderLogLine(raw: string, opts: RenderOptions = {}): string | null {
+  const out = renderRecord(raw)
+  if (out === null) return null
+  return paint(out.text, out.level, opts.color)
+}
+
+function renderRecord(raw: string): {text: string; level: string} | null {
   if (raw.trim() === '') return null
   let rec: unknown
   try {
     rec = JSON.parse(raw)
   } catch {
-    return clean(raw)
+    return {text: clean(raw), level: 'INFO'}
   }
-  if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return clean(raw)
+  if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return {text: clean(raw), level: 'INFO'}
   const r = rec as Record<string, unknown>
   const msg = typeof r.msg === 'string' ? r.msg : r.msg === undefined ? '' : JSON.stringify(r.msg)
-  if (r.stream === 'agent') return clean(AGENT_INDENT + msg)
-  const head = `${clock(r.time)} ${levelName(r.level).padEnd(5)} `
+  if (r.stream === 'agent') return {text: clean(AGENT_INDENT + msg), level: 'agent'}
+  const lvl = levelName(r.level)
+  const head = `${clock(r.time)} ${lvl.padEnd(5)} `
   if (msg === 'dispatch' && r.dispatch !== undefined) {
     const what = [r.action, r.agent].filter((x) => typeof x === 'string')
     const argv = Array.isArray(r.argv) ? `  argv=${JSON.stringify(r.argv)}` : ''
-    return clean(`${head}dispatch #${String(r.dispatch)}: ${what.length === 2 ? `${what[0]} via ${what[1]}` : what.join(' ')}${argv}${extras(r, new Set(['action', 'agent', 'argv']))}`)
+    return {text: clean(`${head}dispatch #${String(r.dispatch)}: ${what.length === 2 ? `${what[0]} via ${what[1]}` : what.join(' ')}${argv}${extras(r, new Set(['action', 'agent', 'argv']))}`), level: lvl}
   }
   if (msg === 'dispatch end' && r.dispatch !== undefined) {
     const bits = [`rc=${r.rc === undefined ? '?' : String(r.rc)}`]
     if (typeof r.tokens === 'number') bits.push(`${r.tokens} tokens`)
     if (typeof r.duration_ms === 'number') bits.push(`${(r.duration_ms / 1000).toFixed(1)}s`)
     if (r.timed_out === true) bits.push('TIMED OUT')
-    return clean(`${head}dispatch #${String(r.dispatch)} end: ${bits.join(', ')}${extras(r, new Set(['rc', 'tokens', 'duration_ms', 'timed_out']))}`)
+    return {text: clean(`${head}dispatch #${String(r.dispatch)} end: ${bits.join(', ')}${extras(r, new Set(['rc', 'tokens', 'duration_ms', 'timed_out']))}`), level: lvl}
   }
   const d = r.dispatch !== undefined ? `[#${String(r.dispatch)}] ` : ''
-  return clean(`${head}${d}${msg}${extras(r)}`)
+  return {text: clean(`${head}${d}${msg}${extras(r)}`), level: lvl}
 }
 
 /** Render a whole text (complete lines). */
-export function renderLogText(text: string): string {
+export function renderLogText(text: string, opts: RenderOptions = {}): string {
   const out: string[] = []
   for (const line of text.split('\n')) {
-    const r = renderLogLine(line.endsWith('\r') ? line.slice(0, -1) : line)
+    const r = renderLogLine(line.endsWith('\r') ? line.slice(0, -1) : line, opts)
     if (r !== null) out.push(r)
   }
   return out.length ? out.join('\n') + '\n' : ''
@@ -187,6 +211,7 @@ export interface FollowOptions {
   write: (text: string) => void
   signal: AbortSignal
   pollMs?: number
+  color?: boolean
 }
 
 /** Print the file, then keep printing what is appended until `signal` aborts. */
@@ -194,7 +219,7 @@ export async function followLog(opts: FollowOptions): Promise<void> {
   let tail = new LogTail(opts.file)
   const pollMs = opts.pollMs ?? 250
   const emit = (lines: string[]) => {
-    const out = lines.map(renderLogLine).filter((l): l is string => l !== null)
+    const out = lines.map((l) => renderLogLine(l, {color: opts.color})).filter((l): l is string => l !== null)
     if (out.length) opts.write(out.join('\n') + '\n')
   }
   emit(tail.readNew())

@@ -20,8 +20,20 @@ export function createTerminal(opts: TerminalOptions): LoopOutput {
   const stderr = opts.stderr ?? process.stderr
   const quiet = opts.quiet || opts.summary
   let log: SessionLogLike | null = null
+  // a closed terminal or pipe (`helix run | head`) must not crash the supervisor mid-cycle:
+  // stop writing to that stream and carry on (everything is in the session log anyway)
+  let outBroken = false
+  let errBroken = false
+  stdout.on('error', () => {
+    outBroken = true
+  })
+  stderr.on('error', () => {
+    errBroken = true
+  })
   const toLog = (line: string) => log?.event(line, {stream: 'helix'})
-  const err = (line: string) => stderr.write(line.endsWith('\n') ? line : line + '\n')
+  const err = (line: string) => {
+    if (!errBroken) stderr.write(line.endsWith('\n') ? line : line + '\n')
+  }
   return {
     normal(line) {
       toLog(line)
@@ -36,10 +48,10 @@ export function createTerminal(opts: TerminalOptions): LoopOutput {
       err(line)
     },
     agent(line) {
-      if (!quiet) stdout.write(line.endsWith('\n') ? line : line + '\n')
+      if (!quiet && !outBroken) stdout.write(line.endsWith('\n') ? line : line + '\n')
     },
     stdout(text) {
-      stdout.write(text)
+      if (!outBroken) stdout.write(text)
     },
     attach(l) {
       log = l

@@ -4,12 +4,14 @@
  * after a grace period, SIGKILL.
  */
 import {spawn} from 'node:child_process'
-import {closeSync, mkdirSync, openSync, readFileSync, unlinkSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {HelixError} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import {pidAlive, readPidFile} from '../state/pidfile.js'
+import {pidMatchesRecord} from './pid-identity.js'
+import {checkPidFile} from './report.js'
 
 const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
@@ -60,6 +62,8 @@ export interface StartOptions {
 export interface StartResult {
   pid: number
   log: string
+  /** the run already exited 0 before start saw its pid file (nothing to do) */
+  finished?: boolean
 }
 
 function lastLine(file: string): string | null {
@@ -76,9 +80,12 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
   const env = opts.env ?? process.env
   const paths = projectPaths(cwd, env)
   const holder = readPidFile(paths.pidFile)
-  if (holder && holder.pid > 0 && pidAlive(holder.pid)) {
+  if (holder && holder.pid > 0 && pidAlive(holder.pid) && pidMatchesRecord(holder.pid, holder.started)) {
     throw new HelixError(`helix start: already running (pid=${holder.pid}, started=${holder.started})`, 2)
   }
+  // a dead run's file, or one whose pid now belongs to another process: the run's
+  // own mutex only knows kill(0), so clear it here
+  if (holder) checkPidFile(paths.pidFile)
   const {fd, file} = openStartLog(paths.logDir, opts.now ?? new Date())
   let child
   try {
@@ -110,6 +117,10 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
     if (rec && rec.pid === pid) return {pid, log: file}
     if (exited !== null) break
     await sleepMs(25)
+  }
+  if (exited === 0) {
+    // a run with nothing to do can start and finish between two polls
+    return {pid, log: file, finished: true}
   }
   if (exited !== null) {
     const rc: number = exited
@@ -188,7 +199,12 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
       }
     }
   }
-  if (!(rec.pid > 0) || !alive(rec.pid)) {
+  if (!(rec.pid > 0) && Date.now() - statSync(file).mtimeMs < 5_000) {
+    // a run between creating its pid file and writing its pid
+    throw new HelixError('a run is starting; try again in a moment', 1)
+  }
+  const sameRun = opts.alive ? true : pidMatchesRecord(rec.pid, rec.started)
+  if (!(rec.pid > 0) || !alive(rec.pid) || !sameRun) {
     removeIfSame()
     throw new HelixError(`stale PID file removed (pid=${rec.pid} was not running)`, 1)
   }

@@ -3,16 +3,16 @@
  * tracker lock, stale run mutex. Read-only: it reports each problem with the
  * command that fixes it and never repairs anything itself.
  */
-import {existsSync, readFileSync, readdirSync, statSync} from 'node:fs'
+import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import {pidAlive, readPidFile} from '../state/pidfile.js'
-import {readTrackerText, LOCK_STALE_MS} from '../tracker/store.js'
-import {parseTrackerLenient} from '../tracker/codec.js'
-import {statusOf} from '../tracker/queries.js'
-import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
+import {inspectLock, LOCK_STALE_MS, type LockInfo} from '../tracker/store.js'
+import {doctorTracker, type DoctorReport as TrackerDoctorReport} from '../tracker/admin.js'
+import {orphanThresholdSec} from '../tracker/liveness.js'
 import {realProbe} from '../recovery/probe.js'
 import {findOnPath} from '../agents/resolve.js'
+import {pidMatchesRecord} from './pid-identity.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
 
@@ -87,108 +87,85 @@ function rel(paths: Pick<ProjectPaths, 'root'>, file: string): string {
   return r && !r.startsWith('..') ? r : file
 }
 
-export async function trackerChecks(paths: ProjectPaths, env: NodeJS.ProcessEnv, now: Date): Promise<DoctorCheck[]> {
-  const file = rel(paths, paths.file)
-  if (!existsSync(paths.file)) {
-    return [{level: 'warn', what: 'tracker', detail: `${file} does not exist`, fix: "run 'helix tracker init'"}]
-  }
-  let text: string
-  try {
-    text = await readTrackerText(paths.file)
-  } catch (error) {
-    return [{level: 'fail', what: 'tracker', detail: (error as Error).message, fix: `check the permissions of ${file}`}]
-  }
-  const {snapshot: snap, malformed} = parseTrackerLenient(text)
-  const out: DoctorCheck[] = []
-  if (malformed.length) {
-    const first = malformed[0]
-    out.push({
-      level: 'fail',
-      what: 'tracker',
-      detail: `${malformed.length} malformed line(s), first ${file}:${first.line} (${first.reason})`,
-      fix: "run 'helix tracker doctor' to inspect, 'helix tracker doctor --repair' to set them aside",
-    })
-  }
-  if (snap.duplicateIds.length) {
-    out.push({
-      level: 'warn',
-      what: 'tracker',
-      detail: `${snap.duplicateIds.length} duplicate id(s) (last line wins): ${snap.duplicateIds.slice(0, 3).join(', ')}${snap.duplicateIds.length > 3 ? ', …' : ''}`,
-      fix: "run 'helix tracker doctor --repair'",
-    })
-  }
-  const dangling: string[] = []
-  for (const b of snap.beads) {
-    for (const d of b.dependencies ?? []) if (!snap.byId.has(String(d.depends_on_id))) dangling.push(`${b.id}→${String(d.depends_on_id)}`)
-    if (typeof b.parent === 'string' && b.parent !== '' && !snap.byId.has(b.parent)) dangling.push(`${b.id} parent ${b.parent}`)
-  }
-  if (dangling.length) {
-    out.push({
-      level: 'warn',
-      what: 'tracker',
-      detail: `${dangling.length} reference(s) to missing beads: ${dangling.slice(0, 2).join(', ')}${dangling.length > 2 ? ', …' : ''}`,
-      fix: "inspect with 'helix tracker doctor'; fix with 'helix tracker dep remove' or 'helix tracker update --parent'",
-    })
-  }
-  const threshold = orphanThresholdSec(env)
-  const stale = await staleClaimIds(snap, realProbe(), now, threshold)
-  if (stale.size) {
-    out.push({
-      level: 'fail',
-      what: 'claims',
-      detail: `${stale.size} stale claim(s) (orphaned in_progress): ${[...stale].slice(0, 3).join(', ')}${stale.size > 3 ? ', …' : ''}`,
-      fix: "run 'helix recover' (helix's own claims) or 'helix tracker update <id> --unclaim'",
-    })
-  }
-  if (!out.some((c) => c.what === 'tracker')) {
-    const inProgress = snap.beads.filter((b) => statusOf(b) === 'in_progress').length
-    out.unshift({level: 'ok', what: 'tracker', detail: `${file}: ${snap.beads.length} beads, ${inProgress} in progress`})
-  }
-  return out
+function few<T>(items: T[], show: (t: T) => string, n = 3): string {
+  return items.slice(0, n).map(show).join(', ') + (items.length > n ? ', …' : '')
 }
 
 /**
- * `.ddx/beads.lock` is stale when nobody refreshed it within the stale window
- * (helix holders touch it every LOCK_UPDATE_MS) and no live process is named in
- * it (DDx's writer leaves a `pid` file inside).
+ * Tracker health from the tracker's own doctor (SPEC 2.5, read-only here), plus
+ * its stale-lock finding. FAIL: malformed lines, dependency cycles, stale claims,
+ * a stale lock. WARN (worth a look, harmless to runs): duplicate ids, references
+ * to missing beads, invalid field values, leftover temp files.
  */
-export function lockCheck(paths: ProjectPaths, now: Date, staleMs: number = LOCK_STALE_MS): DoctorCheck {
+export async function trackerChecks(paths: ProjectPaths, env: NodeJS.ProcessEnv, now: Date): Promise<DoctorCheck[]> {
+  const file = rel(paths, paths.file)
   const lock = rel(paths, paths.lockDir)
-  let st
+  if (!existsSync(paths.file)) {
+    return [{level: 'warn', what: 'tracker', detail: `${file} does not exist`, fix: "run 'helix tracker init'"}, lockOnly(await inspectLock(paths.lockDir, now), lock)]
+  }
+  let r: TrackerDoctorReport
   try {
-    st = statSync(paths.lockDir)
-  } catch {
-    return {level: 'ok', what: 'tracker lock', detail: 'not held'}
+    r = await doctorTracker(paths, {probe: realProbe(), now, thresholdSec: orphanThresholdSec(env)})
+  } catch (error) {
+    return [
+      {level: 'fail', what: 'tracker', detail: String((error as Error).message ?? error).split('\n')[0], fix: `check ${file} and its permissions`},
+      lockOnly(await inspectLock(paths.lockDir, now), lock),
+    ]
   }
-  const ageMs = now.getTime() - st.mtimeMs
-  let holder: number | null = null
-  try {
-    if (st.isDirectory() && readdirSync(paths.lockDir).includes('pid')) {
-      const n = Number(readFileSync(path.join(paths.lockDir, 'pid'), 'utf8').trim())
-      if (Number.isSafeInteger(n) && n > 0) holder = n
-    }
-  } catch {
-    // unreadable: judge by age alone
+  const out: DoctorCheck[] = []
+  const inspect = "inspect with 'helix tracker doctor'"
+  if (r.malformed.length) {
+    const first = r.malformed[0]
+    out.push({level: 'fail', what: 'tracker', detail: `${r.malformed.length} malformed line(s), first ${file}:${first.line} (${first.reason})`, fix: `${inspect}; 'helix tracker doctor --repair' sets them aside`})
   }
-  if (holder !== null && pidAlive(holder)) return {level: 'ok', what: 'tracker lock', detail: `held by live pid ${holder}`}
-  if (ageMs <= staleMs) return {level: 'ok', what: 'tracker lock', detail: 'held (being refreshed)'}
-  return {
-    level: 'fail',
-    what: 'tracker lock',
-    detail: `stale lock directory ${lock} (last touched ${Math.round(ageMs / 1000)}s ago, no live holder)`,
-    fix: `remove it: rm -r ${lock}  (writers also break it on their own after ${staleMs / 1000}s)`,
+  if (r.cycles.length) {
+    out.push({level: 'fail', what: 'tracker', detail: `${r.cycles.length} dependency cycle(s): ${few(r.cycles, (c) => c.join('→'), 2)}`, fix: "break one edge with 'helix tracker dep remove <id> <depends-on>'"})
   }
+  if (r.duplicates.length) {
+    out.push({level: 'warn', what: 'tracker', detail: `${r.duplicates.length} duplicate id(s) (last line wins): ${few(r.duplicates, (d) => d)}`, fix: "'helix tracker doctor --repair'"})
+  }
+  const dangling = [...r.dangling_deps.map((d) => `${d.id}→${d.depends_on}`), ...r.dangling_parents.map((d) => `${d.id} parent ${d.parent}`)]
+  if (dangling.length) {
+    out.push({level: 'warn', what: 'tracker', detail: `${dangling.length} reference(s) to missing beads: ${few(dangling, (d) => d, 2)}`, fix: `${inspect}; 'helix tracker dep remove' or 'helix tracker update <id> --parent'`})
+  }
+  if (r.invalid_fields.length) {
+    out.push({level: 'warn', what: 'tracker', detail: `${r.invalid_fields.length} invalid field value(s): ${few(r.invalid_fields, (f) => `${f.id} ${f.problem}`, 1)}`, fix: inspect})
+  }
+  if (r.leftover_temp_files.length) {
+    out.push({level: 'warn', what: 'tracker', detail: `${r.leftover_temp_files.length} leftover temp file(s) from an interrupted write: ${few(r.leftover_temp_files.map((f) => rel(paths, f)), (f) => f, 2)}`, fix: 'delete them (the tracker itself is intact)'})
+  }
+  if (r.stale_claims.length) {
+    out.push({level: 'fail', what: 'claims', detail: `${r.stale_claims.length} stale claim(s) (orphaned in_progress): ${few(r.stale_claims, (c) => `${c.id}${c.owner ? ` by ${c.owner}` : ''}`)}`, fix: "run 'helix recover' (helix's own claims) or 'helix tracker update <id> --unclaim'"})
+  }
+  if (!out.some((c) => c.what === 'tracker')) out.unshift({level: 'ok', what: 'tracker', detail: `${file}: ${r.beads} beads`})
+  out.push(r.stale_lock ? staleLock(r.stale_lock, lock) : lockOnly(await inspectLock(paths.lockDir, now), lock, true))
+  return out
+}
+
+function staleLock(l: LockInfo, lock: string): DoctorCheck {
+  const who = l.ddx_pid === null ? 'no live holder' : `DDx writer pid ${l.ddx_pid} is not running`
+  return {level: 'fail', what: 'tracker lock', detail: `stale lock directory ${lock} (last touched ${l.age_seconds}s ago, ${who})`, fix: `remove it: rm -r ${lock}`}
+}
+
+/** The lock line; `checked` when the tracker doctor already ruled out staleness. */
+function lockOnly(l: LockInfo | null, lock: string, checked = false): DoctorCheck {
+  if (!l) return {level: 'ok', what: 'tracker lock', detail: 'not held'}
+  if (!checked && l.age_seconds * 1000 > LOCK_STALE_MS * 5 && (l.ddx_pid === null || !pidAlive(l.ddx_pid))) return staleLock(l, lock)
+  return {level: 'ok', what: 'tracker lock', detail: l.ddx_pid !== null ? `held by DDx writer pid ${l.ddx_pid}` : `held (touched ${l.age_seconds}s ago)`}
 }
 
 export function pidCheck(paths: ProjectPaths): DoctorCheck {
   const file = rel(paths, paths.pidFile)
   const rec = readPidFile(paths.pidFile)
   if (!rec) return {level: 'ok', what: 'run mutex', detail: 'no active run'}
-  if (rec.pid > 0 && pidAlive(rec.pid)) return {level: 'ok', what: 'run mutex', detail: `active run pid=${rec.pid} started ${rec.started}`}
+  const alive = rec.pid > 0 && pidAlive(rec.pid)
+  if (alive && pidMatchesRecord(rec.pid, rec.started)) return {level: 'ok', what: 'run mutex', detail: `active run pid=${rec.pid} started ${rec.started}`}
   return {
     level: 'fail',
     what: 'run mutex',
-    detail: `stale PID file ${file} (pid=${rec.pid} is not running)`,
+    detail: alive
+      ? `stale PID file ${file} (pid=${rec.pid} now belongs to a process started after ${rec.started})`
+      : `stale PID file ${file} (pid=${rec.pid} is not running)`,
     fix: `run 'helix status' or 'helix stop' (removes it), or rm ${file}`,
   }
 }
@@ -206,7 +183,6 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
     nodeVersionCheck(),
     ...agentChecks(env, paths.root),
     ...(await trackerChecks(paths, env, now)),
-    lockCheck(paths, now),
     pidCheck(paths),
   ]
   return {checks, problems: checks.filter((c) => c.level === 'fail').length}

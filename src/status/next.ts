@@ -11,6 +11,7 @@ import {readTracker} from '../tracker/store.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
 import {realProbe} from '../recovery/probe.js'
 import {nextSelectable, type SelectOptions} from '../loop/selection.js'
+import {pidMatchesRecord} from './pid-identity.js'
 
 export const NO_READY = 'no ready issues'
 
@@ -22,7 +23,7 @@ export async function nextOutput(opts: {cwd?: string; env?: NodeJS.ProcessEnv; n
   const staleClaims = await staleClaimIds(snap, realProbe(), now, orphanThresholdSec(env))
   const sel: SelectOptions = {now, staleClaims}
   const holder = readPidFile(paths.pidFile)
-  if (holder && holder.pid > 0 && pidAlive(holder.pid)) {
+  if (holder && holder.pid > 0 && pidAlive(holder.pid) && pidMatchesRecord(holder.pid, holder.started)) {
     const rs = await readRunState(paths.runState)
     if (rs && rs.pid === holder.pid) {
       sel.skip = new Set((rs.skipped ?? []).map((s) => s.id))

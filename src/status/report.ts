@@ -4,7 +4,7 @@
  * fast path can call it without oclif. Never creates a log file; the only thing
  * it may change on disk is removing a pid file whose pid is dead (SPEC 7.1).
  */
-import {unlinkSync} from 'node:fs'
+import {statSync, unlinkSync} from 'node:fs'
 import {projectPaths} from '../util/root.js'
 import {pidAlive, readPidFile} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
@@ -12,6 +12,7 @@ import {readTracker} from '../tracker/store.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
 import {renderStatusText} from './text.js'
 import {trackerView} from './tracker-view.js'
+import {pidMatchesRecord} from './pid-identity.js'
 
 export interface StatusOptions {
   cwd?: string
@@ -30,11 +31,22 @@ export interface PidCheck {
   stale: number | null
 }
 
-/** Read the run mutex; remove it when its pid is dead (or unreadable). */
+function youngerThan(file: string, ms: number): boolean {
+  try {
+    return Date.now() - statSync(file).mtimeMs < ms
+  } catch {
+    return false
+  }
+}
+
+/** Read the run mutex; remove it when its pid is dead, unreadable, or now belongs to a process younger than the file. */
 export function checkPidFile(pidFile: string): PidCheck {
   const rec = readPidFile(pidFile)
   if (!rec) return {live: null, stale: null}
-  if (rec.pid > 0 && pidAlive(rec.pid)) return {live: {pid: rec.pid, started: rec.started}, stale: null}
+  if (rec.pid > 0 && pidAlive(rec.pid) && pidMatchesRecord(rec.pid, rec.started)) return {live: {pid: rec.pid, started: rec.started}, stale: null}
+  // an unreadable pid in a brand-new file is a run between its O_EXCL create and
+  // its write: leave it alone
+  if (!(rec.pid > 0) && youngerThan(pidFile, 5_000)) return {live: null, stale: null}
   // re-read before removing: a new run may have replaced the file meanwhile
   const again = readPidFile(pidFile)
   if (again && again.pid === rec.pid) {

@@ -25,6 +25,13 @@ export function truncate(text: string, width: number): string {
   return chars.slice(0, width - 1).join('') + '…'
 }
 
+/** Keep the end (a path's file name matters most): `…/end/of/the/path.log`. */
+export function truncateStart(text: string, width: number): string {
+  const chars = Array.from(text)
+  if (chars.length <= width) return text
+  return '…' + chars.slice(chars.length - (width - 1)).join('')
+}
+
 export function formatAge(seconds: number | null): string {
   if (seconds === null) return '?'
   if (seconds < 60) return `${seconds}s`
@@ -89,11 +96,11 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     run.push('Active Run:')
     run.push(`  PID:     ${m.active.pid}`)
     run.push(`  Started: ${when(m.active.started, m.now)}`)
-    run.push(`  Log:     ${m.active.log ? sanitize(m.active.log) : '(not yet written)'}`)
+    run.push(`  Log:     ${m.active.log ? truncateStart(sanitize(m.active.log), width - 11) : '(not yet written)'}`)
     const bead = m.running_bead
       ? `${sanitize(m.running_bead.id)} (claimed ${formatAge(m.running_bead.claim_age_seconds)} ago) ${sanitize(m.running_bead.title)}`
       : 'none'
-    const phase = m.phase && m.phase !== 'implementing' ? `  (${sanitize(m.phase)})` : ''
+    const phase = m.phase && m.phase !== 'implementing' && m.phase !== 'running' ? `  (${sanitize(m.phase)})` : ''
     run.push(`  Cycle:   ${m.current_cycle ?? '?'}${phase}  Bead: ${bead}`)
     if (m.focused_epic) run.push(`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`)
   } else if (m.stalePid !== null) {

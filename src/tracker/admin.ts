@@ -7,8 +7,8 @@ import path from 'node:path'
 import {HelixError, EXIT} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
-import {malformedMessage, parseTrackerLenient, serializeBead, serializeTracker, type MalformedLine} from './codec.js'
-import {acquireTrackerLock, lockTimeoutSec, mutateTracker, readTracker, readTrackerText, writeFileDurable} from './store.js'
+import {malformedMessage, parseTrackerLenient, rejectedFileName, serializeBead, serializeTracker, supersededDuplicateLines, type MalformedLine} from './codec.js'
+import {acquireTrackerLock, appendFileDurable, inspectLock, LOCK_STALE_MS, lockTimeoutSec, mutateTracker, readTracker, readTrackerText, writeFileDurable} from './store.js'
 import {depIds, statusOf} from './queries.js'
 import {claimLiveness} from './liveness.js'
 
@@ -53,6 +53,8 @@ export interface DoctorReport {
   stale_claims: Array<{id: string; owner: string | null; age_seconds: number | null; pid: number | null}>
   invalid_fields: Array<{id: string; problem: string}>
   leftover_temp_files: string[]
+  /** a lock directory that outlived its writer (DDx lock whose pid is dead, or an old helix lock) */
+  stale_lock: {path: string; age_seconds: number; ddx_pid: number | null} | null
   repaired?: {rejected_file: string | null; lines_moved: number}
 }
 
@@ -97,6 +99,7 @@ function diagnose(snap: TrackerSnapshot, malformed: MalformedLine[], file: strin
     stale_claims: [],
     invalid_fields: [],
     leftover_temp_files: [],
+    stale_lock: null,
   }
   for (const b of snap.beads) {
     for (const d of depIds(b)) if (!snap.byId.has(d)) r.dangling_deps.push({id: b.id, depends_on: d})
@@ -113,7 +116,8 @@ function finishOk(r: DoctorReport): DoctorReport {
     r.dangling_parents.length === 0 &&
     r.cycles.length === 0 &&
     r.stale_claims.length === 0 &&
-    r.invalid_fields.length === 0
+    r.invalid_fields.length === 0 &&
+    r.stale_lock === null
   return r
 }
 
@@ -122,32 +126,6 @@ export interface DoctorOptions {
   now?: Date
   thresholdSec: number
   repair?: boolean
-}
-
-function stamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
-}
-
-/** Duplicate lines that lost to a later line with the same id (they go to the rejected file on repair). */
-function supersededDuplicateLines(text: string, snap: TrackerSnapshot): Array<{line: number; text: string}> {
-  if (snap.duplicateIds.length === 0) return []
-  const dup = new Set(snap.duplicateIds)
-  const lastLine = new Map<string, number>()
-  const found: Array<{line: number; text: string; id: string}> = []
-  const lines = text.split('\n')
-  lines.forEach((l, i) => {
-    if (!l.trim()) return
-    try {
-      const v = JSON.parse(l)
-      if (v && typeof v === 'object' && typeof v.id === 'string' && dup.has(v.id)) {
-        found.push({line: i + 1, text: l, id: v.id})
-        lastLine.set(v.id, i + 1)
-      }
-    } catch {
-      // malformed lines are handled separately
-    }
-  })
-  return found.filter((f) => lastLine.get(f.id) !== f.line).map(({line, text}) => ({line, text}))
 }
 
 /**
@@ -169,8 +147,8 @@ export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): P
       const moved = [...malformed.map((m) => ({line: m.line, text: m.text})), ...supersededDuplicateLines(text, snapshot)].sort((a, b) => a.line - b.line)
       let rejected: string | null = null
       if (moved.length) {
-        rejected = `${paths.file}.rejected-${stamp(now)}`
-        await writeFileDurable(rejected, moved.map((m) => m.text + '\n').join(''))
+        rejected = rejectedFileName(paths.file, now)
+        await appendFileDurable(rejected, moved.map((m) => m.text + '\n').join(''))
       }
       const out = serializeTracker(snapshot.beads)
       if (out !== text) await writeFileDurable(paths.file, out)
@@ -188,6 +166,11 @@ export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): P
     if (statusOf(b) !== 'in_progress') continue
     const l = await claimLiveness(b, opts.probe, now, opts.thresholdSec)
     if (!l.live) r.stale_claims.push({id: b.id, owner: typeof b.owner === 'string' ? b.owner : null, age_seconds: l.ageSeconds, pid: l.pid})
+  }
+  const lock = await inspectLock(paths.lockDir, now)
+  if (lock && lock.age_seconds * 1000 > LOCK_STALE_MS * 5) {
+    const holderAlive = lock.ddx_pid !== null && opts.probe.isRunning(lock.ddx_pid)
+    if (!holderAlive) r.stale_lock = lock
   }
   const {beadProblems} = await import('./schema.js')
   for (const b of snapshot.beads) for (const problem of await beadProblems(b)) r.invalid_fields.push({id: b.id, problem})
@@ -209,6 +192,10 @@ export function doctorText(r: DoctorReport): string {
   for (const c of r.cycles) out.push(`dependency cycle: ${c.join(' -> ')}`)
   for (const s of r.stale_claims) out.push(`stale claim on ${s.id} (owner=${s.owner ?? 'unknown'}, age=${s.age_seconds ?? '?'}s, pid=${s.pid ?? 'unknown'}) — 'helix recover' reclaims helix-owned ones`)
   for (const f of r.invalid_fields) out.push(`${f.id}: invalid field ${f.problem}`)
+  if (r.stale_lock) {
+    const who = r.stale_lock.ddx_pid === null ? 'no live holder' : `DDx writer pid ${r.stale_lock.ddx_pid} is not running`
+    out.push(`stale lock ${r.stale_lock.path} (${r.stale_lock.age_seconds}s old, ${who}) — remove it with: rm -r '${r.stale_lock.path}'`)
+  }
   for (const f of r.leftover_temp_files) out.push(`leftover temp file ${f} (from an interrupted writer; safe to delete)`)
   if (r.repaired) {
     out.push(

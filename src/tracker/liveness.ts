@@ -59,6 +59,9 @@ export async function staleClaimIds(snap: TrackerSnapshot, probe: ProcessProbe, 
   const out = new Set<string>()
   for (const b of snap.beads) {
     if (statusOf(b) !== 'in_progress') continue
+    // fresh (or undated) claims are live: decide without an await per bead
+    const age = claimAgeSec(b, now)
+    if (age === null || age < thresholdSec) continue
     const l = await claimLiveness(b, probe, now, thresholdSec)
     if (!l.live) out.add(b.id)
   }

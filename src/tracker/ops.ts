@@ -357,11 +357,31 @@ export function closedUnclaimMessage(id: string): string {
 
 // ------------------------------------------------------------ close/reopen
 
-export async function closeBead(paths: ProjectPaths, id: string, opts: {claimToken?: string; now?: Date} = {}): Promise<Bead> {
+export interface CloseOptions {
+  /** the caller's claim token (HELIX_CLAIM_TOKEN): a mismatch refuses with exit 3 */
+  claimToken?: string
+  /**
+   * the bead the token was issued for (HELIX_BEAD_ID). When given, the fence
+   * does not apply to OTHER beads that carry no claim token (e.g. children or
+   * review findings an agent filed and closes itself). Without it, the fence
+   * applies to every bead.
+   */
+  targetId?: string
+  now?: Date
+}
+
+/** SPEC 2.3 fence: does a close of `b` by a holder of `opts.claimToken` need the token to match? */
+function fenced(b: Bead, opts: CloseOptions): boolean {
+  if (opts.claimToken === undefined || opts.claimToken === '') return false
+  if (opts.targetId === undefined || opts.targetId === '' || opts.targetId === b.id) return true
+  return typeof b['claim-token'] === 'string' && b['claim-token'] !== ''
+}
+
+export async function closeBead(paths: ProjectPaths, id: string, opts: CloseOptions = {}): Promise<Bead> {
   return mutateTracker(paths, (snap) => {
     const b = getBead(snap, id)
     if (statusOf(b) === 'closed') return {beads: null, result: b}
-    if (opts.claimToken !== undefined && opts.claimToken !== '' && b['claim-token'] !== opts.claimToken) {
+    if (fenced(b, opts) && b['claim-token'] !== opts.claimToken) {
       throw new HelixError(`claim on ${id} was lost (token mismatch); not closing`, EXIT.CLAIM)
     }
     const waiting = openDeps(snap, b)
@@ -438,6 +458,7 @@ export async function updateBead(paths: ProjectPaths, id: string, changes: Updat
   if (c.status !== undefined) parseStatus(c.status)
   const priority = c.priority === undefined ? undefined : parsePriority(c.priority)
   const ee = c.executionEligible === undefined ? undefined : parseBool('execution-eligible', c.executionEligible)
+  if (c.set && 'status' in c.set) throw new HelixError('use --status (or --claim/--unclaim) to change status', EXIT.ERROR)
   const setVals = Object.entries(c.set ?? {}).map(([k, v]) => [k, coerceSetValue(k, v)] as const)
   for (const k of c.unset ?? []) {
     if (k === 'id' || k === 'title') throw new HelixError(`cannot unset ${k}`, EXIT.ERROR)

@@ -13,7 +13,7 @@ import path from 'node:path'
 import {HelixError, EXIT} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from './types.js'
-import {parseTracker, serializeTracker} from './codec.js'
+import {parseTracker, rejectedFileName, serializeTracker, supersededDuplicateLines} from './codec.js'
 
 export const LOCK_STALE_MS = 2000
 export const LOCK_UPDATE_MS = 500
@@ -53,6 +53,7 @@ export function lockTimeoutSec(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const yieldToTimers = () => new Promise((r) => setTimeout(r, 0))
 
 interface HeldLock {
   release(): Promise<void>
@@ -92,7 +93,10 @@ export async function acquireTrackerLock(paths: Pick<ProjectPaths, 'dir' | 'file
       }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      if (code !== 'ELOCKED') throw new HelixError(`cannot lock ${paths.lockDir}: ${(error as Error).message}`, EXIT.ERROR)
+      // ENOTEMPTY: the lock directory is old enough to look stale but holds
+      // files, i.e. it is DDx's lock (pid/acquired_at inside). proper-lockfile
+      // cannot rmdir it, and must not: treat it as held and keep waiting.
+      if (code !== 'ELOCKED' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw new HelixError(`cannot lock ${paths.lockDir}: ${(error as Error).message}`, EXIT.ERROR)
       if (Date.now() >= deadline) {
         throw new HelixError(`tracker is locked by another writer (waited ${formatSec(timeoutSec)}s)`, EXIT.BUSY)
       }
@@ -113,8 +117,15 @@ function formatSec(n: number): string {
 export async function writeFileDurable(file: string, text: string): Promise<void> {
   const dir = path.dirname(file)
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`)
-  const fh = await fsp.open(tmp, 'wx', 0o644)
+  let mode = 0o644
   try {
+    mode = (await fsp.stat(file)).mode & 0o7777 // keep the tracker's permissions
+  } catch {
+    // new file
+  }
+  const fh = await fsp.open(tmp, 'wx', mode)
+  try {
+    if (mode !== 0o644) await fh.chmod(mode) // open's mode is filtered by the umask
     await fh.writeFile(text, 'utf8')
     await fh.sync()
   } catch (error) {
@@ -141,6 +152,17 @@ export async function writeFileDurable(file: string, text: string): Promise<void
   }
 }
 
+/** Append `text` to `file` (created if missing) and fsync it. */
+export async function appendFileDurable(file: string, text: string): Promise<void> {
+  const fh = await fsp.open(file, 'a', 0o644)
+  try {
+    await fh.writeFile(text, 'utf8')
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
 export interface MutationOutcome<T> {
   /** the new full bead list to write, or null to leave the file untouched */
   beads: Bead[] | null
@@ -156,22 +178,61 @@ export interface MutationOutcome<T> {
 export async function mutateTracker<T>(
   paths: ProjectPaths,
   fn: (snap: TrackerSnapshot) => MutationOutcome<T> | Promise<MutationOutcome<T>>,
-  opts: {timeoutSec?: number} = {},
+  opts: {timeoutSec?: number; onWarning?: (line: string) => void} = {},
 ): Promise<T> {
   const timeoutSec = opts.timeoutSec ?? lockTimeoutSec()
   const lock = await acquireTrackerLock(paths, timeoutSec)
   try {
-    const snap = await readTracker(paths.file)
+    const original = await readTrackerText(paths.file)
+    const snap = parseTracker(original, paths.file)
+    await yieldToTimers()
     const {beads, result} = await fn(snap)
     if (beads !== null) {
+      await yieldToTimers()
       const text = serializeTracker(beads)
+      // Let proper-lockfile's mtime refresh run (and report a compromise) between
+      // the long synchronous steps of a very large tracker.
+      await yieldToTimers()
       if (lock.compromised()) {
         throw new HelixError('tracker lock was lost before writing (another writer broke it); nothing written', EXIT.BUSY)
+      }
+      // Duplicate ids: the rewrite keeps the last copy (DDx rule); the earlier
+      // copies are saved verbatim next to the tracker, never dropped silently.
+      const losers = supersededDuplicateLines(original, snap)
+      if (losers.length) {
+        const rejected = rejectedFileName(paths.file)
+        await appendFileDurable(rejected, losers.map((l) => l.text + '\n').join(''))
+        const warn = opts.onWarning ?? ((line: string) => process.stderr.write(line + '\n'))
+        warn(`helix: warning: duplicate id(s) ${snap.duplicateIds.join(', ')}: kept the last line of each; saved ${losers.length} earlier line(s) to ${rejected}`)
       }
       await writeFileDurable(paths.file, text)
     }
     return result
   } finally {
     await lock.release()
+  }
+}
+
+export interface LockInfo {
+  path: string
+  age_seconds: number
+  /** pid recorded by DDx's writer inside the lock directory, when present */
+  ddx_pid: number | null
+}
+
+/** What sits at `<dir>/beads.lock` right now (null when no lock is held). */
+export async function inspectLock(lockDir: string, now: Date = new Date()): Promise<LockInfo | null> {
+  try {
+    const st = await fsp.stat(lockDir)
+    let pid: number | null = null
+    try {
+      const raw = (await fsp.readFile(path.join(lockDir, 'pid'), 'utf8')).trim()
+      if (/^\d+$/.test(raw)) pid = Number(raw)
+    } catch {
+      // proper-lockfile's own lock directories are empty
+    }
+    return {path: lockDir, age_seconds: Math.max(0, Math.floor((now.getTime() - st.mtimeMs) / 1000)), ddx_pid: pid}
+  } catch {
+    return null
   }
 }

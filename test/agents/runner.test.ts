@@ -1,7 +1,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {buildInvocation, dispatchAgent, formatDryRun, liveAgentGroups} from '../../src/agents/runner.js'
+import {buildInvocation, dispatchAgent, formatDryRun, killAllAgentGroups, liveAgentGroups} from '../../src/agents/runner.js'
 import type {AgentSpec, DispatchRequest} from '../../src/agents/types.js'
 import {openSessionLog} from '../../src/output/session-log.js'
 import {isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
@@ -162,6 +162,41 @@ describe('dispatchAgent with stub agents', () => {
     expect(res.rc).toBe(0)
   })
 
+  it('the agent finds this helix on PATH even when the user\'s PATH has none', async () => {
+    const p = stubProject()
+    const {writeFileSync, chmodSync, mkdirSync} = await import('node:fs')
+    mkdirSync(path.join(p.root, '.ddx'), {recursive: true})
+    writeFileSync(path.join(p.root, '.ddx', 'beads.jsonl'), '{"id":"hx-00000001","title":"t","status":"open"}\n')
+    const script = path.join(p.bin, 'which-helix')
+    writeFileSync(script, '#!/bin/sh\ncommand -v helix\nhelix tracker status --json\n')
+    chmodSync(script, 0o755)
+    const saved = process.env.PATH
+    process.env.PATH = '/usr/bin:/bin'
+    try {
+      const r = req(p, 'command', 'x')
+      const res = await dispatchAgent({...r, agent: {kind: 'command', name: script, path: script}, env: {NODE_ENV: 'production'}})
+      expect(res.rc).toBe(0)
+      expect(res.text).toMatch(/helix-shim-\d+-[0-9a-f]{12}\/helix/)
+      expect(res.text).toContain('"total":1')
+    } finally {
+      process.env.PATH = saved
+    }
+  })
+
+  it('a spawn failure (oversized codex argv, missing cwd) is rc 127 with a reason, not a crash', async () => {
+    const p = stubProject()
+    const big = await dispatchAgent(req(p, 'codex', 'helix check action\n' + 'x'.repeat(200_000)))
+    expect(big.rc).toBe(127)
+    expect(big.text).toContain('too long for the command line')
+    const nocwd = await dispatchAgent(req(p, 'command', 'x', {root: path.join(p.root, 'missing'), signal: new AbortController().signal}))
+    expect(nocwd.rc).toBe(127)
+    const ac = new AbortController()
+    ac.abort()
+    const pre = await dispatchAgent(req(p, 'command', 'x', {signal: ac.signal}))
+    expect(pre.aborted).toBe(true)
+    expect(p.calls()).toHaveLength(0)
+  })
+
   it('rc is passed through', async () => {
     const p = stubProject()
     p.script({check: ['exit:7']})
@@ -228,6 +263,31 @@ describe('dispatchAgent with stub agents', () => {
     const lines = readFileSync(r.log.path, 'utf8').split('\n')
     for (const l of lines.slice(res.logRange!.first - 1, res.logRange!.last)) expect(JSON.parse(l).stream).toBe('agent')
   }, 30_000)
+
+  it('timeout also kills a grandchild that escaped the group with setsid', async () => {
+    const p = stubProject()
+    p.script({check: ['hang-setsid-fork']})
+    const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 1, killGraceMs: 1000}))
+    expect(res.timedOut).toBe(true)
+    const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
+    expect(pids).toHaveLength(2)
+    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  })
+
+  it('killAllAgentGroups reaches the group and its escaped descendants', async () => {
+    const p = stubProject()
+    p.script({check: ['hang-setsid-fork']})
+    const pending = dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 60}))
+    const pidFile = path.join(p.stubDir, 'pids')
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim().split('\n').length < 2) await new Promise((r) => setTimeout(r, 20))
+    expect(liveAgentGroups()).toHaveLength(1)
+    expect(killAllAgentGroups('SIGKILL')).toBe(1)
+    const res = await pending
+    expect(res.timedOut).toBe(false)
+    expect(res.rc).toBe(137)
+    for (const pid of readFileSync(pidFile, 'utf8').trim().split('\n').map(Number)) expect(isAlive(pid)).toBe(false)
+    expect(liveAgentGroups()).toEqual([])
+  })
 
   it('abort signal kills the group', async () => {
     const p = stubProject()

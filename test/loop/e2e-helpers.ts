@@ -29,7 +29,7 @@ export function project(beads: Array<Record<string, unknown>>, script: Record<st
   spawnSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'], {cwd: root})
   const tracker = path.join(root, '.ddx', 'beads.jsonl')
   const lines = beads
-    .map((b, i) => ({status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`, title: `bead ${b.id}`, ...b}))
+    .map((b, i): Record<string, unknown> => ({status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`, title: `bead ${b.id}`, ...b}))
     .sort((a, b) => (String(a.id) < String(b.id) ? -1 : 1))
     .map((b) => JSON.stringify(b) + '\n')
     .join('')
@@ -85,6 +85,7 @@ export function beads(p: Project): Map<string, Record<string, unknown>> {
 }
 
 export interface StubCall {
+  as?: string
   action: string
   bead?: string
   pid: number

@@ -546,3 +546,67 @@ describe('dry run and build', () => {
     expect(g.both).toContain("helix: no ready issue matches 'nope'")
   })
 })
+
+describe('run-state', () => {
+  it('keeps a parallel_run_denied_count bumped by a denied run while this one runs', async () => {
+    const h = harness([B('a'), B('b')], {
+      implementation: async (c, t) => {
+        closeIt(c, t)
+        if (c.beadId === 'a') {
+          const cur = await h.deps.state.load()
+          await h.deps.state.save({...cur!, parallel_run_denied_count: 3})
+        }
+      },
+      check: check('WAIT'),
+    })
+    await runLoop(h.deps, opts())
+    expect(lastState(h).parallel_run_denied_count).toBe(3)
+  })
+
+  it('records per-cycle timings, tokens, log path and backoff_until', async () => {
+    const h = harness([B('a')], {implementation: (c, t) => (h.calls.length === 1 ? {rc: 1, tokens: 7} : (closeIt(c, t), {tokens: 5})), check: check('WAIT')})
+    await runLoop(h.deps, opts())
+    const withBackoff = h.states.find((s) => Object.keys(s.backoff_until ?? {}).length > 0)
+    expect(withBackoff?.backoff_until?.a).toBe('2026-03-01T10:00:06.000Z')
+    const s = lastState(h)
+    expect(s.log).toBe('/abs/.helix-logs/helix-20260101-000000.log')
+    expect(s.total_tokens).toBe(22)
+    expect(s.cycles).toMatchObject([{n: 1, bead: 'a', outcome: 'FAILED', tokens: 7, rc: 1, duration_ms: 1000}, {n: 2, bead: 'a', outcome: 'COMPLETE', tokens: 5, rc: 0}])
+    expect(s.backoff_until).toEqual({})
+  })
+})
+
+describe('build edge cases', () => {
+  it('claim conflict → exit 3; empty queue → exit 0; a failed attempt says so', async () => {
+    const h = harness([B('a')], {})
+    h.tracker.claimConflicts.add('a')
+    expect((await runLoop(h.deps, opts({once: {selector: 'a'}}))).exitCode).toBe(3)
+    const e = harness([], {})
+    const r = await runLoop(e.deps, opts({once: {}}))
+    expect(r.exitCode).toBe(0)
+    expect(e.both).toContain('helix: no ready issues')
+    const f = harness([B('a')], {implementation: () => ({rc: 1})})
+    await runLoop(f.deps, opts({once: {}}))
+    expect(f.both).toContain('helix: build did not complete a')
+    expect(f.calls.map((c) => c.action)).toEqual(['implementation'])
+  })
+})
+
+describe('finished epics are never left open', () => {
+  it('max-cycles reached on the last child: the epic is closed before stopping', async () => {
+    const h = harness([B('ep', {issue_type: 'epic'}), B('k1', {parent: 'ep'}), B('other', {priority: 4})], {implementation: closeIt})
+    const r = await runLoop(h.deps, opts({maxCycles: 1}))
+    expect(r.stopReason).toBe('max_cycles')
+    expect(h.tracker.get('ep').status).toBe('closed')
+    expect(h.normal).toContain('helix: epic ep complete — closing')
+  })
+
+  it('build of the last open child closes its epic; an epic with open children stays open', async () => {
+    const h = harness([B('ep', {issue_type: 'epic'}), B('k1', {parent: 'ep'}), B('k2', {parent: 'ep', status: 'closed'})], {implementation: closeIt})
+    expect((await runLoop(h.deps, opts({once: {selector: 'k1'}}))).exitCode).toBe(0)
+    expect(h.tracker.get('ep').status).toBe('closed')
+    const g = harness([B('ep', {issue_type: 'epic'}), B('k1', {parent: 'ep'}), B('k2', {parent: 'ep'})], {implementation: closeIt})
+    await runLoop(g.deps, opts({once: {selector: 'k1'}}))
+    expect(g.tracker.get('ep').status).toBe('open')
+  })
+})

@@ -39,6 +39,8 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(readdirSync(path.join(p.root, '.helix-logs')).filter((f) => f.endsWith('.log'))).toHaveLength(1)
     // claims are the supervisor's: token passed to the agent
     expect(calls(p).find((c) => c.action === 'implementation')!.env.HELIX_CLAIM_TOKEN).toMatch(/^[0-9a-f]{16}$/)
+    // context.md rides along in implementation prompts
+    expect((calls(p).find((c) => c.action === 'implementation') as unknown as {prompt: string}).prompt).toContain('# HELIX Execution Context')
   })
 
   it('--max-cycles counts completed cycles only', () => {
@@ -231,6 +233,31 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(records.filter((x) => x.stream === 'agent' && x.dispatch === 1)).toHaveLength(last - first + 1)
   })
 
+  it('--claude: stream-json agent, tokens summed into the run, log range in summary mode', () => {
+    const p = project([{id: 'hx-c1'}], {implementation: ['tokens:1234 close']})
+    const r = helix(p, ['run', '--claude', '-s', '--no-auto-review', '--max-cycles', '1'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/claude complete \(rc=0, \d+s, 1234 tokens\) — log \d+–\d+ in \//)
+    expect(r.stderr).toContain('cycle 1: hx-c1 → COMPLETE (1/1 done, 1234 tokens)')
+    expect(calls(p)[0].as ?? 'claude').toBe('claude')
+    expect(runState(p)).toMatchObject({agent: 'claude', total_tokens: 1234})
+  })
+
+  it('--model goes to the implementation agent, not to a review agent of another kind; the claim token reaches the agent', () => {
+    const p = project([{id: 'hx-m1'}], {check: ['next:WAIT']})
+    const r = helix(p, ['run', '--model', 'm-one', '--effort', 'low', '--review-threshold', '0'])
+    expect(r.code).toBe(0)
+    const all = calls(p) as unknown as Array<{action: string; as?: string; argv: string[]}>
+    const impl = all.find((c) => c.action === 'implementation')!
+    const review = all.find((c) => c.action === 'review')!
+    expect(impl.argv.join(' ')).toContain('-m m-one')
+    expect(impl.argv.join(' ')).toContain('reasoning.effort=low')
+    expect(review.as).toBe('claude')
+    expect(review.argv).not.toContain('--model')
+    expect(review.argv.join(' ')).toContain('--effort low')
+  })
+
   it('summary mode failure and block lines', () => {
     const p = project([{id: 'hx-f'}], {implementation: ['fail'], check: ['next:WAIT']})
     const r = helix(p, ['run', '-s', ...NO_REVIEW])
@@ -289,6 +316,11 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       if (Date.now() - started > 20_000) throw new Error('agent never started')
       await new Promise((r) => setTimeout(r, 50))
     }
+    // the claim is the supervisor's: its pid, its start token, the token handed to the agent
+    const claimed = beads(p).get('hx-hang')!
+    expect(claimed).toMatchObject({status: 'in_progress', owner: 'helix', 'claimed-pid': child.pid})
+    expect(String(claimed['claimed-start'])).toMatch(/^\d+$/)
+    expect(claimed['claim-token']).toBe(calls(p)[0].env.HELIX_CLAIM_TOKEN)
     child.kill('SIGTERM')
     const r = await done
     expect(r.code).toBe(143)
@@ -299,6 +331,16 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(runState(p).stop_reason).toBe('interrupted')
     expect(existsSync(path.join(p.root, '.ddx', 'helix.pid'))).toBe(false)
     expect(r.stderr).toContain('helix: ═══ run complete: 1 attempted, 0 completed, 0 skipped')
+  })
+
+  it('a closed stdout (helix run | head) does not crash the supervisor', async () => {
+    const p = project([{id: 'hx-p1'}, {id: 'hx-p2'}, {id: 'hx-p3'}], {check: ['next:WAIT']})
+    const {child, done} = helixAsync(p, ['run', ...NO_REVIEW])
+    child.stdout.once('data', () => child.stdout.destroy())
+    const r = await done
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain('helix: ═══ run complete: 3 attempted, 3 completed, 0 skipped, 0 tokens ═══')
+    expect([...beads(p).values()].every((b) => b.status === 'closed')).toBe(true)
   })
 
   it('--dry-run prints the command and prompt and changes nothing', () => {

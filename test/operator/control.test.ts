@@ -39,12 +39,28 @@ describe('helix stop', () => {
     const root = project()
     const s = sleeper()
     kids.push(s.pid!)
-    writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
+    writeFileSync(pidFile(root), `${s.pid} ${new Date().toISOString()}\n`)
     const r = helix(root, ['stop'])
     expect(r.stderr).toBe('')
     expect(r.stdout).toBe(`helix: stopped (pid=${s.pid})\n`)
     expect(r.code).toBe(0)
     expect(pidAlive(s.pid!)).toBe(false)
+    expect(existsSync(pidFile(root))).toBe(false)
+  })
+
+  it('a pid file whose pid now belongs to a younger process (reboot, reuse) is stale: nothing is signalled', () => {
+    const root = project()
+    const s = sleeper()
+    kids.push(s.pid!)
+    writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
+    const st = helix(root, ['status', '--json'])
+    expect(JSON.parse(st.stdout).active_run).toBeNull()
+    expect(st.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} was not running)\n`)
+    writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
+    const r = helix(root, ['stop'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} was not running)\n`)
+    expect(pidAlive(s.pid!)).toBe(true)
     expect(existsSync(pidFile(root))).toBe(false)
   })
 
@@ -127,10 +143,10 @@ describe('helix start', () => {
     const root = project()
     const s = sleeper()
     kids.push(s.pid!)
-    writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
+    writeFileSync(pidFile(root), `${s.pid} ${new Date().toISOString()}\n`)
     const r = helix(root, ['start', '--max-cycles', '1'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toBe(`helix start: already running (pid=${s.pid}, started=2026-01-01T00:00:00.000Z)\n`)
+    expect(r.stderr).toMatch(new RegExp(`^helix start: already running \\(pid=${s.pid}, started=\\d{4}-.*Z\\)\\n$`))
     expect(existsSync(path.join(root, '.helix-logs'))).toBe(false)
   })
 
@@ -157,6 +173,14 @@ describe('helix start', () => {
     expect(pidAlive(pid)).toBe(true)
     const st = JSON.parse(helix(root, ['status', '--json'], {PATH: `${binDir}:${process.env.PATH}`}).stdout)
     expect(st.active_run.pid).toBe(pid)
+    // status during a real run: its bead, cycle and session log
+    expect(st.running_bead).toMatchObject({id: 'hx-aaaa0001', title: 'Hang here'})
+    expect(st.current_cycle).toBe(1)
+    expect(st.active_run.log).toMatch(/\/\.helix-logs\/helix-\d{8}-\d{6}\.log$/)
+    expect(existsSync(st.active_run.log)).toBe(true)
+    const text = helix(root, ['status']).stdout
+    expect(text).toMatch(/^  Cycle: +1 +Bead: hx-aaaa0001 \(claimed \d+s ago\) Hang here$/m)
+    expect(text).toMatch(/^  hx-aaaa0001 +Hang here \(by helix, pid \d+, \d+s ago\)$/m)
     // a second start is refused
     const again = helix(root, ['start'])
     expect(again.code).toBe(2)
@@ -174,5 +198,43 @@ describe('helix start', () => {
     const st2 = JSON.parse(helix(root, ['status', '--json']).stdout)
     expect(st2.active_run).toBeNull()
     expect(st2.last_stop_reason).toBe('interrupted')
+  })
+})
+
+describe('a pid file caught mid-creation', () => {
+  it('an empty, brand-new pid file is neither removed by status nor by stop', () => {
+    const root = project()
+    writeFileSync(pidFile(root), '')
+    const st = helix(root, ['status', '--json'])
+    expect(st.code).toBe(0)
+    expect(st.stderr).toBe('')
+    expect(existsSync(pidFile(root))).toBe(true)
+    const r = helix(root, ['stop'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('helix: a run is starting; try again in a moment\n')
+    expect(existsSync(pidFile(root))).toBe(true)
+  })
+})
+
+describe('startRun when the run ends before writing its pid file', () => {
+  async function withEntry(body: string) {
+    const {startRun} = await import('../../src/status/control.js')
+    const root = project()
+    const entry = path.join(root, 'fake-run.mjs')
+    writeFileSync(entry, body)
+    return {root, run: () => startRun({cwd: root, env: {...process.env, NODE_ENV: 'production'}, args: ['--max-cycles', '2'], entry})}
+  }
+
+  it('exit 0 (nothing to do): started, and finished', async () => {
+    const {root, run} = await withEntry("process.stderr.write('helix: args ' + process.argv.slice(2).join(' ') + '\\n')\n")
+    const r = await run()
+    expect(r.finished).toBe(true)
+    expect(readFileSync(r.log, 'utf8')).toBe('helix: args run --summary --max-cycles 2\n')
+    expect(r.log.startsWith(path.join(root, '.helix-logs', 'start-'))).toBe(true)
+  })
+
+  it("a failing run: its last helix line and exit code, with the log's path", async () => {
+    const {run} = await withEntry("process.stderr.write('noise\\nhelix run: already running (pid=1, started=x)\\n'); process.exit(2)\n")
+    await expect(run()).rejects.toMatchObject({exitCode: 2, message: expect.stringMatching(/^helix run: already running \(pid=1, started=x\) \(see .*start-.*\.log\)$/)})
   })
 })

@@ -118,3 +118,17 @@ describe('--follow before any run', () => {
     expect(code).toBe(0)
   })
 })
+
+describe('colour', () => {
+  it('only when asked: warn yellow, error red, agent dim; record text cannot inject codes', () => {
+    const warn = JSON.stringify({level: 40, time: 0, msg: 'careful \u001b[32m'})
+    expect(renderLogLine(warn)).not.toContain('\u001b')
+    const c = renderLogLine(warn, {color: true})!
+    expect(c.startsWith('\u001b[33m')).toBe(true)
+    expect(c.endsWith('\u001b[0m')).toBe(true)
+    expect(c.slice(5, -4)).not.toContain('\u001b')
+    expect(renderLogLine(JSON.stringify({level: 50, time: 0, msg: 'x'}), {color: true})!.startsWith('\u001b[31m')).toBe(true)
+    expect(renderLogLine(JSON.stringify({msg: 'out', stream: 'agent', dispatch: 1}), {color: true})).toBe('\u001b[2m           │ out\u001b[0m')
+    expect(renderLogLine(JSON.stringify({level: 30, time: 0, msg: 'plain'}), {color: true})).not.toContain('\u001b')
+  })
+})

@@ -71,7 +71,7 @@ describe('helix status (built CLI)', () => {
     })
     const s = sleeper()
     kids.push(s.pid!)
-    const started = new Date(now.getTime() - 600_000).toISOString()
+    const started = new Date().toISOString()
     writeFileSync(path.join(root, '.ddx', 'helix.pid'), `${s.pid} ${started}\n`)
     const log = path.join(root, '.helix-logs', 'helix-20260101-000000.log')
     writeFileSync(

@@ -115,6 +115,16 @@ describe('status model', () => {
     expect(text).toContain('%s $(touch pwned)')
   })
 
+  it('a long log path keeps its file name', () => {
+    const log = '/very/long/' + 'deep/'.repeat(20) + 'helix-20261122-040000.log'
+    const rs = runState({pid: 9, log})
+    const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: {pid: 9, started: 'x'}, now: NOW})
+    const line = renderStatusText(m).split('\n').find((l) => l.startsWith('  Log:'))!
+    expect(Array.from(line).length).toBe(80)
+    expect(line.endsWith('/helix-20261122-040000.log')).toBe(true)
+    expect(line).toContain('…')
+  })
+
   it('truncate counts characters, not UTF-16 units', () => {
     expect(truncate('ab😀cd', 4)).toBe('ab😀…')
     expect(truncate('abc', 3)).toBe('abc')

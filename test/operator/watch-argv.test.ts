@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {normalizeWatchArgv, parseWatchSeconds} from '../../src/status/watch.js'
+import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../../src/status/watch.js'
 
 describe('--watch [SECONDS] argv normalisation', () => {
   it('bare --watch gets the default interval, anywhere in argv', () => {
@@ -18,5 +18,38 @@ describe('--watch [SECONDS] argv normalisation', () => {
     expect(parseWatchSeconds('5')).toBe(5)
     expect(() => parseWatchSeconds('abc')).toThrow(/number of seconds/)
     expect(() => parseWatchSeconds('0')).toThrow(/between/)
+  })
+})
+
+
+describe('watchLoop', () => {
+  it('draws frames in place, survives a failing frame, stops on abort and restores the cursor', async () => {
+    const chunks: string[] = []
+    const out = {columns: 40, rows: 6, write: (s: string) => (chunks.push(s), true)} as unknown as NodeJS.WriteStream
+    const ac = new AbortController()
+    let n = 0
+    await watchLoop({
+      intervalSec: 0.2,
+      out,
+      signal: ac.signal,
+      now: () => new Date(2026, 0, 1, 12, 0, 0),
+      frame: async ({width, height}) => {
+        n++
+        expect(width).toBe(40)
+        expect(height).toBe(5)
+        if (n === 1) throw new Error('tracker went away\nsecond line')
+        ac.abort()
+        return Array.from({length: 10}, (_, i) => `line ${i}`).join('\n') + '\n'
+      },
+    })
+    const all = chunks.join('')
+    expect(all.startsWith('\u001b[2J\u001b[H\u001b[?25l')).toBe(true)
+    expect(all).toContain('helix status: tracker went away\u001b[K')
+    expect(all).not.toContain('second line')
+    const last = chunks[chunks.length - 2]
+    // header + 5 body rows = 6 rows: never more than the pane
+    expect(last.split('\n')).toHaveLength(6)
+    expect(last.endsWith('line 4\u001b[K\u001b[J')).toBe(true)
+    expect(chunks[chunks.length - 1]).toBe('\u001b[?25h')
   })
 })

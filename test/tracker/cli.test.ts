@@ -125,6 +125,7 @@ describe('helix tracker: bad input changes nothing', () => {
     ['claim blocked', ['tracker', 'update', 'hx-2', '--claim'], 3, 'helix: cannot claim hx-2: waiting on dependencies hx-1'],
     ['bad --set', ['tracker', 'update', 'hx-1', '--set', 'novalue'], 1, "helix: invalid --set 'novalue' (expected key=value)"],
     ['set id', ['tracker', 'update', 'hx-1', '--set', 'id=x'], 1, 'helix: cannot set id'],
+    ['set status', ['tracker', 'update', 'hx-1', '--set', 'status=closed'], 1, 'helix: use --status (or --claim/--unclaim) to change status'],
     ['reopen open', ['tracker', 'reopen', 'hx-1'], 1, /^helix: cannot reopen hx-1: it is open/],
     ['bad execution-eligible', ['tracker', 'create', 'x', '--execution-eligible', 'maybe'], 1, /^helix: Expected --execution-eligible=maybe to be one of/],
   ]

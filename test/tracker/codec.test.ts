@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {parseTracker, parseTrackerLenient, serializeBead, serializeTracker} from '../../src/tracker/codec.js'
+import {parseTracker, parseTrackerLenient, serializeBead, serializeBeadSlow, serializeTracker} from '../../src/tracker/codec.js'
 import {HelixError} from '../../src/util/errors.js'
 
 const REAL = ['/work/shared/fixtures/real-trackers/helix-beads.jsonl', '/work/shared/fixtures/real-trackers/ddx-beads.jsonl']
@@ -28,6 +28,28 @@ describe('codec: real DDx trackers', () => {
       expect(out[diff[0]]).toContain('changed \\u003chere\\u003e \\u0026 \\"there\\"')
     })
   }
+})
+
+describe('codec: fast path (native stringify) equals the reference encoder', () => {
+  it('on every record of both real trackers', () => {
+    for (const file of REAL) {
+      for (const b of parseTracker(readFileSync(file, 'utf8'), file).beads) expect(serializeBead(b)).toBe(serializeBeadSlow(b))
+    }
+  })
+
+  it('on records whose keys are out of order, integer-like, nested, or empty-omitted', () => {
+    const cases = [
+      {title: 'x', id: 'a'},
+      {id: 'a', '10': 1, '9': 2, z: 3},
+      {id: 'a', meta: {b: 1, a: {d: 1, c: 2}}},
+      {id: 'a', dependencies: [{depends_on_id: 'b', issue_id: 'a', type: 'blocks'}]},
+      {id: 'a', dependencies: [{issue_id: 'a', depends_on_id: 'b', type: 'blocks', created_at: 't', zz: {b: 1, a: 2}}]},
+      {id: 'a', notes: '', owner: 'me'},
+      {id: 'a', n: Number.NaN, list: [{b: 1, a: 2}, 'x <&> \u2028']},
+    ]
+    for (const c of cases) expect(serializeBead(c)).toBe(serializeBeadSlow(c))
+    expect(serializeBead({title: 'x', id: 'a'})).toBe('{"id":"a","title":"x"}')
+  })
 })
 
 describe('codec: rules', () => {
@@ -63,6 +85,11 @@ describe('codec: rules', () => {
     expect(snap.byId.get('a')!.title).toBe('two')
     expect(snap.duplicateIds).toEqual(['a'])
     expect(serializeTracker(snap.beads)).toBe('{"id":"a","title":"two"}\n{"id":"b"}\n')
+  })
+
+  it('tolerates a BOM and CRLF line endings', () => {
+    const snap = parseTracker('\ufeff{"id":"a"}\r\n{"id":"b"}\r\n', 'f')
+    expect(snap.beads.map((b) => b.id)).toEqual(['a', 'b'])
   })
 
   it('sorts records by id bytewise', () => {

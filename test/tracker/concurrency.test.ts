@@ -19,7 +19,7 @@ function runNode(script: string, args: string[]): Promise<{code: number | null; 
 describe('concurrency (real processes)', () => {
   it('16 parallel `tracker update X --claim`: exactly one wins, fifteen exit 3', async () => {
     const {root, paths} = tempProject('{"id":"hx-1","title":"contested"}\n{"id":"hx-2","title":"other"}\n')
-    const results = await Promise.all(Array.from({length: 16}, () => helixAsync(root, ['tracker', 'update', 'hx-1', '--claim'], {HELIX_LOCK_TIMEOUT: '60'})))
+    const results = await Promise.all(Array.from({length: 16}, () => helixAsync(root, ['tracker', 'update', 'hx-1', '--claim'])))
     const codes = results.map((r) => r.code).sort()
     expect(codes).toEqual([0, ...Array(15).fill(3)])
     for (const r of results.filter((x) => x.code === 3)) expect(r.stderr).toMatch(/^helix: cannot claim hx-1: already claimed by helix \(pid \d+\)\n$/)

@@ -134,6 +134,22 @@ describe('claim / unclaim / close / reopen', () => {
     await closeBead(paths, 'b')
   })
 
+  it('the fence covers the target and any claimed bead, not unclaimed side beads', async () => {
+    const {paths} = tempProject('{"id":"t"}\n{"id":"side"}\n{"id":"other"}\n')
+    const t = await claimBead(paths, 't', claimOpts())
+    const other = await claimBead(paths, 'other', claimOpts())
+    const tok = t['claim-token'] as string
+    expect((await closeBead(paths, 'side', {claimToken: tok, targetId: 't'})).status).toBe('closed')
+    expect((await err(closeBead(paths, 'other', {claimToken: tok, targetId: 't'}))).exitCode).toBe(3)
+    expect(other['claim-token']).not.toBe(tok)
+    await unclaimBead(paths, 't')
+    // reclaimed/unclaimed target: refused even though it now has no token
+    expect((await err(closeBead(paths, 't', {claimToken: tok, targetId: 't'}))).message).toBe('claim on t was lost (token mismatch); not closing')
+    // without a target id the literal rule applies to every bead
+    const {paths: p2} = tempProject('{"id":"x"}\n')
+    expect((await err(closeBead(p2, 'x', {claimToken: tok}))).exitCode).toBe(3)
+  })
+
   it('reopen with a reason appends to notes after a blank line', async () => {
     const {paths} = tempProject('{"id":"x","notes":"old","status":"closed"}\n{"id":"y"}\n')
     const x = await reopenBead(paths, 'x', 'drifted')

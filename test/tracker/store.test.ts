@@ -71,3 +71,53 @@ describe('store', () => {
     expect(sha(paths.file)).toBe(h)
   })
 })
+
+describe('DDx lock directory interop', () => {
+  it("an old DDx lock directory (with its pid file) is never broken: writers wait and time out with exit 2", async () => {
+    const {mkdirSync, writeFileSync, utimesSync} = await import('node:fs')
+    const path = await import('node:path')
+    const {paths} = tempProject('{"id":"a"}\n')
+    mkdirSync(paths.lockDir)
+    writeFileSync(path.join(paths.lockDir, 'pid'), '999999\n')
+    writeFileSync(path.join(paths.lockDir, 'acquired_at'), '2020-01-01T00:00:00Z\n')
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(paths.lockDir, old, old)
+    const err = await mutateTracker(paths, () => ({beads: [], result: 0}), {timeoutSec: 0.5}).catch((e) => e)
+    expect(err).toBeInstanceOf(HelixError)
+    expect([err.exitCode, err.message]).toEqual([2, 'tracker is locked by another writer (waited 0.5s)'])
+    expect(readFileSync(paths.file, 'utf8')).toBe('{"id":"a"}\n')
+    expect(existsSync(path.join(paths.lockDir, 'pid'))).toBe(true)
+    const {doctorTracker} = await import('../../src/tracker/admin.js')
+    const {fakeProbe} = await import('./helpers.js')
+    const r = await doctorTracker(paths, {probe: fakeProbe(), thresholdSec: 7200})
+    expect(r.stale_lock).toMatchObject({path: paths.lockDir, ddx_pid: 999999})
+    expect(r.ok).toBe(false)
+  })
+})
+
+describe('atomic write details', () => {
+  it('keeps the tracker file mode and leaves no temp files', async () => {
+    const {chmodSync, statSync, readdirSync} = await import('node:fs')
+    const {paths} = tempProject('{"id":"a"}\n')
+    chmodSync(paths.file, 0o600)
+    await mutateTracker(paths, (s) => ({beads: [...s.beads, {id: 'b'}], result: 0}))
+    expect(statSync(paths.file).mode & 0o777).toBe(0o600)
+    expect(readdirSync(paths.dir).sort()).toEqual(['beads.jsonl'])
+  })
+})
+
+describe('duplicate ids on a mutation', () => {
+  it('keeps the last copy and saves the earlier copies verbatim, with a warning', async () => {
+    const {readdirSync} = await import('node:fs')
+    const path = await import('node:path')
+    const {paths} = tempProject('{"id":"a","title":"first"}\n{"id":"b"}\n{"id":"a", "title":"second"}\n')
+    const warnings: string[] = []
+    await mutateTracker(paths, (s) => ({beads: s.beads, result: 0}), {onWarning: (l) => warnings.push(l)})
+    expect(readFileSync(paths.file, 'utf8')).toBe('{"id":"a","title":"second"}\n{"id":"b"}\n')
+    const rejected = readdirSync(paths.dir).filter((f) => f.startsWith('beads.jsonl.rejected-'))
+    expect(rejected).toHaveLength(1)
+    expect(readFileSync(path.join(paths.dir, rejected[0]), 'utf8')).toBe('{"id":"a","title":"first"}\n')
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/^helix: warning: duplicate id\(s\) a: kept the last line of each; saved 1 earlier line\(s\) to .*beads\.jsonl\.rejected-\d{8}T\d{6}Z$/)
+  })
+})

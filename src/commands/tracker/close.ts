@@ -11,7 +11,10 @@ export default class TrackerClose extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(TrackerClose)
-    const bead = await closeBead(projectPaths(), args.id, {claimToken: process.env.HELIX_CLAIM_TOKEN})
+    const bead = await closeBead(projectPaths(), args.id, {
+      claimToken: process.env.HELIX_CLAIM_TOKEN,
+      targetId: process.env.HELIX_BEAD_ID,
+    })
     this.out(flags.json ? serializeBead(bead) : `closed ${bead.id}`)
   }
 }

@@ -1,0 +1,51 @@
+/**
+ * Is the live process named by `.ddx/helix.pid` really the run that wrote it?
+ * The pid file survives a reboot (or a crash followed by much later use), and
+ * its pid may by then belong to an unrelated process: status would show a
+ * phantom run and stop would signal a stranger. On Linux the process start time
+ * (boot time + /proc/<pid>/stat field 22) must not be later than the time the
+ * pid file records (the run writes it right after it starts), give or take a
+ * slack for clock granularity. Elsewhere, or when anything is unreadable, the
+ * answer is "yes" (trust kill(0), as before).
+ */
+import {readFileSync} from 'node:fs'
+
+const CLK_TCK = 100 // Linux USER_HZ; not configurable per process
+const SLACK_MS = 30_000
+
+let bootMs: number | null | undefined
+
+function bootTimeMs(): number | null {
+  if (bootMs !== undefined) return bootMs
+  try {
+    const m = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))
+    bootMs = m ? Number(m[1]) * 1000 : null
+  } catch {
+    bootMs = null
+  }
+  return bootMs
+}
+
+/** Start time of `pid` in epoch ms, or null when unknown. */
+export function processStartMs(pid: number): number | null {
+  const boot = bootTimeMs()
+  if (boot === null) return null
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ticks = Number(fields[19]) // field 22 overall
+    if (!Number.isFinite(ticks)) return null
+    return boot + (ticks * 1000) / CLK_TCK
+  } catch {
+    return null
+  }
+}
+
+/** false only when we can tell the process started after the pid file says the run started. */
+export function pidMatchesRecord(pid: number, startedIso: string): boolean {
+  const recorded = Date.parse(startedIso)
+  if (Number.isNaN(recorded)) return true
+  const start = processStartMs(pid)
+  if (start === null) return true
+  return start <= recorded + SLACK_MS
+}

@@ -1,0 +1,69 @@
+import {spawnSync} from 'node:child_process'
+import {mkdirSync, mkdtempSync, realpathSync, writeFileSync, chmodSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {gitGates} from '../../src/loop/wiring.js'
+
+function repo(): string {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-gates-')))
+  spawnSync('git', ['init', '-q'], {cwd: root})
+  return root
+}
+
+const git = (root: string, ...args: string[]) => spawnSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {cwd: root})
+
+describe('gates (real git, real scripts)', () => {
+  it('change size since the marker: committed + uncommitted + untracked, helix paths excluded', async () => {
+    const root = repo()
+    writeFileSync(path.join(root, 'a.txt'), 'one\ntwo\n')
+    git(root, 'add', '.')
+    git(root, 'commit', '-qm', 'a')
+    const g = gitGates(root, () => {})
+    const mark = await g.mark()
+    expect(mark).toMatch(/^[0-9a-f]{40}$/)
+    writeFileSync(path.join(root, 'a.txt'), 'one\nTWO\nthree\n')
+    git(root, 'commit', '-qam', 'b')
+    writeFileSync(path.join(root, 'b.txt'), 'x\ny\nz\n')
+    mkdirSync(path.join(root, '.helix-logs'))
+    writeFileSync(path.join(root, '.helix-logs', 'l.log'), 'a\nb\n')
+    mkdirSync(path.join(root, '.ddx'))
+    writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), '{}\n')
+    expect(await g.changedSince(mark)).toEqual({lines: 3 + 3, files: 2})
+  })
+
+  it('repo without commits uses the empty tree; outside git the size is unknown', async () => {
+    const root = repo()
+    const g = gitGates(root, () => {})
+    const mark = await g.mark()
+    expect(mark).toBe('4b825dc642cb6eb9a060e54bf8d69288fbee4904')
+    writeFileSync(path.join(root, 'n.txt'), '1\n2\n')
+    expect(await g.changedSince(mark)).toEqual({lines: 2, files: 1})
+    const plain = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-nogit-')))
+    const h = gitGates(plain, () => {})
+    expect(await h.mark()).toBeNull()
+    expect(await h.changedSince(null)).toBeNull()
+  })
+
+  it('acceptance scripts: only executable check-acceptance-*.sh; exit codes; a hanging script is killed at the timeout', async () => {
+    const root = repo()
+    mkdirSync(path.join(root, 'scripts'))
+    const put = (name: string, body: string, mode = 0o755) => {
+      writeFileSync(path.join(root, 'scripts', name), body)
+      chmodSync(path.join(root, 'scripts', name), mode)
+    }
+    put('check-acceptance-a.sh', '#!/bin/sh\nexit 0\n')
+    put('check-acceptance-b.sh', '#!/bin/sh\nexit 3\n')
+    put('check-acceptance-c.sh', '#!/bin/sh\nexit 1\n', 0o644)
+    put('other.sh', '#!/bin/sh\nexit 1\n')
+    put('check-acceptance-hang.sh', '#!/bin/sh\nsleep 30 &\nwait\n')
+    const logs: string[] = []
+    const g = gitGates(root, (m) => logs.push(m), {timeoutSec: 1})
+    const scripts = await g.acceptanceScripts()
+    expect(scripts.map((s) => path.basename(s))).toEqual(['check-acceptance-a.sh', 'check-acceptance-b.sh', 'check-acceptance-hang.sh'])
+    expect(await g.runScript(scripts[0])).toBe(0)
+    expect(await g.runScript(scripts[1])).toBe(3)
+    expect(await g.runScript(scripts[2])).not.toBe(0)
+    expect(logs).toContain('acceptance script timed out')
+  })
+})

@@ -1,0 +1,29 @@
+import {existsSync, readdirSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {helix, project} from './helpers.js'
+
+describe('SPEC 1: status, next, logs, doctor, recover never create a log file', () => {
+  it('leaves no .helix-logs behind (and no pwned file from hostile titles)', () => {
+    const root = project({beads: [{id: 'hx-a', title: '$(touch pwned) `touch pwned2` %s %n', status: 'blocked'}, {id: 'hx-b', title: 'b'}]})
+    for (const args of [['status'], ['status', '--json'], ['next'], ['logs'], ['doctor'], ['recover'], ['recover', '--dry-run'], ['stop']]) {
+      helix(root, args, {HELIX_AGENT: '/bin/true'})
+    }
+    expect(existsSync(path.join(root, '.helix-logs'))).toBe(false)
+    expect(readdirSync(root).filter((n) => n.startsWith('pwned'))).toEqual([])
+    const st = helix(root, ['status'])
+    expect(st.stdout).toContain("hx-a  status 'blocked' — $(touch pwned) `touch pwned2` %s %n")
+  })
+})
+
+describe('stray words after a command', () => {
+  it('are refused in one helix line with exit 1 (not oclif\'s "command not found", exit 2)', () => {
+    const root = project({beads: [{id: 'hx-a', title: 'a'}]})
+    for (const c of ['status', 'next', 'stop', 'recover', 'doctor']) {
+      const r = helix(root, [c, 'bogus'])
+      expect(r.code).toBe(1)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toBe('helix: unexpected argument: bogus\n')
+    }
+  })
+})

@@ -1,0 +1,39 @@
+import {copyFileSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {trackerReadyOutput, trackerStatusOutput, trackerBlockedOutput, showText, depTreeText} from '../../src/tracker/report.js'
+import {parseTracker} from '../../src/tracker/codec.js'
+import {REPO, tempProject} from './helpers.js'
+
+describe('report (the exact stdout of ready/status/blocked)', () => {
+  it('renders the seed tracker', async () => {
+    const {root, paths} = tempProject()
+    copyFileSync(path.join(REPO, 'fixtures', 'trackers', 'small.jsonl'), paths.file)
+    const env = {}
+    expect(await trackerReadyOutput({cwd: root, env})).toBe(
+      'hx-0000a002  P1  [open] Serialize the tracker\nhx-0000b001  P2  [open] Ranked first among P2\nhx-0000b004  P2  [in_progress] Stale claim from a dead helix\n',
+    )
+    expect(JSON.parse(await trackerReadyOutput({cwd: root, env, json: true})).map((b: {id: string}) => b.id)).toEqual(['hx-0000a002', 'hx-0000b001', 'hx-0000b004'])
+    expect(await trackerStatusOutput({cwd: root, env, json: true})).toBe('{"total":10,"open":6,"in_progress":1,"closed":1,"blocked":2,"proposed":0,"cancelled":0,"ready":3}\n')
+    expect(await trackerStatusOutput({cwd: root, env})).toBe(
+      'Total:       10\nOpen:        6\nIn progress: 1\nClosed:      1\nBlocked:     2\nProposed:    0\nCancelled:   0\nReady:       3\n',
+    )
+    expect(await trackerBlockedOutput({cwd: root, env})).toBe(
+      'hx-0000a003  P2  [open] Lock the tracker  (waiting on hx-0000a002)\nhx-0000b005  P2  [blocked] Parked: needs a human  (status blocked)\n',
+    )
+    // HELIX_ORPHAN_THRESHOLD large enough: the old claim is fresh, so not ready
+    expect(await trackerStatusOutput({cwd: root, env: {HELIX_ORPHAN_THRESHOLD: String(10 * 365 * 86400)}, json: true})).toContain('"ready":2')
+  })
+
+  it('show and dep tree text', () => {
+    const snap = parseTracker('{"dependencies":[{"issue_id":"a","depends_on_id":"b","type":"blocks"},{"issue_id":"a","depends_on_id":"z","type":"blocks"}],"id":"a","labels":["x","y"],"notes":"one\\ntwo","title":"A"}\n{"dependencies":[{"issue_id":"b","depends_on_id":"a","type":"blocks"}],"id":"b","status":"closed","title":"B"}\n', 't')
+    expect(showText(snap.byId.get('a')!, snap)).toBe('[open] a (task) — A\n  depends on: b (closed), z (missing)\n  labels: x, y\n  notes: one\n    two\n')
+    expect(depTreeText(snap, 'a')).toBe('a [open] A\n├── b [closed] B\n│   └── a (cycle)\n└── z (missing)\n')
+  })
+
+  it('a missing tracker is empty, not an error', async () => {
+    const {root} = tempProject()
+    expect(await trackerReadyOutput({cwd: root, env: {}})).toBe('')
+    expect(await trackerStatusOutput({cwd: root, env: {}, json: true})).toBe('{"total":0,"open":0,"in_progress":0,"closed":0,"blocked":0,"proposed":0,"cancelled":0,"ready":0}\n')
+  })
+})
