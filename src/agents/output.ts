@@ -82,6 +82,7 @@ export function codexDecoder(): OutputDecoder {
   const text = new TextBuffer()
   let tokens = 0
   let state: 'start' | 'title' | 'banner' | 'prompt' | 'body' | 'tokens' = 'start'
+  let promptSeen = false
   return {
     push(raw) {
       const line = raw
@@ -120,7 +121,10 @@ export function codexDecoder(): OutputDecoder {
         state = 'tokens'
         return {log: [line], show: []}
       }
-      if (marker === 'user' || marker === 'user instructions:') {
+      if (!promptSeen && (marker === 'user' || marker === 'user instructions:')) {
+        // only the first `user` section is the echoed prompt; a later line
+        // reading `user` is the agent's own output
+        promptSeen = true
         state = 'prompt'
         return {log: [line], show: []}
       }

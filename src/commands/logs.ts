@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {HelixCommand} from '../util/base-command.js'
 import {HelixError} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
-import {followLog, newestSessionLog, renderLogText} from '../output/log-render.js'
+import {followLog, newestSessionLog, renderLogFile} from '../output/log-render.js'
 
 export default class Logs extends HelixCommand {
   static override description = 'Show the newest session log (.helix-logs/helix-*.log) for people'
@@ -64,13 +64,15 @@ export default class Logs extends HelixCommand {
       file = newest
     }
     if (!flags.follow) {
-      let text: string
+      let gone = false
+      process.stdout.on('error', () => {
+        gone = true // reader went away (e.g. `| head`): stop quietly
+      })
       try {
-        text = readFileSync(file, 'utf8')
+        await renderLogFile(file, (t) => !gone && (process.stdout.write(t) || true), {color})
       } catch (error) {
         throw new HelixError(`cannot read ${file}: ${(error as Error).message}`, 1)
       }
-      process.stdout.write(renderLogText(text, {color}))
       return
     }
     const ac = this.abort

@@ -148,6 +148,18 @@ class Supervisor {
     this.log = await this.d.openLog()
     this.d.out.attach(this.log)
     this.state.log = this.log.path
+    this.log.event('run start', {
+      pid: this.d.pid,
+      agent: this.d.agents.impl.name,
+      review_agent: this.d.agents.review.name,
+      max_cycles: this.o.maxCycles,
+      review_every: this.o.reviewEvery,
+      review_threshold: this.o.reviewThreshold,
+      auto_review: this.o.autoReview,
+      auto_align: this.o.autoAlign,
+      once: this.o.once ?? null,
+    })
+    this.d.out.normal(`helix: run started (agent=${this.d.agents.impl.name}, review=${this.d.agents.review.name}, log=${this.log.path})`)
     await this.save('starting')
     await this.d.recoverOrphans((line) => this.d.out.normal(line))
     const snap = await this.d.tracker.read()

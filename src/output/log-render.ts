@@ -129,6 +129,33 @@ export function renderLogText(text: string, opts: RenderOptions = {}): string {
   return out.length ? out.join('\n') + '\n' : ''
 }
 
+/**
+ * Render a whole file by streaming it line by line (session logs of long runs
+ * can be large). `write` returns false when the reader is gone (e.g. `| head`):
+ * rendering stops then.
+ */
+export async function renderLogFile(file: string, write: (text: string) => boolean, opts: RenderOptions = {}): Promise<void> {
+  const {createReadStream} = await import('node:fs')
+  const {createInterface} = await import('node:readline')
+  const stream = createReadStream(file)
+  const rl = createInterface({input: stream, crlfDelay: Infinity})
+  let batch: string[] = []
+  try {
+    for await (const line of rl) {
+      const r = renderLogLine(line, opts)
+      if (r !== null) batch.push(r)
+      if (batch.length >= 256) {
+        if (!write(batch.join('\n') + '\n')) return
+        batch = []
+      }
+    }
+    if (batch.length) write(batch.join('\n') + '\n')
+  } finally {
+    rl.close()
+    stream.destroy()
+  }
+}
+
 /** The newest `helix-*.log` in `logDir` (names carry the start time; mtime breaks ties), or null. */
 export function newestSessionLog(logDir: string): string | null {
   let names: string[]

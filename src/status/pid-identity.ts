@@ -41,11 +41,31 @@ export function processStartMs(pid: number): number | null {
   }
 }
 
-/** false only when we can tell the process started after the pid file says the run started. */
+/** true when /proc/<pid>/cmdline looks like `helix run` (node …/bin/run.js run …, or a `helix` shim); null when unreadable. */
+export function looksLikeHelixRun(pid: number): boolean | null {
+  let argv: string[]
+  try {
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+  } catch {
+    return null
+  }
+  if (argv.length === 0) return null
+  const helixish = argv.some((a) => a.endsWith('/run.js') || a.endsWith('/helix') || a === 'helix' || a.includes('helix'))
+  return helixish && argv.includes('run')
+}
+
+/**
+ * false only when we can tell the process is not the run: it started after the
+ * pid file says the run started AND its command line is not a helix run. Both
+ * are required so that a wall-clock step forward during a long run (which
+ * shifts the computed start time) never makes a live run look stale — status
+ * would otherwise remove a live run's mutex.
+ */
 export function pidMatchesRecord(pid: number, startedIso: string): boolean {
   const recorded = Date.parse(startedIso)
   if (Number.isNaN(recorded)) return true
   const start = processStartMs(pid)
   if (start === null) return true
-  return start <= recorded + SLACK_MS
+  if (start <= recorded + SLACK_MS) return true
+  return looksLikeHelixRun(pid) !== false
 }

@@ -36,6 +36,11 @@ describe('codex output', () => {
     expect(dec.tokens()).toBe(12345)
     expect(dec.text()).not.toContain('HELIX check action')
   })
+  it('only the first user section is the echoed prompt', () => {
+    const dec = codexDecoder()
+    const shown = feed(dec, ['user', 'the prompt', 'codex', 'Which user?', 'user', 'is shown'].join('\n'))
+    expect(shown).toEqual(['codex', 'Which user?', 'user', 'is shown'])
+  })
   it('reads the old one-line footer too', () => {
     const dec = codexDecoder()
     feed(dec, 'hello\n[2025-01-01T00:00:00] tokens used: 987')

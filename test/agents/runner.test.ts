@@ -294,8 +294,10 @@ describe('dispatchAgent with stub agents', () => {
     p.script({check: ['hang']})
     const ac = new AbortController()
     const r = req(p, 'claude', 'helix check action\n', {signal: ac.signal, killGraceMs: 500})
-    setTimeout(() => ac.abort(), 300)
-    const res = await dispatchAgent(r)
+    const pending = dispatchAgent(r)
+    while (p.calls().length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+    ac.abort()
+    const res = await pending
     expect(res.aborted).toBe(true)
     expect(res.timedOut).toBe(false)
     expect(isAlive(p.calls()[0].pid)).toBe(false)

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {pidMatchesRecord, processStartMs} from '../../src/status/pid-identity.js'
+import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/status/pid-identity.js'
 
 describe('pid identity', () => {
   it('knows when this process started (Linux /proc)', () => {
@@ -9,10 +9,38 @@ describe('pid identity', () => {
     expect(Math.abs(start! - expected)).toBeLessThan(5_000)
   })
 
-  it('a record written after the process started matches; one from long before does not', () => {
-    expect(pidMatchesRecord(process.pid, new Date().toISOString())).toBe(true)
-    expect(pidMatchesRecord(process.pid, '2020-01-01T00:00:00Z')).toBe(false)
+  it('a record written after the process started matches; one from long before does not (non-helix process)', async () => {
+    const {spawn} = await import('node:child_process')
+    const c = spawn('sleep', ['30'], {stdio: 'ignore'})
+    try {
+      await new Promise((r) => setTimeout(r, 100))
+      expect(pidMatchesRecord(c.pid!, new Date().toISOString())).toBe(true)
+      expect(pidMatchesRecord(c.pid!, '2020-01-01T00:00:00Z')).toBe(false)
+    } finally {
+      c.kill('SIGKILL')
+    }
     expect(pidMatchesRecord(process.pid, 'not a time')).toBe(true)
     expect(pidMatchesRecord(999_999_999, '2020-01-01T00:00:00Z')).toBe(true) // unknown: trust kill(0)
+  })
+})
+
+describe('a helix run whose start time looks later than recorded (clock stepped forward)', () => {
+  it('is still the run: the command line says helix run', async () => {
+    const {spawn} = await import('node:child_process')
+    const {mkdtempSync, writeFileSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const path = await import('node:path')
+    const dir = mkdtempSync(path.join(tmpdir(), 'helix-ops-id-'))
+    const fake = path.join(dir, 'bin', 'run.js')
+    ;(await import('node:fs')).mkdirSync(path.dirname(fake))
+    writeFileSync(fake, 'setTimeout(() => {}, 30000)\n')
+    const c = spawn(process.execPath, [fake, 'run', '--summary'], {stdio: 'ignore'})
+    try {
+      await new Promise((r) => setTimeout(r, 300))
+      expect(looksLikeHelixRun(c.pid!)).toBe(true)
+      expect(pidMatchesRecord(c.pid!, '2020-01-01T00:00:00Z')).toBe(true)
+    } finally {
+      c.kill('SIGKILL')
+    }
   })
 })
