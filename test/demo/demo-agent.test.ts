@@ -1,0 +1,160 @@
+// The scripted demo agent, driven directly (no helix run): each action against a
+// real copy of the demo project and the real built `helix tracker` commands.
+import {spawnSync} from 'node:child_process'
+import {cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+const REPO = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'))
+const AGENT = path.join(REPO, 'fixtures', 'agents', 'demo-agent.mjs')
+const HELIX = path.join(REPO, 'bin', 'run.js')
+
+let ws: string
+let base: string
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', ...extra}
+  for (const k of Object.keys(e)) if (k.startsWith('HELIX_') && !(k in extra)) delete e[k]
+  return e
+}
+
+function git(args: string[]) {
+  const r = spawnSync('git', args, {cwd: ws, encoding: 'utf8'})
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
+  return r.stdout
+}
+
+function helix(args: string[]) {
+  return spawnSync(process.execPath, [HELIX, ...args], {cwd: ws, encoding: 'utf8', env: env()})
+}
+
+function bead(id: string): Record<string, unknown> {
+  const r = helix(['tracker', 'show', id, '--json'])
+  expect(r.status, r.stderr).toBe(0)
+  return JSON.parse(r.stdout)
+}
+
+/** Runs the agent in one of its dialects; the prompt goes where that agent kind gets it. */
+function agent(prompt: string, dialect: 'command' | 'codex' | 'claude' = 'command', extraEnv: Record<string, string> = {}) {
+  const argv =
+    dialect === 'codex'
+      ? ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', ws, '--ephemeral', prompt]
+      : dialect === 'claude'
+        ? ['-p', '--permission-mode', 'bypassPermissions', '--output-format', 'stream-json', '--verbose']
+        : []
+  const r = spawnSync(process.execPath, [AGENT, ...argv], {
+    cwd: ws,
+    encoding: 'utf8',
+    env: env(extraEnv),
+    input: dialect === 'codex' ? undefined : prompt,
+    stdio: [dialect === 'codex' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  })
+  return {rc: r.status, out: r.stdout + r.stderr, stdout: r.stdout}
+}
+
+const implPrompt = (id: string) => `HELIX implementation action for the project at ${ws}\nAction document: x.md\nImplementation target: ${id}\n`
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-demo-agent-')))
+  ws = path.join(base, 'strkit')
+  cpSync(path.join(REPO, 'fixtures', 'demo'), ws, {recursive: true})
+  git(['init', '-q'])
+  git(['config', 'user.name', 'test'])
+  git(['config', 'user.email', 'test@example.invalid'])
+  git(['config', 'commit.gpgsign', 'false'])
+  git(['add', '-A'])
+  git(['commit', '-q', '-m', 'init'])
+})
+
+afterEach(() => {
+  rmSync(base, {recursive: true, force: true})
+})
+
+describe('demo agent', () => {
+  it('implements a bead for real: files, passing test, commit, close', () => {
+    const r = agent(implPrompt('hx-de000002'))
+    expect(r.rc, r.out).toBe(0)
+    expect(r.out).toContain('[demo-agent] closed hx-de000002')
+    expect(r.out).toMatch(/^TOKENS_USED: \d+$/m)
+    expect(bead('hx-de000002').status).toBe('closed')
+    expect(git(['log', '-1', '--format=%s']).trim()).toBe('hx-de000002: Add slugify(text)')
+    expect(git(['show', '--name-only', '--format=', 'HEAD']).trim().split('\n').sort()).toEqual(['lib/slugify.js', 'test/slugify.test.js'])
+    expect(spawnSync(process.execPath, ['--test'], {cwd: ws}).status).toBe(0)
+  })
+
+  it('fails the first wordCount attempt on its own test and succeeds on the retry', () => {
+    const first = agent(implPrompt('hx-de000005'))
+    expect(first.rc).toBe(1)
+    expect(first.out).toContain('FAILED — not closing hx-de000005')
+    expect(bead('hx-de000005').status).toBe('open')
+    expect(git(['status', '--short'])).toContain('lib/wordCount.js')
+
+    const second = agent(implPrompt('hx-de000005'))
+    expect(second.rc, second.out).toBe(0)
+    expect(second.out).toContain('found the previous attempt')
+    expect(bead('hx-de000005').status).toBe('closed')
+  })
+
+  it('passes untrusted titles to git and helix as data, never through a shell', () => {
+    const title = `$(touch pwned) "q" 'q' %s \`touch pwned2\``
+    const created = helix(['tracker', 'create', title, '--set', 'demo-recipe=slugify'])
+    expect(created.status, created.stderr).toBe(0)
+    const id = created.stdout.trim()
+    const r = agent(implPrompt(id))
+    expect(r.rc, r.out).toBe(0)
+    expect(git(['log', '-1', '--format=%s']).trim()).toBe(`${id}: ${title}`)
+    expect(existsSync(path.join(ws, 'pwned'))).toBe(false)
+    expect(existsSync(path.join(ws, 'pwned2'))).toBe(false)
+  })
+
+  it('check answers BUILD while work is ready and STOP once the queue is empty', () => {
+    const build = agent('HELIX check action for the project\n')
+    expect(build.rc).toBe(0)
+    expect(build.out.trim().split('\n').filter((l) => l.startsWith('NEXT_ACTION:'))).toEqual(['NEXT_ACTION: BUILD'])
+
+    for (const id of ['hx-de000002', 'hx-de000003', 'hx-de000004', 'hx-de000005', 'hx-de000001', 'hx-de000006']) {
+      expect(helix(['tracker', 'close', id]).status).toBe(0)
+    }
+    const stop = agent('HELIX check action for the project\n')
+    expect(stop.out.trim().split('\n').filter((l) => l.startsWith('NEXT_ACTION:'))).toEqual(['NEXT_ACTION: STOP'])
+  })
+
+  it('review of slugify files one review-finding bead, once; other reviews are clean (codex dialect)', () => {
+    const prompt = 'HELIX fresh-eyes review\nReview scope: hx-de000002\n'
+    const first = agent(prompt, 'codex')
+    expect(first.rc).toBe(0)
+    expect(first.out).toMatch(/^REVIEW_STATUS: ISSUES_FOUND$/m)
+    expect(first.out).toMatch(/^FINDINGS_FILED: 1$/m)
+    expect(first.out).toMatch(/^tokens used\n[\d,]+$/m)
+    const findings = JSON.parse(helix(['tracker', 'list', '--label', 'review-finding', '--json']).stdout)
+    expect(findings).toHaveLength(1)
+    expect(findings[0]['demo-recipe']).toBe('slugify-fix')
+
+    const again = agent(prompt, 'codex')
+    expect(again.out).toMatch(/^FINDINGS_FILED: 0$/m)
+    expect(JSON.parse(helix(['tracker', 'list', '--label', 'review-finding', '--json']).stdout)).toHaveLength(1)
+
+    const clean = agent('HELIX fresh-eyes review\nReview scope: hx-de000003\n', 'codex')
+    expect(clean.out).toMatch(/^REVIEW_STATUS: CLEAN$/m)
+  })
+
+  it('speaks stream-json as claude', () => {
+    const r = agent('HELIX check action\n', 'claude')
+    expect(r.rc).toBe(0)
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(events[0]).toMatchObject({type: 'system', subtype: 'init'})
+    const result = events.at(-1)
+    expect(result.type).toBe('result')
+    expect(result.result).toContain('NEXT_ACTION: BUILD')
+    expect(result.usage.input_tokens + result.usage.output_tokens).toBeGreaterThan(0)
+  })
+
+  it('refuses a prompt that names no helix action', () => {
+    const r = agent('hello\n')
+    expect(r.rc).toBe(1)
+    expect(r.out).toContain('I do not recognise this prompt')
+    expect(readFileSync(path.join(ws, '.ddx', 'beads.jsonl'), 'utf8')).toBe(readFileSync(path.join(REPO, 'fixtures', 'demo', '.ddx', 'beads.jsonl'), 'utf8'))
+  })
+})
