@@ -51,9 +51,11 @@ export function parseTrailers(text: string): Map<string, string> {
 }
 
 /**
- * The value of trailer `key` in `text`. With a vocabulary, the last line whose
- * value is in the vocabulary wins (returned in the vocabulary's spelling) and
- * lines with other values are ignored; no such line → undefined.
+ * The value of trailer `key` in `text` (SPEC 3.2): the **last** line for `key`
+ * decides. With a vocabulary, a last value outside it counts as missing
+ * (undefined) — an earlier valid line does not stand in for it, so a review that
+ * ends `REVIEW_STATUS: CLEAN` … `REVIEW_STATUS: PENDING` is unreadable, never
+ * "clean". Values come back in the vocabulary's spelling.
  */
 export function trailerValue(text: string, key: string, vocabulary?: readonly string[]): string | undefined {
   const lines = text.split(/\r?\n/)
@@ -61,8 +63,7 @@ export function trailerValue(text: string, key: string, vocabulary?: readonly st
     const kv = parseTrailerLine(lines[i])
     if (!kv || kv[0] !== key) continue
     if (!vocabulary) return kv[1]
-    const hit = vocabulary.find((v) => v.toUpperCase() === kv[1].toUpperCase())
-    if (hit !== undefined) return hit
+    return vocabulary.find((v) => v.toUpperCase() === kv[1].toUpperCase())
   }
   return undefined
 }

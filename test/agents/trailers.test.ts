@@ -24,10 +24,13 @@ describe('trailers', () => {
     expect(trailerValue('Remember: NEXT_ACTION: STOP', 'NEXT_ACTION', NEXT_ACTION_CODES)).toBeUndefined()
   })
 
-  it('last valid line wins', () => {
+  it('the last line for a key wins; a last value outside the vocabulary is missing (SPEC 3.2)', () => {
+    expect(trailerValue('NEXT_ACTION: BUILD\nmore\nNEXT_ACTION: WAIT\n', 'NEXT_ACTION', NEXT_ACTION_CODES)).toBe('WAIT')
     const text = 'NEXT_ACTION: BUILD\nmore\nNEXT_ACTION: WAIT\nNEXT_ACTION: later\n'
-    expect(trailerValue(text, 'NEXT_ACTION', NEXT_ACTION_CODES)).toBe('WAIT')
+    expect(trailerValue(text, 'NEXT_ACTION', NEXT_ACTION_CODES)).toBeUndefined()
     expect(parseTrailers(text).get('NEXT_ACTION')).toBe('later')
+    // a review that first says CLEAN and then something unreadable was never assumed to pass
+    expect(trailerValue('REVIEW_STATUS: CLEAN\n...\nREVIEW_STATUS: PENDING\n', 'REVIEW_STATUS', REVIEW_STATUS)).toBeUndefined()
   })
 
   it('normalises case to the vocabulary spelling', () => {
