@@ -88,7 +88,7 @@ export interface LoopGates {
   runScript(file: string): Promise<number>
   /** a marker of the worktree state at cycle start (git HEAD), null outside git */
   mark(): Promise<string | null>
-  /** lines and files changed since the marker (committed + uncommitted + untracked files), null when unknown */
+  /** lines and files changed since the marker (committed + uncommitted + untracked files, minus what was already there at the marker), null when unknown */
   changedSince(mark: string | null): Promise<{lines: number; files: number} | null>
   /** true when a file (relative to root, or absolute) exists */
   exists(file: string): Promise<boolean>

@@ -57,11 +57,67 @@ function ownPath(p: string): boolean {
   return OWN_PATHS.some((o) => p.startsWith(o))
 }
 
+interface WorktreeState {
+  /** tracked files differing from the mark: numstat counts and a stat signature */
+  tracked: Map<string, {added: number; deleted: number; stat: string}>
+  /** untracked, non-ignored files: line count and a stat signature */
+  untracked: Map<string, {lines: number; stat: string}>
+}
+
+async function statOf(file: string): Promise<{sig: string; size: number}> {
+  try {
+    const st = await stat(file)
+    return {sig: `${st.size}:${st.mtimeMs}`, size: st.size}
+  } catch {
+    return {sig: 'missing', size: 0}
+  }
+}
+
+/** untracked files larger than this count as a file only (their lines are not read) */
+const MAX_COUNTED_BYTES = 8 * 1024 * 1024
+
+/** The worktree against `mark` (read-only git), minus helix's own paths; null when git fails. */
+async function worktreeState(root: string, mark: string): Promise<WorktreeState | null> {
+  const diff = await run('git', ['diff', '--numstat', mark, '--'], root)
+  if (diff.code !== 0) return null
+  const tracked: WorktreeState['tracked'] = new Map()
+  for (const row of diff.stdout.split('\n')) {
+    const m = /^(\d+|-)\t(\d+|-)\t(.*)$/.exec(row)
+    if (!m || ownPath(m[3])) continue
+    tracked.set(m[3], {
+      added: m[1] === '-' ? 0 : Number(m[1]),
+      deleted: m[2] === '-' ? 0 : Number(m[2]),
+      stat: (await statOf(path.join(root, m[3]))).sig,
+    })
+  }
+  const untracked: WorktreeState['untracked'] = new Map()
+  const others = await run('git', ['ls-files', '--others', '--exclude-standard', '-z'], root)
+  if (others.code === 0) {
+    const {readFile} = await import('node:fs/promises')
+    for (const f of others.stdout.split('\0')) {
+      if (!f || ownPath(f) || tracked.has(f)) continue
+      const st = await statOf(path.join(root, f))
+      let lines = 0
+      if (st.size <= MAX_COUNTED_BYTES) {
+        try {
+          const text = await readFile(path.join(root, f), 'utf8')
+          lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
+        } catch {
+          // unreadable: counts as a file only
+        }
+      }
+      untracked.set(f, {lines, stat: st.sig})
+    }
+  }
+  return {tracked, untracked}
+}
+
 export function gitGates(
   root: string,
   onLog: (msg: string, fields: Record<string, unknown>) => void,
   limits: {timeoutSec: number; signal?: AbortSignal} = {timeoutSec: 2700},
 ): LoopGates {
+  let baseline: {mark: string; state: WorktreeState | null} | null = null
   return {
     async acceptanceScripts() {
       const dir = path.join(root, 'scripts')
@@ -121,37 +177,41 @@ export function gitGates(
     },
     async mark() {
       const head = await run('git', ['rev-parse', '--verify', '-q', 'HEAD'], root)
-      if (head.code === 0) return head.stdout.trim()
-      const inside = await run('git', ['rev-parse', '--is-inside-work-tree'], root)
-      return inside.code === 0 ? EMPTY_TREE : null
+      let mark: string | null
+      if (head.code === 0) mark = head.stdout.trim()
+      else mark = (await run('git', ['rev-parse', '--is-inside-work-tree'], root)).code === 0 ? EMPTY_TREE : null
+      // what was already uncommitted or untracked at cycle start is not this cycle's change
+      baseline = mark ? {mark, state: await worktreeState(root, mark)} : null
+      return mark
     },
     async changedSince(mark) {
       if (!mark) return null
-      const diff = await run('git', ['diff', '--numstat', mark, '--'], root)
-      if (diff.code !== 0) return null
+      const now = await worktreeState(root, mark)
+      if (!now) return null
+      const before = baseline && baseline.mark === mark ? baseline.state : null
       let lines = 0
-      const files = new Set<string>()
-      for (const row of diff.stdout.split('\n')) {
-        const m = /^(\d+|-)\t(\d+|-)\t(.*)$/.exec(row)
-        if (!m || ownPath(m[3])) continue
-        files.add(m[3])
-        lines += (m[1] === '-' ? 0 : Number(m[1])) + (m[2] === '-' ? 0 : Number(m[2]))
+      let files = 0
+      for (const [f, n] of now.tracked) {
+        const b = before?.tracked.get(f)
+        if (b && b.added === n.added && b.deleted === n.deleted && b.stat === n.stat) continue
+        files++
+        lines += Math.abs(n.added - (b?.added ?? 0)) + Math.abs(n.deleted - (b?.deleted ?? 0))
       }
-      const untracked = await run('git', ['ls-files', '--others', '--exclude-standard', '-z'], root)
-      if (untracked.code === 0) {
-        for (const f of untracked.stdout.split('\0')) {
-          if (!f || ownPath(f) || files.has(f)) continue
-          files.add(f)
-          try {
-            const {readFile} = await import('node:fs/promises')
-            const text = await readFile(path.join(root, f), 'utf8')
-            lines += text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
-          } catch {
-            // unreadable: counts as a file only
-          }
+      // back to the cycle-start commit's content during the cycle: that is a change too
+      if (before) {
+        for (const [f, b] of before.tracked) {
+          if (now.tracked.has(f)) continue
+          files++
+          lines += b.added + b.deleted
         }
       }
-      return {lines, files: files.size}
+      for (const [f, n] of now.untracked) {
+        const b = before?.untracked.get(f)
+        if (b && b.stat === n.stat) continue
+        files++
+        lines += Math.abs(n.lines - (b?.lines ?? 0))
+      }
+      return {lines, files}
     },
     async exists(file) {
       try {

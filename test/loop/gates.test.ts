@@ -32,6 +32,26 @@ describe('gates (real git, real scripts)', () => {
     expect(await g.changedSince(mark)).toEqual({lines: 3 + 3, files: 2})
   })
 
+  it('what was already uncommitted or untracked at cycle start is not the cycle\'s change', async () => {
+    const root = repo()
+    writeFileSync(path.join(root, 'a.txt'), 'one\ntwo\n')
+    writeFileSync(path.join(root, 'keep.txt'), 'k\n')
+    git(root, 'add', '.')
+    git(root, 'commit', '-qm', 'a')
+    // the operator's own dirt before the cycle: 3 untracked files and an edited tracked file
+    for (const n of ['s1.txt', 's2.txt', 's3.txt']) writeFileSync(path.join(root, n), 'x\n'.repeat(50))
+    writeFileSync(path.join(root, 'a.txt'), 'one\ntwo\n' + 'more\n'.repeat(200))
+    const g = gitGates(root, () => {})
+    const mark = await g.mark()
+    // nothing changed during the cycle
+    expect(await g.changedSince(mark)).toEqual({lines: 0, files: 0})
+    // the cycle adds one line to the dirty file, edits a clean one, adds a new file
+    writeFileSync(path.join(root, 'a.txt'), 'one\ntwo\n' + 'more\n'.repeat(201))
+    writeFileSync(path.join(root, 'keep.txt'), 'K\n')
+    writeFileSync(path.join(root, 'new.txt'), '1\n2\n')
+    expect(await g.changedSince(mark)).toEqual({lines: 1 + 2 + 2, files: 3})
+  })
+
   it('repo without commits uses the empty tree; outside git the size is unknown', async () => {
     const root = repo()
     const g = gitGates(root, () => {})
