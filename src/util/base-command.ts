@@ -15,7 +15,11 @@ export abstract class HelixCommand extends Command {
     }
     // oclif's own ExitError (from this.exit): let it through untouched.
     if (err && (err as {code?: string}).code === 'EEXIT') throw err
-    const first = String(err?.message ?? err).split('\n').map((s) => s.trim()).find(Boolean) ?? 'error'
+    const lines = String(err?.message ?? err).split('\n').map((s) => s.trim()).filter(Boolean)
+    let first = lines[0] ?? 'error'
+    // oclif's bad flag value is two lines: `Parsing --flag` and what is wrong with the value
+    const parsing = /^Parsing (--?[\w-]+)$/.exec(first)
+    if (parsing && lines[1]) first = `invalid ${parsing[1]}: ${lines[1]}`
     process.stderr.write(helixMessage(first) + '\n')
     return this.exit(1)
   }

@@ -381,6 +381,14 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(r.code).toBe(1)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
+    // the one line says what is wrong with the value, not just which flag oclif was parsing
+    for (const args of [['run', '--max-cycles', '-1'], ['run', '--review-every', 'x'], ['build', '--review-threshold', '-5']]) {
+      const bad = helix(p, args)
+      expect(bad.code, args.join(' ')).toBe(1)
+      expect(bad.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1)
+      expect(bad.stderr, args.join(' ')).toMatch(new RegExp(`^helix: invalid ${args[1]}: .*(integer|greater than or equal to 0).*\\n$`))
+    }
+    expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
     const missing = helix(p, ['run', '--agent', 'no-such-agent-xyz'])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toBe("helix: agent 'no-such-agent-xyz' not found on PATH\n")
