@@ -25,12 +25,17 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
+  // a closed terminal or dropped ssh session: without a handler node dies at once and the
+  // agent (in its own process group, so the terminal's SIGHUP misses it) keeps running
+  // with the bead claimed and the pid file left behind
+  process.on('SIGHUP', onSignal)
   try {
     const r = await runLoop(deps, {...input.options, signal: ac.signal, timeoutSec})
     return r.exitCode
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
+    process.off('SIGHUP', onSignal)
     killAllAgentGroups('SIGKILL')
   }
 }

@@ -96,8 +96,10 @@ class Supervisor {
   }
 
   private interruptStop(): Stop {
-    const sig = String(this.o.signal?.reason ?? 'SIGINT')
-    return new Stop('interrupted', sig === 'SIGTERM' ? 143 : 130, `helix: interrupted (${sig === 'SIGTERM' ? 'SIGTERM' : 'SIGINT'})`)
+    const reason = String(this.o.signal?.reason ?? 'SIGINT')
+    // SIGHUP: the terminal or ssh session went away (exit 129, like a shell would report)
+    const sig = reason === 'SIGTERM' || reason === 'SIGHUP' ? reason : 'SIGINT'
+    return new Stop('interrupted', sig === 'SIGTERM' ? 143 : sig === 'SIGHUP' ? 129 : 130, `helix: interrupted (${sig})`)
   }
 
   private async save(phase?: string): Promise<void> {

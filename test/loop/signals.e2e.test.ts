@@ -37,6 +37,20 @@ describe('signals and timeouts (built CLI)', () => {
     expect(beads(p).get('hx-i')!.status).toBe('open')
   })
 
+  it('SIGHUP (terminal or ssh session gone) → 129: agent killed, bead unclaimed, interrupted, pid file gone', async () => {
+    const p = project([{id: 'hx-h'}], {implementation: ['hang']})
+    const {child, done} = helixAsync(p, ['run', '--no-auto-review'])
+    await waitFor(() => calls(p).length > 0)
+    child.kill('SIGHUP')
+    const r = await done
+    expect(r.code).toBe(129)
+    expect(r.stderr).toContain('helix: interrupted (SIGHUP)')
+    expect(pidGone(calls(p)[0].pid)).toBe(true)
+    expect(beads(p).get('hx-h')!.status).toBe('open')
+    expect(runState(p).stop_reason).toBe('interrupted')
+    expect(existsSync(path.join(p.root, '.ddx', 'helix.pid'))).toBe(false)
+  })
+
   it('an agent timeout fails the attempt; the retry completes', () => {
     const p = project([{id: 'hx-t'}], {implementation: ['hang', 'close'], check: ['next:WAIT']})
     const r = helix(p, ['run', '--no-auto-review', '--timeout', '3'])
