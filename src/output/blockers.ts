@@ -8,6 +8,12 @@ function stamp(d: Date): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`
 }
 
+/** Tracker text is data: a title with line breaks must not add headings or bullets to the report. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return String(text ?? '').replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim()
+}
+
 export function renderBlockerReport(a: {now: Date; attempted: number; completed: number; logPath: string | null; entries: BlockerEntry[]}): string {
   const out = [
     '# HELIX Run Blocker Report',
@@ -20,7 +26,7 @@ export function renderBlockerReport(a: {now: Date; attempted: number; completed:
     '',
   ]
   for (const e of a.entries) {
-    out.push(`### ${e.id}`, '', `- Title: ${e.title}`, `- Reason: ${e.reason}`, `- Attempts: ${e.attempts}`, '')
+    out.push(`### ${oneLine(e.id)}`, '', `- Title: ${oneLine(e.title)}`, `- Reason: ${oneLine(e.reason)}`, `- Attempts: ${e.attempts}`, '')
   }
   return out.join('\n')
 }

@@ -87,6 +87,13 @@ describe('context and blocker report', () => {
     expect(text).toContain('Log: /l.log')
     expect(text).toContain('## Blocked Issues\n\n### x\n\n- Title: T\n- Reason: R\n- Attempts: 4')
   })
+
+  it('blocker report: a multi-line title stays one line (no injected sections)', () => {
+    const title = 'Fix it\n\n### hx-fake\n\n- Reason: all good\r\n- Attempts: 0'
+    const text = renderBlockerReport({now: new Date(0), attempted: 1, completed: 0, logPath: null, entries: [{id: 'x', title, reason: 'R', attempts: 4}]})
+    expect(text.split('\n').filter((l) => l.startsWith('### '))).toEqual(['### x'])
+    expect(text).toContain('- Title: Fix it ### hx-fake - Reason: all good - Attempts: 0\n- Reason: R\n')
+  })
 })
 
 describe('nextSelectable mirrors the loop', () => {
