@@ -43,6 +43,16 @@ interface InFlight {
 
 export async function runLoop(deps: LoopDeps, opts: LoopOptions): Promise<LoopResult> {
   if (opts.dryRun) return dryRun(deps, opts)
+  // SPEC 5.1 checks the agents right after taking the mutex; checking them first
+  // is read-only and means a missing agent (bad input) changes nothing on disk:
+  // no pid file, no .ddx/ created in a directory that had none.
+  try {
+    deps.agents.check()
+  } catch (error) {
+    if (!(error instanceof HelixError)) throw error
+    deps.out.both(helixMessage(error.message))
+    return {exitCode: error.exitCode, stopReason: null}
+  }
   const acquired = deps.mutex.acquire()
   if (!acquired.ok) {
     const prev = (await deps.state.load()) ?? emptyRunState(deps.clock.now())
@@ -134,7 +144,6 @@ class Supervisor {
   }
 
   private async main(): Promise<Stop> {
-    this.d.agents.check()
     const prev = await this.d.state.load()
     const started = this.now()
     this.state = {

@@ -15,13 +15,14 @@ describe('start', () => {
     expect(h.calls).toEqual([])
   })
 
-  it('missing agent: exit 1 with the SPEC message, nothing dispatched, mutex released', async () => {
+  it('missing agent: exit 1 with the SPEC message, nothing dispatched, mutex never taken, no state written', async () => {
     const h = harness([B('a')], {}, {missingAgent: true})
     const r = await runLoop(h.deps, opts())
     expect(r.exitCode).toBe(1)
-    expect(h.both[0]).toBe("helix: agent 'codex' not found on PATH")
+    expect(h.both).toEqual(["helix: agent 'codex' not found on PATH"])
     expect(h.calls).toEqual([])
-    expect(h.mutexReleased).toBe(true)
+    expect(h.mutexReleased).toBe(false)
+    expect(h.states).toEqual([])
   })
 
   it('runs orphan recovery and writes context at start', async () => {
