@@ -75,6 +75,9 @@ describe('helix tracker: happy paths', () => {
     const before = sha(path.join(root, '.ddx', 'beads.jsonl'))
     oneLineError(helix(root, ['tracker', 'close', 'hx-1'], {HELIX_CLAIM_TOKEN: 'nope'}), 3, 'helix: claim on hx-1 was lost (token mismatch); not closing')
     expect(sha(path.join(root, '.ddx', 'beads.jsonl'))).toBe(before)
+    // `update --status closed` is not a way around the fence
+    oneLineError(helix(root, ['tracker', 'update', 'hx-1', '--status', 'closed'], {HELIX_CLAIM_TOKEN: 'nope', HELIX_BEAD_ID: 'hx-1'}), 3, 'helix: claim on hx-1 was lost (token mismatch); not closing')
+    expect(sha(path.join(root, '.ddx', 'beads.jsonl'))).toBe(before)
     const un = helix(root, ['tracker', 'update', 'hx-2', '--unclaim'])
     expect([un.code, un.stderr]).toEqual([0, 'helix: hx-2 is closed; leaving it closed\n'])
     expect(helix(root, ['tracker', 'close', 'hx-1'], {HELIX_CLAIM_TOKEN: claimed['claim-token']}).code).toBe(0)
