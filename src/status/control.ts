@@ -126,7 +126,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
     const rc: number = exited
     const why = lastLine(file)
     throw new HelixError(
-      why && why.startsWith('helix') ? `${why} (see ${file})` : `helix run exited at once (rc=${rc}); see ${file}`,
+      why && why.startsWith('helix') ? `${why} (see ${file})` : `run exited at once (rc=${rc}); see ${file}`,
       rc === 0 ? 1 : rc,
     )
   }
