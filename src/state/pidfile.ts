@@ -1,4 +1,4 @@
-import {linkSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
+import {closeSync, linkSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
 import {randomBytes} from 'node:crypto'
 import path from 'node:path'
 import {pidMatchesRecord} from './pid-identity.js'
@@ -120,6 +120,27 @@ export function removePidFileIf(file: string, expected: PidRecord): boolean {
   return removed
 }
 
+/**
+ * Create `file` holding `record`, failing with EEXIST when it exists: a hard
+ * link of the prepared temp file, or — on a filesystem without hard links —
+ * an O_EXCL create followed by the write.
+ */
+function createWithContent(tmp: string, file: string, record: PidRecord): void {
+  try {
+    linkSync(tmp, file)
+    return
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST' || !['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'].includes(code ?? '')) throw error
+  }
+  const fd = openSync(file, 'wx', 0o644)
+  try {
+    writeSync(fd, `${record.pid} ${record.started}\n`)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 export interface AcquireHooks {
   /** test seam: called after a holder was judged dead, before it is removed */
   beforeReplace?: (dead: PidRecord) => void
@@ -140,7 +161,7 @@ export function acquirePidFile(file: string, pid: number = process.pid, now: Dat
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        linkSync(tmp, file)
+        createWithContent(tmp, file, record)
         return {ok: true, record}
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
