@@ -1,5 +1,4 @@
 import {closeSync, linkSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
-import {randomBytes} from 'node:crypto'
 import path from 'node:path'
 import {pidMatchesRecord} from './pid-identity.js'
 
@@ -156,7 +155,7 @@ export interface AcquireHooks {
 export function acquirePidFile(file: string, pid: number = process.pid, now: Date = new Date(), hooks: AcquireHooks = {}): AcquireResult {
   mkdirSync(path.dirname(file), {recursive: true})
   const record: PidRecord = {pid, started: now.toISOString()}
-  const tmp = `${file}.${pid}-${randomBytes(4).toString('hex')}.tmp`
+  const tmp = `${file}.${pid}-${Math.random().toString(36).slice(2, 10)}.tmp`
   writeFileSync(tmp, `${record.pid} ${record.started}\n`, {mode: 0o644, flag: 'wx'})
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
