@@ -42,6 +42,7 @@ export function parseErrorLine(err: {message?: unknown; args?: unknown}): string
     .filter((s) => s !== '' && s !== 'See more help with --help')
   const first = lines[0] ?? 'error'
   if (/^The following errors? occurred:$/.test(first) && lines.length > 1) return lines.slice(1).join('; ')
+  if (/^Parsing --\S+$/.test(first) && lines.length > 1) return `${first}: ${lines[1]}`
   const m = /^Missing (\d+) required args?/.exec(first)
   if (m) {
     const names = Array.isArray(err.args) ? err.args.map((a: {name?: unknown}) => a?.name).filter((n): n is string => typeof n === 'string') : []

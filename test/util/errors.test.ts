@@ -18,5 +18,6 @@ describe('parseErrorLine (oclif parse errors as one line)', () => {
     expect(parseErrorLine({message: 'The following errors occurred:\n  a\n  b\nSee more help with --help'})).toBe('a; b')
     expect(parseErrorLine({message: 'Missing 2 required args:\nid  bead id\nx\nSee more help with --help', args: [{name: 'id'}, {name: 'depends-on'}]})).toBe('missing required arguments: id, depends-on')
     expect(parseErrorLine({message: 'Nonexistent flag: --bogus\nSee more help with --help'})).toBe('Nonexistent flag: --bogus')
+    expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer but received: abc\nSee more help with --help'})).toBe('Parsing --max-cycles: Expected an integer but received: abc')
   })
 })
