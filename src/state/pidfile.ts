@@ -1,4 +1,4 @@
-import {closeSync, openSync, readFileSync, unlinkSync, writeSync, mkdirSync} from 'node:fs'
+import {closeSync, linkSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
 import path from 'node:path'
 import {pidMatchesRecord} from './pid-identity.js'
 
@@ -50,31 +50,132 @@ export function runHolderAlive(record: PidRecord): boolean {
 
 export type AcquireResult = {ok: true; record: PidRecord} | {ok: false; holder: PidRecord}
 
+const GUARD_STALE_MS = 10_000
+const GUARD_WAIT_MS = 3_000
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
 /**
- * Take the run mutex: create the pid file with O_EXCL. A file whose pid is dead,
- * reused by another process, or unreadable is replaced; a live holder is reported back, file untouched.
+ * Run `fn` holding `<file>.lock` (a directory, created atomically). It makes
+ * "re-read the pid file, then remove it" one step with respect to every other
+ * remover: without it two runs starting over the same dead file could each
+ * judge it dead, and the slower one would delete the faster one's fresh mutex
+ * and create its own — two runs at once. The guard is held for microseconds;
+ * one left by a crash is broken after GUARD_STALE_MS. Returns false when the
+ * guard could not be taken.
  */
-export function acquirePidFile(file: string, pid: number = process.pid, now: Date = new Date()): AcquireResult {
-  mkdirSync(path.dirname(file), {recursive: true})
-  const record: PidRecord = {pid, started: now.toISOString()}
-  for (let attempt = 0; attempt < 3; attempt++) {
+function withPidGuard(file: string, fn: () => void): boolean {
+  const guard = `${file}.lock`
+  const deadline = Date.now() + GUARD_WAIT_MS
+  for (;;) {
     try {
-      const fd = openSync(file, 'wx', 0o644)
-      try {
-        writeSync(fd, `${record.pid} ${record.started}\n`)
-      } finally {
-        closeSync(fd)
-      }
-      return {ok: true, record}
+      mkdirSync(guard)
+      break
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      try {
+        if (Date.now() - statSync(guard).mtimeMs > GUARD_STALE_MS) rmdirSync(guard)
+      } catch {
+        // gone already, or not ours to break: retry
+      }
+      if (Date.now() > deadline) return false
+      sleepSync(5 + Math.floor(Math.random() * 20))
     }
-    const holder = readPidFile(file)
-    if (holder && runHolderAlive(holder)) return {ok: false, holder}
+  }
+  try {
+    fn()
+  } finally {
+    try {
+      rmdirSync(guard)
+    } catch {
+      // broken as stale by someone else
+    }
+  }
+  return true
+}
+
+function sameRecord(a: PidRecord | null, b: PidRecord | null): boolean {
+  return a !== null && b !== null && a.pid === b.pid && a.started === b.started
+}
+
+/**
+ * Remove the pid file only if it still holds `expected` (checked and removed
+ * under the guard, so a file a new run wrote meanwhile is never removed).
+ * Returns true when it removed the file.
+ */
+export function removePidFileIf(file: string, expected: PidRecord): boolean {
+  let removed = false
+  withPidGuard(file, () => {
+    if (!sameRecord(readPidFile(file), expected)) return
     try {
       unlinkSync(file)
+      removed = true
     } catch {
-      // another process replaced it first; loop and try again
+      // already gone
+    }
+  })
+  return removed
+}
+
+/**
+ * Create `file` holding `record`, failing with EEXIST when it exists: a hard
+ * link of the prepared temp file, or — on a filesystem without hard links —
+ * an O_EXCL create followed by the write.
+ */
+function createWithContent(tmp: string, file: string, record: PidRecord): void {
+  try {
+    linkSync(tmp, file)
+    return
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST' || !['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'].includes(code ?? '')) throw error
+  }
+  const fd = openSync(file, 'wx', 0o644)
+  try {
+    writeSync(fd, `${record.pid} ${record.started}\n`)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+export interface AcquireHooks {
+  /** test seam: called after a holder was judged dead, before it is removed */
+  beforeReplace?: (dead: PidRecord) => void
+}
+
+/**
+ * Take the run mutex. The record is written to a private temp file and
+ * hard-linked to `file`: like O_EXCL the link fails when the file exists, and
+ * unlike open-then-write the file never exists empty. A file whose pid is dead,
+ * reused by another process, or unreadable is replaced (only that very file:
+ * see removePidFileIf); a live holder is reported back, file untouched.
+ */
+export function acquirePidFile(file: string, pid: number = process.pid, now: Date = new Date(), hooks: AcquireHooks = {}): AcquireResult {
+  mkdirSync(path.dirname(file), {recursive: true})
+  const record: PidRecord = {pid, started: now.toISOString()}
+  const tmp = `${file}.${pid}-${Math.random().toString(36).slice(2, 10)}.tmp`
+  writeFileSync(tmp, `${record.pid} ${record.started}\n`, {mode: 0o644, flag: 'wx'})
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        createWithContent(tmp, file, record)
+        return {ok: true, record}
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      }
+      const holder = readPidFile(file)
+      if (!holder) continue // removed meanwhile: try again
+      if (runHolderAlive(holder)) return {ok: false, holder}
+      hooks.beforeReplace?.(holder)
+      removePidFileIf(file, holder)
+    }
+  } finally {
+    try {
+      unlinkSync(tmp)
+    } catch {
+      // already gone
     }
   }
   const holder = readPidFile(file) ?? {pid: 0, started: ''}

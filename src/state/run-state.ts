@@ -29,7 +29,53 @@ export function emptyRunState(now: Date = new Date()): RunState {
   }
 }
 
-/** Read run-state; a missing or unreadable file gives null (status treats it as "no run yet"). */
+type Check = (v: unknown) => boolean
+
+const isStr: Check = (v) => typeof v === 'string'
+const isNum: Check = (v) => typeof v === 'number' && Number.isFinite(v)
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const orNull = (c: Check): Check => (v) => v === null || c(v)
+const arrayOf = (c: Check): Check => (v) => Array.isArray(v) && v.every(c)
+const mapOf = (c: Check): Check => (v) => isObj(v) && Object.values(v).every(c)
+const withId: Check = (v) => isObj(v) && typeof v.id === 'string'
+
+/**
+ * The type every known key must have. run-state is helix's own file, but it
+ * outlives versions and can be edited by hand; a value of the wrong type
+ * (e.g. `"skipped": "x"`) would otherwise crash status and next, so it falls
+ * back to the empty state's value instead.
+ */
+const SHAPE: Record<string, Check> = {
+  pid: orNull(isNum),
+  started_at: orNull(isStr),
+  updated_at: isStr,
+  phase: isStr,
+  agent: orNull(isStr),
+  review_agent: orNull(isStr),
+  current_cycle: isNum,
+  attempted_cycles: isNum,
+  completed_cycles: isNum,
+  closed_beads: arrayOf(isStr),
+  skipped: arrayOf(withId),
+  attempts: mapOf(isNum),
+  backoff_until: mapOf(isStr),
+  current_bead: orNull(isStr),
+  current_bead_started_at: orNull(isStr),
+  focused_epic: orNull(isStr),
+  total_tokens: isNum,
+  cycles: arrayOf(isObj),
+  stop_reason: orNull(isStr),
+  last_run: orNull(isObj),
+  parallel_run_denied_count: isNum,
+  log: orNull(isStr),
+  injected_supervisory: arrayOf(withId),
+}
+
+/**
+ * Read run-state; a missing or unreadable file gives null (status treats it as
+ * "no run yet"). Known keys holding a value of the wrong type get the empty
+ * state's value; unknown keys are kept.
+ */
 export async function readRunState(file: string): Promise<RunState | null> {
   let text: string
   try {
@@ -37,13 +83,19 @@ export async function readRunState(file: string): Promise<RunState | null> {
   } catch {
     return null
   }
+  let parsed: unknown
   try {
-    const parsed = JSON.parse(text) as Partial<RunState>
-    if (!parsed || typeof parsed !== 'object') return null
-    return {...emptyRunState(), ...parsed}
+    parsed = JSON.parse(text)
   } catch {
     return null
   }
+  if (!isObj(parsed)) return null
+  const out: Record<string, unknown> = {...emptyRunState()}
+  for (const [k, v] of Object.entries(parsed)) {
+    const check = SHAPE[k]
+    if (!check || check(v)) out[k] = v
+  }
+  return out as unknown as RunState
 }
 
 /** Atomic rewrite (temp file, fsync, rename) via write-file-atomic, loaded lazily. */

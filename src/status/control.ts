@@ -9,7 +9,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {HelixError} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
-import {pidAlive, readPidFile, runHolderAlive} from '../state/pidfile.js'
+import {pidAlive, readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {pidMatchesRecord} from '../state/pid-identity.js'
 import {checkPidFile} from './report.js'
 
@@ -126,7 +126,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
     const rc: number = exited
     const why = lastLine(file)
     throw new HelixError(
-      why && why.startsWith('helix') ? `${why} (see ${file})` : `helix run exited at once (rc=${rc}); see ${file}`,
+      why && why.startsWith('helix') ? `${why} (see ${file})` : `run exited at once (rc=${rc}); see ${file}`,
       rc === 0 ? 1 : rc,
     )
   }
@@ -190,14 +190,7 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
   const rec = readPidFile(file)
   if (!rec) throw new HelixError('no active run (no PID file)', 1)
   const removeIfSame = () => {
-    const again = readPidFile(file)
-    if (again && again.pid === rec.pid) {
-      try {
-        unlinkSync(file)
-      } catch {
-        // gone already
-      }
-    }
+    removePidFileIf(file, rec)
   }
   if (!(rec.pid > 0) && Date.now() - statSync(file).mtimeMs < 5_000) {
     // a run between creating its pid file and writing its pid

@@ -6,7 +6,7 @@
  */
 import {statSync, unlinkSync} from 'node:fs'
 import {projectPaths} from '../util/root.js'
-import {pidAlive, readPidFile, runHolderAlive} from '../state/pidfile.js'
+import {pidAlive, readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {readTracker} from '../tracker/store.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
@@ -46,15 +46,8 @@ export function checkPidFile(pidFile: string): PidCheck {
   // an unreadable pid in a brand-new file is a run between its O_EXCL create and
   // its write: leave it alone
   if (!(rec.pid > 0) && youngerThan(pidFile, 5_000)) return {live: null, stale: null}
-  // re-read before removing: a new run may have replaced the file meanwhile
-  const again = readPidFile(pidFile)
-  if (again && again.pid === rec.pid) {
-    try {
-      unlinkSync(pidFile)
-    } catch {
-      // already gone
-    }
-  }
+  // removed only if it still holds this record: a new run may have replaced it meanwhile
+  removePidFileIf(pidFile, rec)
   return {live: null, stale: rec.pid}
 }
 

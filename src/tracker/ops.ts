@@ -437,12 +437,15 @@ export interface UpdateChanges {
   unset?: string[]
   claim?: ClaimOptions
   unclaim?: boolean
+  /** the caller's HELIX_CLAIM_TOKEN / HELIX_BEAD_ID: `--status closed` is fenced like close */
+  claimToken?: string
+  targetId?: string
   now?: Date
 }
 
 function hasChanges(c: UpdateChanges): boolean {
   return Object.entries(c).some(([k, v]) => {
-    if (k === 'now' || v === undefined || v === false) return false
+    if (k === 'now' || k === 'claimToken' || k === 'targetId' || v === undefined || v === false) return false
     if (Array.isArray(v)) return v.length > 0
     if (k === 'set') return Object.keys(v as object).length > 0
     return true
@@ -481,7 +484,20 @@ export async function updateBead(paths: ProjectPaths, id: string, changes: Updat
       dropClaim(b, true)
     }
     if (c.title !== undefined) b.title = c.title
-    if (c.status !== undefined) b.status = c.status
+    if (c.status !== undefined && c.status !== statusOf(b)) {
+      // `--status` is another door to the same transitions: closing obeys the
+      // close rules (token fence, open dependencies, claim keys removed), and
+      // leaving in_progress drops the claim so no claim fields linger.
+      if (c.status === 'closed') {
+        if (fenced(b, c) && b['claim-token'] !== c.claimToken) {
+          throw new HelixError(`claim on ${id} was lost (token mismatch); not closing`, EXIT.CLAIM)
+        }
+        const waiting = openDeps(snap, b)
+        if (waiting.length) throw new HelixError(`cannot close ${id}: dependencies not closed: ${waiting.join(', ')}`, EXIT.ERROR)
+      }
+      if (c.status !== 'in_progress') dropClaim(b, false)
+      b.status = c.status
+    }
     if (priority !== undefined) b.priority = priority
     if (c.labels !== undefined) b.labels = splitList(c.labels)
     for (const l of c.addLabels ?? []) for (const x of splitList(l)) addLabelTo(b, x)

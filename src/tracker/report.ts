@@ -36,14 +36,35 @@ export async function readyFromSnapshot(snap: TrackerSnapshot, env: NodeJS.Proce
   return readyBeads(snap, {staleClaims: await staleSet(snap, env)})
 }
 
+/**
+ * Text output is for a terminal, and ids, titles and notes are untrusted
+ * (agents write them): control characters (ESC, CR, newlines, …) become spaces
+ * so a title can neither drive the terminal nor forge extra list lines.
+ * `--json` output is never altered.
+ */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+}
+
+/** Like oneLine, but keeps newlines and tabs (multi-line fields of `show`). */
+function multiLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, ' ')
+}
+
+function titleOf(b: Bead): string {
+  return typeof b.title === 'string' ? oneLine(b.title) : ''
+}
+
 /** `[status] id (type) — title` */
 export function headline(b: Bead): string {
-  return `[${statusOf(b)}] ${b.id} (${issueTypeOf(b)}) — ${typeof b.title === 'string' ? b.title : ''}`
+  return oneLine(`[${statusOf(b)}] ${b.id} (${issueTypeOf(b)}) — `) + titleOf(b)
 }
 
 /** A list line: `id  P<n>  [status] title` */
 export function listLine(b: Bead): string {
-  return `${b.id}  P${priorityOf(b)}  [${statusOf(b)}] ${typeof b.title === 'string' ? b.title : ''}`
+  return oneLine(`${b.id}  P${priorityOf(b)}  [${statusOf(b)}] `) + titleOf(b)
 }
 
 export async function trackerReadyOutput(opts: ReportOptions = {}): Promise<string> {
@@ -89,7 +110,7 @@ export async function trackerBlockedOutput(opts: ReportOptions = {}): Promise<st
   let out = ''
   for (const {bead, waitingOn} of blocked) {
     const why = waitingOn.length ? `waiting on ${waitingOn.join(', ')}` : `status ${statusOf(bead)}`
-    out += `${listLine(bead)}  (${why})\n`
+    out += `${listLine(bead)}  (${oneLine(why)})\n`
   }
   return out
 }
@@ -108,7 +129,7 @@ export function showText(b: Bead, snap?: TrackerSnapshot): string {
       const t = snap?.byId.get(d)
       return t ? `${d} (${statusOf(t)})` : `${d} (missing)`
     })
-    lines.push(`  depends on: ${shown.join(', ')}`)
+    lines.push(oneLine(`  depends on: ${shown.join(', ')}`))
   }
   for (const k of Object.keys(b).sort()) {
     if (skip.has(k)) continue
@@ -117,7 +138,7 @@ export function showText(b: Bead, snap?: TrackerSnapshot): string {
     if (typeof v === 'string') s = v
     else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) s = v.join(', ')
     else s = JSON.stringify(v)
-    lines.push(`  ${k}: ${indent(s, '    ')}`)
+    lines.push(`  ${oneLine(k)}: ${indent(multiLine(s), '    ')}`)
   }
   return lines.join('\n') + '\n'
 }
@@ -127,10 +148,10 @@ export function depTreeText(snap: TrackerSnapshot, id: string): string {
   const out: string[] = []
   const walk = (cur: string, prefix: string, last: boolean, root: boolean, seen: Set<string>): void => {
     const b = snap.byId.get(cur)
-    const label = b ? `${cur} [${statusOf(b)}] ${typeof b.title === 'string' ? b.title : ''}` : `${cur} (missing)`
+    const label = oneLine(b ? `${cur} [${statusOf(b)}] ${typeof b.title === 'string' ? b.title : ''}` : `${cur} (missing)`)
     const branch = root ? '' : last ? '└── ' : '├── '
     if (seen.has(cur)) {
-      out.push(`${prefix}${branch}${cur} (cycle)`)
+      out.push(`${prefix}${branch}${oneLine(cur)} (cycle)`)
       return
     }
     out.push(`${prefix}${branch}${label}`)

@@ -15,12 +15,7 @@ export abstract class HelixCommand extends Command {
     }
     // oclif's own ExitError (from this.exit): let it through untouched.
     if (err && (err as {code?: string}).code === 'EEXIT') throw err
-    const lines = String(err?.message ?? err).split('\n').map((s) => s.trim()).filter(Boolean)
-    let first = lines[0] ?? 'error'
-    // oclif's bad flag value is two lines: `Parsing --flag` and what is wrong with the value
-    const parsing = /^Parsing (--?[\w-]+)$/.exec(first)
-    if (parsing && lines[1]) first = `invalid ${parsing[1]}: ${lines[1]}`
-    process.stderr.write(helixMessage(first) + '\n')
+    process.stderr.write(helixMessage(parseErrorLine(err)) + '\n')
     return this.exit(1)
   }
 
@@ -33,4 +28,27 @@ export abstract class HelixCommand extends Command {
   protected err(text: string): void {
     process.stderr.write(text.endsWith('\n') ? text : text + '\n')
   }
+}
+
+/**
+ * One line for an oclif parse error. Its first line alone is sometimes only a
+ * header ("The following error occurred:", "Missing 1 required arg:") with the
+ * actual problem on the next lines, so those are folded into one line.
+ */
+export function parseErrorLine(err: {message?: unknown; args?: unknown}): string {
+  const lines = String(err?.message ?? err)
+    .split('\n')
+    .map((s) => s.replace(/\u001b\[[0-9;]*m/g, '').trim())
+    .filter((s) => s !== '' && s !== 'See more help with --help')
+  const first = lines[0] ?? 'error'
+  if (/^The following errors? occurred:$/.test(first) && lines.length > 1) return lines.slice(1).join('; ')
+  // a bad flag value: `Parsing --flag` then what is wrong with the value
+  const parsing = /^Parsing (--?[\w-]+)$/.exec(first)
+  if (parsing && lines.length > 1) return `invalid ${parsing[1]}: ${lines[1]}`
+  const m = /^Missing (\d+) required args?/.exec(first)
+  if (m) {
+    const names = Array.isArray(err.args) ? err.args.map((a: {name?: unknown}) => a?.name).filter((n): n is string => typeof n === 'string') : []
+    if (names.length) return `missing required argument${names.length === 1 ? '' : 's'}: ${names.join(', ')}`
+  }
+  return first
 }

@@ -22,7 +22,12 @@ export const EXIT = {
   SIGTERM: 143,
 } as const
 
-/** Prefix a message with `helix: ` unless it already carries it. */
+/**
+ * Prefix a message with `helix: ` unless it already carries it (`helix: …`, or
+ * a command-named `helix run: …`). Only those exact forms count: a message that
+ * merely starts with a bead id such as `helix-0a1b2c3d` (the real helix tracker's
+ * prefix) still gets the prefix.
+ */
 export function helixMessage(message: string): string {
-  return message.startsWith('helix') ? message : `helix: ${message}`
+  return /^helix(?: [a-z]+)?:/.test(message) ? message : `helix: ${message}`
 }

@@ -75,6 +75,9 @@ describe('helix tracker: happy paths', () => {
     const before = sha(path.join(root, '.ddx', 'beads.jsonl'))
     oneLineError(helix(root, ['tracker', 'close', 'hx-1'], {HELIX_CLAIM_TOKEN: 'nope'}), 3, 'helix: claim on hx-1 was lost (token mismatch); not closing')
     expect(sha(path.join(root, '.ddx', 'beads.jsonl'))).toBe(before)
+    // `update --status closed` is not a way around the fence
+    oneLineError(helix(root, ['tracker', 'update', 'hx-1', '--status', 'closed'], {HELIX_CLAIM_TOKEN: 'nope', HELIX_BEAD_ID: 'hx-1'}), 3, 'helix: claim on hx-1 was lost (token mismatch); not closing')
+    expect(sha(path.join(root, '.ddx', 'beads.jsonl'))).toBe(before)
     const un = helix(root, ['tracker', 'update', 'hx-2', '--unclaim'])
     expect([un.code, un.stderr]).toEqual([0, 'helix: hx-2 is closed; leaving it closed\n'])
     expect(helix(root, ['tracker', 'close', 'hx-1'], {HELIX_CLAIM_TOKEN: claimed['claim-token']}).code).toBe(0)
@@ -103,6 +106,19 @@ describe('helix tracker: happy paths', () => {
   })
 })
 
+describe('helix tracker: messages about helix-prefixed ids', () => {
+  // the real helix tracker's ids start with "helix-": the "helix: " prefix must still be added
+  it('keep the helix: prefix', () => {
+    const {root, paths} = tempProject('{"id":"helix-1","status":"closed","title":"c"}\n{"id":"helix-2","title":"o"}\n')
+    const un = helix(root, ['tracker', 'update', 'helix-1', '--unclaim'])
+    expect([un.code, un.stderr]).toEqual([0, 'helix: helix-1 is closed; leaving it closed\n'])
+    const h = sha(paths.file)
+    oneLineError(helix(root, ['tracker', 'dep', 'add', 'helix-2', 'helix-2']), 1, 'helix: helix-2 cannot depend on itself')
+    oneLineError(helix(root, ['tracker', 'dep', 'remove', 'helix-2', 'helix-1']), 1, 'helix: helix-2 does not depend on helix-1')
+    expect(sha(paths.file)).toBe(h)
+  })
+})
+
 describe('helix tracker: bad input changes nothing', () => {
   const body = '{"id":"hx-1","title":"one"}\n{"dependencies":[{"issue_id":"hx-2","depends_on_id":"hx-1","type":"blocks"}],"id":"hx-2","title":"two"}\n'
   const cases: Array<[string, string[], number, RegExp | string]> = [
@@ -113,7 +129,9 @@ describe('helix tracker: bad input changes nothing', () => {
     ['priority 7 (update)', ['tracker', 'update', 'hx-1', '--priority', '7'], 1, "helix: invalid priority '7' (expected an integer 0-4)"],
     ['blank title', ['tracker', 'create', '   '], 1, 'helix: title must not be blank'],
     ['unknown flag', ['tracker', 'create', 'x', '--bogus'], 1, /^helix: Nonexistent flag: --bogus/],
-    ['missing arg', ['tracker', 'show'], 1, /^helix: Missing 1 required arg/],
+    ['missing arg', ['tracker', 'show'], 1, 'helix: missing required argument: id'],
+    ['missing args', ['tracker', 'dep', 'add'], 1, 'helix: missing required arguments: id, depends-on'],
+    ['missing required flag', ['tracker', 'import'], 1, 'helix: Missing required flag from'],
     ['unknown dep', ['tracker', 'create', 'x', '--deps', 'hx-1,hx-404'], 1, "helix: unknown dependency 'hx-404'"],
     ['unknown parent', ['tracker', 'create', 'x', '--parent', 'hx-404'], 1, "helix: unknown parent 'hx-404'"],
     ['dep cycle', ['tracker', 'dep', 'add', 'hx-1', 'hx-2'], 1, 'helix: dependency cycle: hx-1 -> hx-2 -> hx-1'],

@@ -205,3 +205,31 @@ describe('update and helpers', () => {
     expect(existsSync(paths.lockDir)).toBe(false)
   })
 })
+
+describe('update --status closed follows the close rules', () => {
+  it('refuses open dependencies and a lost claim, removes claim keys, keeps owner', async () => {
+    const {paths} = tempProject('{"id":"a","title":"A"}\n{"dependencies":[{"issue_id":"b","depends_on_id":"a","type":"blocks"}],"id":"b","title":"B"}\n')
+    const h = sha(paths.file)
+    const e1 = await err(updateBead(paths, 'b', {status: 'closed'}))
+    expect([e1.exitCode, e1.message]).toEqual([1, 'cannot close b: dependencies not closed: a'])
+    expect(sha(paths.file)).toBe(h)
+    const claimed = await claimBead(paths, 'a', claimOpts())
+    const h2 = sha(paths.file)
+    const e3 = await err(updateBead(paths, 'a', {status: 'closed', claimToken: 'bogus', targetId: 'a'}))
+    expect([e3.exitCode, e3.message]).toEqual([3, 'claim on a was lost (token mismatch); not closing'])
+    expect(sha(paths.file)).toBe(h2)
+    const a = await updateBead(paths, 'a', {status: 'closed', claimToken: claimed['claim-token'] as string, targetId: 'a', now: NOW})
+    expect(a.status).toBe('closed')
+    expect(Object.keys(a).filter((k) => k.startsWith('claim'))).toEqual([])
+    expect(a.owner).toBe('helix')
+    expect((await updateBead(paths, 'b', {status: 'closed'})).status).toBe('closed')
+  })
+
+  it('leaving in_progress through --status drops the claim keys', async () => {
+    const {paths} = tempProject('{"id":"a","title":"A"}\n')
+    await claimBead(paths, 'a', claimOpts())
+    const a = await updateBead(paths, 'a', {status: 'blocked', now: NOW})
+    expect(a.status).toBe('blocked')
+    expect(Object.keys(a).filter((k) => k.startsWith('claim'))).toEqual([])
+  })
+})

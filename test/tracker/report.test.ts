@@ -37,3 +37,29 @@ describe('report (the exact stdout of ready/status/blocked)', () => {
     expect(await trackerStatusOutput({cwd: root, env: {}, json: true})).toBe('{"total":0,"open":0,"in_progress":0,"closed":0,"blocked":0,"proposed":0,"cancelled":0,"ready":0}\n')
   })
 })
+
+describe('text output neutralises control characters in untrusted fields', () => {
+  const evil = 'ok\u001b]52;c;cHduZWQ=\u0007\nhx-fake  P0  [open] forged\r'
+  const body =
+    JSON.stringify({id: 'hx-1', title: evil, notes: 'line1\nline2\u001b[2J', priority: 0}) +
+    '\n' +
+    JSON.stringify({id: 'hx-2', title: 'two', dependencies: [{issue_id: 'hx-2', depends_on_id: 'hx-1', type: 'blocks'}]}) +
+    '\n'
+
+  it('ready/blocked/show/dep tree: one line per bead, no ESC/CR; --json unchanged', async () => {
+    const {root} = tempProject(body)
+    const ready = await trackerReadyOutput({cwd: root, env: {}})
+    expect(ready.split('\n').filter(Boolean)).toHaveLength(1)
+    expect(ready).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/)
+    expect(ready).toContain('hx-1  P0  [open] ok ]52;c;cHduZWQ=  hx-fake  P0  [open] forged ')
+    const blocked = await trackerBlockedOutput({cwd: root, env: {}})
+    expect(blocked.split('\n').filter(Boolean)).toHaveLength(1)
+    const snap = parseTracker(body, 'x')
+    const shown = showText(snap.byId.get('hx-1')!, snap)
+    expect(shown).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/)
+    expect(shown).toContain('  notes: line1\n    line2 [2J')
+    expect(shown.split('\n')[0]).toBe('[open] hx-1 (task) — ok ]52;c;cHduZWQ=  hx-fake  P0  [open] forged ')
+    expect(depTreeText(snap, 'hx-2')).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/)
+    expect(JSON.parse(await trackerReadyOutput({cwd: root, env: {}, json: true}))[0].title).toBe(evil)
+  })
+})

@@ -64,6 +64,8 @@ export default class TrackerUpdate extends HelixCommand {
       set: parseSetPairs(flags.set),
       unset: flags.unset,
       unclaim: flags.unclaim,
+      claimToken: env.HELIX_CLAIM_TOKEN,
+      targetId: env.HELIX_BEAD_ID,
       claim: flags.claim
         ? {
             owner: flags.assignee ?? (env.HELIX_OWNER?.trim() || 'helix'),

@@ -1,0 +1,23 @@
+import {describe, expect, it} from 'vitest'
+import {helixMessage} from '../../src/util/errors.js'
+import {parseErrorLine} from '../../src/util/base-command.js'
+
+describe('helixMessage', () => {
+  it('adds the prefix unless the message already names helix or a helix command', () => {
+    expect(helixMessage('helix: x')).toBe('helix: x')
+    expect(helixMessage('helix run: already running (pid=1, started=t)')).toBe('helix run: already running (pid=1, started=t)')
+    expect(helixMessage('helix-0a1b is closed; leaving it closed')).toBe('helix: helix-0a1b is closed; leaving it closed')
+    expect(helixMessage('helixfoo')).toBe('helix: helixfoo')
+    expect(helixMessage('bead x not found')).toBe('helix: bead x not found')
+  })
+})
+
+describe('parseErrorLine (oclif parse errors as one line)', () => {
+  it('folds header-only first lines into the problem they announce', () => {
+    expect(parseErrorLine({message: 'The following error occurred:\n  \u001b[2mMissing required flag from\u001b[22m\nSee more help with --help'})).toBe('Missing required flag from')
+    expect(parseErrorLine({message: 'The following errors occurred:\n  a\n  b\nSee more help with --help'})).toBe('a; b')
+    expect(parseErrorLine({message: 'Missing 2 required args:\nid  bead id\nx\nSee more help with --help', args: [{name: 'id'}, {name: 'depends-on'}]})).toBe('missing required arguments: id, depends-on')
+    expect(parseErrorLine({message: 'Nonexistent flag: --bogus\nSee more help with --help'})).toBe('Nonexistent flag: --bogus')
+    expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer but received: abc\nSee more help with --help'})).toBe('invalid --max-cycles: Expected an integer but received: abc')
+  })
+})
