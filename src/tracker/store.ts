@@ -11,6 +11,7 @@
 import {promises as fsp, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {HelixError, EXIT} from '../util/errors.js'
+import {pidAlive} from '../state/pidfile.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from './types.js'
 import {parseTracker, rejectedFileName, serializeTracker, supersededDuplicateLines} from './codec.js'
@@ -95,7 +96,9 @@ export async function acquireTrackerLock(paths: Pick<ProjectPaths, 'dir' | 'file
       const code = (error as NodeJS.ErrnoException).code
       // ENOTEMPTY: the lock directory is old enough to look stale but holds
       // files, i.e. it is DDx's lock (pid/acquired_at inside). proper-lockfile
-      // cannot rmdir it, and must not: treat it as held and keep waiting.
+      // cannot rmdir it. Break it only when the DDx writer it names is dead;
+      // otherwise treat it as held and keep waiting.
+      if (code === 'ENOTEMPTY' && (await breakDeadDdxLock(paths.lockDir))) continue
       if (code !== 'ELOCKED' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw new HelixError(`cannot lock ${paths.lockDir}: ${(error as Error).message}`, EXIT.ERROR)
       if (Date.now() >= deadline) {
         throw new HelixError(`tracker is locked by another writer (waited ${formatSec(timeoutSec)}s)`, EXIT.BUSY)
@@ -218,6 +221,36 @@ export interface LockInfo {
   age_seconds: number
   /** pid recorded by DDx's writer inside the lock directory, when present */
   ddx_pid: number | null
+}
+
+/**
+ * A DDx writer's lock directory (`pid` and `acquired_at` inside) left behind by a
+ * `ddx` process that died: without this, every helix write would time out until
+ * someone removed it by hand, and an overnight run would stop. It is broken only
+ * when all of these hold: it is older than the stale window, it names a pid,
+ * and that pid is not running (zombies count as dead). A directory without a
+ * readable pid (DDx between its mkdir and writing the pid) is never broken.
+ * It is first renamed aside (atomic: of two helix writers only one wins), then
+ * removed. Returns true when it was broken.
+ */
+export async function breakDeadDdxLock(lockDir: string, isRunning: (pid: number) => boolean = pidAlive): Promise<boolean> {
+  let mtimeMs: number
+  try {
+    mtimeMs = (await fsp.stat(lockDir)).mtimeMs
+  } catch {
+    return false
+  }
+  if (Date.now() - mtimeMs < LOCK_STALE_MS) return false
+  const info = await inspectLock(lockDir)
+  if (!info || info.ddx_pid === null || isRunning(info.ddx_pid)) return false
+  const aside = `${lockDir}.dead-${info.ddx_pid}-${process.pid}-${Date.now().toString(36)}`
+  try {
+    await fsp.rename(lockDir, aside)
+  } catch {
+    return false // someone else moved or released it first
+  }
+  await fsp.rm(aside, {recursive: true, force: true})
+  return true
 }
 
 /** What sits at `<dir>/beads.lock` right now (null when no lock is held). */

@@ -73,25 +73,50 @@ describe('store', () => {
 })
 
 describe('DDx lock directory interop', () => {
-  it("an old DDx lock directory (with its pid file) is never broken: writers wait and time out with exit 2", async () => {
+  async function ddxLock(paths: {lockDir: string}, pid: number, ageMs: number) {
     const {mkdirSync, writeFileSync, utimesSync} = await import('node:fs')
     const path = await import('node:path')
-    const {paths} = tempProject('{"id":"a"}\n')
     mkdirSync(paths.lockDir)
-    writeFileSync(path.join(paths.lockDir, 'pid'), '999999\n')
+    writeFileSync(path.join(paths.lockDir, 'pid'), `${pid}\n`)
     writeFileSync(path.join(paths.lockDir, 'acquired_at'), '2020-01-01T00:00:00Z\n')
-    const old = new Date(Date.now() - 60_000)
+    const old = new Date(Date.now() - ageMs)
     utimesSync(paths.lockDir, old, old)
+  }
+
+  it('an old DDx lock whose writer is alive is never broken: writers wait and time out with exit 2', async () => {
+    const path = await import('node:path')
+    const {paths} = tempProject('{"id":"a"}\n')
+    await ddxLock(paths, process.pid, 60_000) // this test process stands in for a live ddx writer
     const err = await mutateTracker(paths, () => ({beads: [], result: 0}), {timeoutSec: 0.5}).catch((e) => e)
     expect(err).toBeInstanceOf(HelixError)
     expect([err.exitCode, err.message]).toEqual([2, 'tracker is locked by another writer (waited 0.5s)'])
     expect(readFileSync(paths.file, 'utf8')).toBe('{"id":"a"}\n')
     expect(existsSync(path.join(paths.lockDir, 'pid'))).toBe(true)
+  })
+
+  it('a DDx lock left by a dead writer is reported by doctor, then broken by the next writer', async () => {
+    const {readdirSync} = await import('node:fs')
+    const path = await import('node:path')
+    const {paths} = tempProject('{"id":"a"}\n')
+    await ddxLock(paths, 999_999_999, 60_000)
     const {doctorTracker} = await import('../../src/tracker/admin.js')
     const {fakeProbe} = await import('./helpers.js')
     const r = await doctorTracker(paths, {probe: fakeProbe(), thresholdSec: 7200})
-    expect(r.stale_lock).toMatchObject({path: paths.lockDir, ddx_pid: 999999})
+    expect(r.stale_lock).toMatchObject({path: paths.lockDir, ddx_pid: 999_999_999})
     expect(r.ok).toBe(false)
+    await mutateTracker(paths, (s) => ({beads: [...s.beads, {id: 'b'}], result: 0}), {timeoutSec: 2})
+    expect(readFileSync(paths.file, 'utf8')).toBe('{"id":"a"}\n{"id":"b"}\n')
+    expect(existsSync(paths.lockDir)).toBe(false)
+    expect(readdirSync(path.dirname(paths.lockDir)).filter((f) => f.includes('beads.lock'))).toEqual([])
+  })
+
+  it('a fresh DDx lock (inside the stale window) is not broken even if its pid is dead', async () => {
+    const {paths} = tempProject('{"id":"a"}\n')
+    await ddxLock(paths, 999_999_999, 0)
+    const err = await mutateTracker(paths, () => ({beads: [], result: 0}), {timeoutSec: 0.3}).catch((e) => e)
+    expect(err).toBeInstanceOf(HelixError)
+    expect(err.exitCode).toBe(2)
+    expect(existsSync(paths.lockDir)).toBe(true)
   })
 })
 
