@@ -15,6 +15,7 @@ import {StringDecoder} from 'node:string_decoder'
 import {claudeDecoder, codexDecoder, commandDecoder, type OutputDecoder} from './output.js'
 import {defaultEffort} from './resolve.js'
 import type {AgentRunner, DispatchRequest, DispatchResult, SessionLogLike} from './types.js'
+import {pidAlive} from '../state/pidfile.js'
 
 export interface Invocation {
   file: string
@@ -159,19 +160,6 @@ export function escapedDescendants(root: number, pgid: number): number[] {
   return out
 }
 
-function pidAliveNow(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return !dead(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3))
-  } catch {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch {
-      return false
-    }
-  }
-}
 
 /** Process ids in group `pgid` that are alive (not zombies). Linux reads /proc; elsewhere kill(-pgid, 0). */
 export function liveGroupMembers(pgid: number): number[] {
@@ -407,7 +395,7 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
         }
       }
     }
-    const stragglers = () => [...liveGroupMembers(pgid), ...[...escapees].filter(pidAliveNow)]
+    const stragglers = () => [...liveGroupMembers(pgid), ...[...escapees].filter(pidAlive)]
     const killGroup = (why: 'timeout' | 'abort') => {
       if (why === 'timeout') timedOut = true
       else aborted = true

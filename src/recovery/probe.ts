@@ -6,6 +6,7 @@
 import {readFileSync} from 'node:fs'
 import os from 'node:os'
 import type {ProcessProbe} from '../tracker/types.js'
+import {pidAlive} from '../state/pidfile.js'
 
 function statFields(pid: number): string[] | undefined {
   try {
@@ -19,17 +20,8 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
-export function pidRunning(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-  const f = statFields(pid)
-  if (f && (f[0] === 'Z' || f[0] === 'X')) return false
-  return true
-}
+/** true when pid is running and not a zombie (one rule for the whole code base). */
+export const pidRunning = pidAlive
 
 export function startTokenOf(pid: number): string | undefined {
   const f = statFields(pid)
