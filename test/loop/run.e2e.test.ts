@@ -43,6 +43,31 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect((calls(p).find((c) => c.action === 'implementation') as unknown as {prompt: string}).prompt).toContain('# HELIX Execution Context')
   })
 
+  it('batch mode: siblings sharing a spec-id ride along; only the target decides; every closed bead is counted', () => {
+    const p = project(
+      [
+        {id: 'hx-a', priority: 1, 'spec-id': 'FEAT-1'},
+        {id: 'hx-b', priority: 1, 'spec-id': 'FEAT-1'},
+        {id: 'hx-c', priority: 2, 'spec-id': 'FEAT-1'},
+        {id: 'hx-d', priority: 2, 'spec-id': 'FEAT-1'},
+        {id: 'hx-z', priority: 3},
+      ],
+      {implementation: {'hx-a': ['close close-batch'], default: ['close']}, check: ['next:STOP']},
+    )
+    const r = helix(p, ['run', ...NO_REVIEW])
+    expect(r.code).toBe(0)
+    // at most 2 siblings join the target
+    expect(r.stderr).toMatch(/helix: \[\d\d:\d\d:\d\d\] ready=5, cycle=1, issue=hx-a, batch=3 issues \(hx-a, hx-b, hx-c\)\n/)
+    const first = calls(p).find((c) => c.action === 'implementation') as unknown as {prompt: string; bead: string}
+    expect(first.bead).toBe('hx-a')
+    expect(first.prompt).toMatch(/^BATCH MODE: .*: hx-b, hx-c$/m)
+    // the batch beads were closed in cycle 1, so only hx-d and hx-z remain for their own cycles
+    expect(implOrder(p)).toEqual(['hx-a', 'hx-d', 'hx-z'])
+    const s = runState(p)
+    expect(s).toMatchObject({attempted_cycles: 3, completed_cycles: 3})
+    expect([...s.closed_beads].sort()).toEqual(['hx-a', 'hx-b', 'hx-c', 'hx-d', 'hx-z'])
+  })
+
   it('--max-cycles counts completed cycles only', () => {
     const p = project([{id: 'hx-1'}, {id: 'hx-2'}, {id: 'hx-3'}], {implementation: {'hx-1': ['fail', 'close'], default: ['close']}})
     const r = helix(p, ['run', '--max-cycles', '2', ...NO_REVIEW])
