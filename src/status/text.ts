@@ -18,18 +18,65 @@ export function sanitize(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
 }
 
+/**
+ * Terminal columns of one code point: 2 for East Asian wide/fullwidth characters
+ * and the common emoji blocks, 0 for combining marks, else 1. A tmux pane cuts
+ * by columns, so a title of CJK characters counted as 1 each would wrap.
+ */
+function columnsOf(cp: number): number {
+  if ((cp >= 0x300 && cp <= 0x36f) || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0
+  if (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  ) {
+    return 2
+  }
+  return 1
+}
+
+/** Terminal columns `text` takes. */
+export function displayWidth(text: string): number {
+  let w = 0
+  for (const ch of text) w += columnsOf(ch.codePointAt(0)!)
+  return w
+}
+
+/** Keep the start, cut to `width` terminal columns with a trailing `…`. */
 export function truncate(text: string, width: number): string {
-  const chars = Array.from(text)
-  if (chars.length <= width) return text
-  if (width <= 1) return chars.slice(0, width).join('')
-  return chars.slice(0, width - 1).join('') + '…'
+  if (displayWidth(text) <= width) return text
+  let out = ''
+  let used = 0
+  const room = width <= 1 ? width : width - 1
+  for (const ch of text) {
+    const w = columnsOf(ch.codePointAt(0)!)
+    if (used + w > room) break
+    out += ch
+    used += w
+  }
+  return width <= 1 ? out : out + '…'
 }
 
 /** Keep the end (a path's file name matters most): `…/end/of/the/path.log`. */
 export function truncateStart(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text
   const chars = Array.from(text)
-  if (chars.length <= width) return text
-  return '…' + chars.slice(chars.length - (width - 1)).join('')
+  let out = ''
+  let used = 0
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const w = columnsOf(chars[i].codePointAt(0)!)
+    if (used + w > width - 1) break
+    out = chars[i] + out
+    used += w
+  }
+  return '…' + out
 }
 
 export function formatAge(seconds: number | null): string {
@@ -128,9 +175,9 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
   // put the meta first so truncation of a long title does not hide it
   const claimedRows = m.claimed.map((c, i) => {
     const full = claimedItems[i]
-    if (Array.from(full).length <= width) return full
+    if (displayWidth(full) <= width) return full
     const who = full.slice(full.lastIndexOf(' ('))
-    return truncate(`  ${sanitize(c.id)}  ${sanitize(c.title)}`, Math.max(10, width - Array.from(who).length)) + who
+    return truncate(`  ${sanitize(c.id)}  ${sanitize(c.title)}`, Math.max(10, width - displayWidth(who))) + who
   })
 
   const parkedRows = m.parked.map((p) => {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {buildStatusModel, statusJson, type TrackerCounts} from '../../src/status/model.js'
-import {renderStatusText, truncate} from '../../src/status/text.js'
+import {displayWidth, renderStatusText, truncate, truncateStart} from '../../src/status/text.js'
 import {emptyRunState} from '../../src/state/run-state.js'
 import type {Bead} from '../../src/tracker/types.js'
 import type {RunState} from '../../src/state/types.js'
@@ -106,6 +106,15 @@ describe('status model', () => {
     expect(lines.find((l) => l.startsWith('  hx-c0 '))).toMatch(/\(by helix, 1h ago, STALE\)$/)
   })
 
+  it('wide (CJK) titles are cut by terminal columns, so no line wraps an 80-column pane', () => {
+    const beads: Bead[] = [{id: 'hx-w', title: '修复状态面板的宽度问题'.repeat(8), status: 'in_progress', owner: 'helix', 'claimed-at': '2026-11-22T03:00:00Z'}]
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: null, livePid: null, now: NOW})
+    const lines = renderStatusText(m).split('\n')
+    const line = lines.find((l) => l.startsWith('  hx-w '))!
+    expect(line).toContain('…')
+    for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(80)
+  })
+
   it('untrusted titles cannot drive the terminal', () => {
     const beads: Bead[] = [{id: 'x', title: 'evil\u001b[2J\r\nnext %s $(touch pwned)', status: 'blocked'}]
     const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: null, livePid: null, now: NOW})
@@ -125,9 +134,14 @@ describe('status model', () => {
     expect(line).toContain('…')
   })
 
-  it('truncate counts characters, not UTF-16 units', () => {
-    expect(truncate('ab😀cd', 4)).toBe('ab😀…')
+  it('truncate counts terminal columns: wide CJK and emoji take two, UTF-16 pairs are not split', () => {
+    expect(truncate('ab😀cd', 5)).toBe('ab😀…')
+    expect(truncate('ab😀cd', 4)).toBe('ab…')
     expect(truncate('abc', 3)).toBe('abc')
+    expect(truncate('修复状态面板的宽度', 9)).toBe('修复状态…')
+    expect(displayWidth(truncate('修复状态面板的宽度', 9))).toBeLessThanOrEqual(9)
+    expect(truncateStart('/tmp/日志/helix.log', 12)).toBe('…/helix.log')
+    expect(displayWidth('é')).toBe(1)
   })
 })
 
