@@ -14,6 +14,7 @@ import {defaultEffort, defaultReviewAgent, resolveAgent, resolveAgentOptions, ty
 import {buildInvocation, dispatchAgent, formatDryRun, timeoutMessage} from './runner.js'
 import {BACKFILL_STATUS, BACKFILL_SUCCESS, NEXT_ACTION_CODES, REVIEW_STATUS, trailerInt, trailerValue} from './trailers.js'
 import type {ActionName, AgentSpec, DispatchResult} from './types.js'
+import {hhmmss} from '../util/time.js'
 
 export type OneShotAction = Exclude<ActionName, 'implementation'>
 
@@ -43,10 +44,6 @@ export interface OneShotOptions {
   /** aborting kills the agent (the command wires SIGINT/SIGTERM to it) */
   signal?: AbortSignal
   now?: () => Date
-}
-
-function hhmmss(d: Date): string {
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':')
 }
 
 const line = (s: string) => (s.endsWith('\n') ? s : s + '\n')

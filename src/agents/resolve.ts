@@ -1,10 +1,10 @@
 /**
  * Finding agent binaries and the per-action defaults (SPEC 3).
  */
-import {accessSync, constants, statSync} from 'node:fs'
 import path from 'node:path'
 import {HelixError} from '../util/errors.js'
 import type {ActionName, AgentKind, AgentSpec} from './types.js'
+import {isExecutableFile} from '../util/files.js'
 
 /** The first executable named `name` on `env.PATH`, or undefined. */
 export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -14,16 +14,6 @@ export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): 
     if (isExecutableFile(candidate)) return candidate
   }
   return undefined
-}
-
-function isExecutableFile(p: string): boolean {
-  try {
-    if (!statSync(p).isFile()) return false
-    accessSync(p, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
 }
 
 function kindOf(name: string): AgentKind {

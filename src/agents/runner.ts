@@ -16,6 +16,7 @@ import {claudeDecoder, codexDecoder, commandDecoder, type OutputDecoder} from '.
 import {defaultEffort} from './resolve.js'
 import type {AgentRunner, DispatchRequest, DispatchResult, SessionLogLike} from './types.js'
 import {pidAlive} from '../state/pidfile.js'
+import {hhmmss} from '../util/time.js'
 
 export interface Invocation {
   file: string
@@ -66,10 +67,6 @@ export function formatDryRun(inv: Invocation, prompt: string, root: string): str
     prompt.endsWith('\n') ? prompt.slice(0, -1) : prompt,
     '--- end prompt ---',
   ].join('\n') + '\n'
-}
-
-function hhmmss(d: Date): string {
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':')
 }
 
 /** SPEC 3: `helix: [t] <agent> timeout after Ns — killed`. */

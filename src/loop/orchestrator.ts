@@ -9,6 +9,7 @@ import {emptyRunState} from '../state/run-state.js'
 import type {CycleOutcome, RunState, StopReason} from '../state/types.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {HelixError, helixMessage} from '../util/errors.js'
+import {hhmmss} from '../util/time.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {fingerprint, fingerprintDiff, sameFingerprint} from './fingerprint.js'
 import {classifyOutcome, openChildIds} from './outcome.js'
@@ -19,11 +20,7 @@ export const DRIFT_REASON = 'queue drift: upstream governance fields changed dur
 const FAILED_REASON = `intractable after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
 const NONCOMPLETE_REASON = `failed to complete after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
 
-/** Local wall-clock `HH:MM:SS` (SPEC 6.1/6.2 `[t]`). */
-export function hhmmss(d: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0')
-  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`
-}
+export {hhmmss} from '../util/time.js'
 
 /** A stop decided by the loop: message (optional), reason, exit code. */
 class Stop {

@@ -6,7 +6,6 @@
  */
 import {execFile, spawn} from 'node:child_process'
 import {access, readdir, stat} from 'node:fs/promises'
-import {constants as fsConstants} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {formatDryRun, buildInvocation, dispatchAgent} from '../agents/runner.js'
@@ -27,6 +26,7 @@ import {readTracker} from '../tracker/store.js'
 import {HelixError} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import type {LoopDeps, LoopGates} from './ports.js'
+import {isExecutableFile} from '../util/files.js'
 
 export interface WiringInput {
   cwd: string
@@ -128,17 +128,12 @@ export function gitGates(
         return []
       }
       const out: string[] = []
-      for (const n of names.filter((x) => /^check-acceptance-.*\.sh$/.test(x)).sort()) {
-        const f = path.join(dir, n)
-        try {
-          if (!(await stat(f)).isFile()) continue
-          await access(f, fsConstants.X_OK)
-          out.push(f)
-        } catch {
-          // not executable: not part of the gate
-        }
-      }
-      return out
+      // a script that is not executable is not part of the gate
+      return names
+        .filter((x) => /^check-acceptance-.*\.sh$/.test(x))
+        .sort()
+        .map((n) => path.join(dir, n))
+        .filter(isExecutableFile)
     },
     runScript(file) {
       return new Promise((resolve) => {

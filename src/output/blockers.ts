@@ -2,11 +2,8 @@
 import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
 import path from 'node:path'
 import type {BlockerEntry} from '../loop/ports.js'
+import {fileStamp} from '../util/time.js'
 
-function stamp(d: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0')
-  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`
-}
 
 /** Tracker text is data: a title with line breaks must not add headings or bullets to the report. */
 function oneLine(text: string): string {
@@ -36,7 +33,7 @@ export function writeBlockerReport(logDir: string, a: Parameters<typeof renderBl
   mkdirSync(logDir, {recursive: true})
   const text = renderBlockerReport(a)
   for (let i = 0; i < 1000; i++) {
-    const file = path.join(logDir, `blockers-${stamp(a.now)}${i === 0 ? '' : `-${i}`}.md`)
+    const file = path.join(logDir, `blockers-${fileStamp(a.now)}${i === 0 ? '' : `-${i}`}.md`)
     let fd: number
     try {
       fd = openSync(file, 'wx', 0o644)

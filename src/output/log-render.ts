@@ -12,6 +12,7 @@
  */
 import {closeSync, openSync, readdirSync, readSync, statSync} from 'node:fs'
 import path from 'node:path'
+import {hhmmss} from '../util/time.js'
 
 const LEVELS: Record<number, string> = {10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL'}
 const SKIP_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v', 'stream', 'dispatch'])
@@ -24,15 +25,10 @@ function clean(text: string): string {
   return text.replace(CONTROL, '�')
 }
 
-function pad(n: number): string {
-  return String(n).padStart(2, '0')
-}
-
 function clock(time: unknown): string {
   const t = typeof time === 'number' ? time : typeof time === 'string' ? Date.parse(time) : NaN
   if (Number.isNaN(t)) return '--:--:--'
-  const d = new Date(t)
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  return hhmmss(new Date(t))
 }
 
 function levelName(level: unknown): string {

@@ -18,6 +18,7 @@ import {closeSync, mkdirSync, openSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import type {SessionLogLike} from '../agents/types.js'
+import {fileStamp} from '../util/time.js'
 
 type PinoModule = typeof import('pino')
 let pinoModule: PinoModule | undefined
@@ -29,14 +30,8 @@ function loadPino(): PinoModule {
   return pinoModule
 }
 
-function pad(n: number, w = 2): string {
-  return String(n).padStart(w, '0')
-}
-
 /** `YYYYMMDD-HHMMSS` in local time (the file name stamp). */
-export function logStamp(d: Date): string {
-  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`
-}
+export {fileStamp as logStamp} from '../util/time.js'
 
 export type SessionLog = SessionLogLike
 
@@ -50,7 +45,7 @@ export function openSessionLog(logDir: string, now: Date = new Date()): SessionL
   let fd = -1
   let file = ''
   for (let i = 0; i < 3600; i++) {
-    file = path.join(logDir, `helix-${logStamp(new Date(now.getTime() + i * 1000))}.log`)
+    file = path.join(logDir, `helix-${fileStamp(new Date(now.getTime() + i * 1000))}.log`)
     try {
       fd = openSync(file, 'wx', 0o644)
       break

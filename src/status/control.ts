@@ -12,17 +12,10 @@ import {projectPaths, type ProjectPaths} from '../util/root.js'
 import {pidAlive, readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {pidMatchesRecord} from '../state/pid-identity.js'
 import {checkPidFile} from './report.js'
+import {fileStamp} from '../util/time.js'
 
 const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
-function pad(n: number): string {
-  return String(n).padStart(2, '0')
-}
-
-/** Local `YYYYMMDD-HHMMSS`, matching the session log names. */
-function stamp(d: Date): string {
-  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`
-}
 
 /** The built CLI entry next to this package (works from dist/ and src/). */
 export function cliEntry(): string {
@@ -33,7 +26,7 @@ export function cliEntry(): string {
 export function openStartLog(logDir: string, now: Date): {fd: number; file: string} {
   mkdirSync(logDir, {recursive: true})
   for (let i = 0; i < 3600; i++) {
-    const file = path.join(logDir, `start-${stamp(new Date(now.getTime() + i * 1000))}.log`)
+    const file = path.join(logDir, `start-${fileStamp(new Date(now.getTime() + i * 1000))}.log`)
     try {
       return {fd: openSync(file, 'wx', 0o644), file}
     } catch (error) {

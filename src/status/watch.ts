@@ -6,6 +6,7 @@
  * (end of argv, or followed by something that is not a number) gets the default
  * interval inserted; `--watch 5` and `--watch=5` pass through unchanged.
  */
+import {hhmmss} from '../util/time.js'
 
 export const DEFAULT_WATCH_SECONDS = 2
 
@@ -52,10 +53,6 @@ const CLEAR_EOS = '\u001b[J'
 const CLEAR_ALL = '\u001b[2J'
 const HIDE_CURSOR = '\u001b[?25l'
 const SHOW_CURSOR = '\u001b[?25h'
-
-function hhmmss(d: Date): string {
-  return d.toTimeString().slice(0, 8)
-}
 
 /** Runs until `signal` aborts. Each frame: cursor home, lines with clear-to-EOL, clear to end of screen. */
 export async function watchLoop(opts: WatchOptions): Promise<void> {

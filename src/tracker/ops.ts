@@ -4,7 +4,7 @@
  * message and exit code, and stamps `updated_at`. `now` is injectable.
  */
 import {randomBytes} from 'node:crypto'
-import {readFileSync, statSync, accessSync, constants as fsConstants} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import os from 'node:os'
@@ -17,6 +17,7 @@ import {serializeBead} from './codec.js'
 import {depIds, openDeps, statusOf} from './queries.js'
 import {claimLiveness, claimPid} from './liveness.js'
 import {beadProblems} from './schema.js'
+import {isExecutableFile} from '../util/files.js'
 
 /** Keys that make up a claim (removed by unclaim/close/reopen; `owner` handled separately). */
 export const CLAIM_KEYS = ['claimed-at', 'claimed-pid', 'claimed-machine', 'claimed-start', 'claim-token'] as const
@@ -191,13 +192,7 @@ function checkRefs(snap: TrackerSnapshot, parent: string | undefined, deps: stri
 
 function hookPath(paths: ProjectPaths): string | undefined {
   const p = path.join(paths.root, '.ddx', 'hooks', 'validate-bead-create')
-  try {
-    if (!statSync(p).isFile()) return undefined
-    accessSync(p, fsConstants.X_OK)
-    return p
-  } catch {
-    return undefined
-  }
+  return isExecutableFile(p) ? p : undefined
 }
 
 function firstLine(s: string): string {
