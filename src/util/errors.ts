@@ -17,7 +17,10 @@ export const EXIT = {
   ERROR: 1,
   BUSY: 2,
   CLAIM: 3,
+  /** agent unavailable, or a quota reset beyond --max-quota-wait (SPEC 14, 17) */
+  AGENT_UNAVAILABLE: 4,
   REVIEW_FINDINGS: 10,
+  SIGHUP: 129,
   SIGINT: 130,
   SIGTERM: 143,
 } as const
@@ -30,4 +33,15 @@ export const EXIT = {
  */
 export function helixMessage(message: string): string {
   return /^helix(?: [a-z]+)?:/.test(message) ? message : `helix: ${message}`
+}
+
+/** The message of anything thrown, without casts at every call site. */
+export function errorMessage(e: unknown): string {
+  if (e instanceof Error) return e.message
+  if (typeof e === 'string') return e
+  try {
+    return String(e)
+  } catch {
+    return 'unknown error'
+  }
 }
