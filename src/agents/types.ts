@@ -31,9 +31,25 @@ export interface DispatchRequest {
   onLine?: (line: string) => void
   /** aborting kills the agent's process group (SIGTERM, SIGKILL after 10 s) */
   signal?: AbortSignal
-  /** SIGTERM → SIGKILL grace in ms (default 10 000, SPEC 3); tests may shorten it */
+  /** SIGTERM → SIGKILL grace in ms (default 10 000, SPEC 3; HELIX_KILL_GRACE_MS overrides for tests) */
   killGraceMs?: number
+  /** kill the agent after this many seconds without progress (SPEC 14.4); 0 or undefined disables */
+  stallTimeoutSec?: number
+  /** HELIX_DISPATCH_ID for this dispatch (SPEC 14.5); the runner makes one when absent */
+  dispatchId?: string
+  /** the agent's working directory when it is not `root` (a worker's git worktree, SPEC 15.1) */
+  cwd?: string
 }
+
+/**
+ * What a dispatch says about the agent itself, apart from the bead (SPEC 14.1).
+ * `unavailable` stops the run (exit 4); `quota` pauses it. Neither counts against
+ * the bead.
+ */
+export type AgentHealth =
+  | {kind: 'ok'}
+  | {kind: 'unavailable'; reason: string}
+  | {kind: 'quota'; /** ISO time of the reset, null when the agent gave none */ resetAt: string | null; message: string}
 
 export interface DispatchResult {
   rc: number
@@ -50,6 +66,22 @@ export interface DispatchResult {
   aborted?: boolean
   /** this dispatch's number in the session log (`dispatch` field of its records) */
   dispatch?: number
+  /** SPEC 14.1; undefined means ok */
+  health?: AgentHealth
+  /** true when the stall guard killed the agent (SPEC 14.4) */
+  stalled?: boolean
+  /** the failure line: the agent's own error text when it gave one (claude `result` with is_error, codex turn.failed/error), else the last non-blank output line; null when none */
+  failureLine?: string | null
+  /** true when the decoded output says the attempt failed whatever the exit code (claude is_error, codex turn.failed) */
+  failed?: boolean
+  /** cost in USD the agent reported (claude total_cost_usd, command COST_USD), 0 when none */
+  costUsd?: number
+  /** false when the agent reported no token count (then `0 tokens` is not printed, SPEC 16.3) */
+  tokensReported?: boolean
+  /** the last output line that counted as progress (status shows it) */
+  lastLine?: string | null
+  /** the HELIX_DISPATCH_ID the agent ran with */
+  dispatchId?: string
 }
 
 export interface SessionLogLike {

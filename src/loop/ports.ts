@@ -155,3 +155,53 @@ export interface LoopResult {
   exitCode: number
   stopReason: RunState['stop_reason']
 }
+
+/**
+ * One attempt's git worktree with `--workers` > 1 (SPEC 15.1). `dir` is the
+ * agent's cwd; `branch` is `helix/<id>-<attempt>`; `baseTip` the base commit it
+ * was made from.
+ */
+export interface Workspace {
+  slot: number
+  bead: string
+  attempt: number
+  dir: string
+  branch: string
+  baseTip: string
+}
+
+export type LandResult =
+  | {landed: true; sha: string; commits: string[]}
+  | {landed: false; reason: string; preservedRef: string | null}
+
+/**
+ * Worktrees and landing (SPEC 15.1–15.2), a port so the scheduler is unit-tested
+ * with fakes. The real one (`landing.ts`) runs git without a shell; every method
+ * is safe to call once per workspace, in any order after `prepare`.
+ */
+export interface LoopLanding {
+  /** the base branch checked out in the project root; throws HelixError(1) on a detached HEAD or outside git */
+  base(): Promise<string>
+  /** writes helix's runtime paths to .git/info/exclude (shared by every worktree), idempotently */
+  ensureExcludes(): Promise<void>
+  /** `git worktree add -b helix/<id>-<attempt> .helix/worktrees/<id>-<attempt> <base tip>` */
+  prepare(bead: string, attempt: number, slot: number): Promise<Workspace>
+  /**
+   * Under the land lock: refuse commits that touch `.ddx/`, rebase onto the current
+   * base tip, fast-forward the base (merge --ff-only in the root, else update-ref
+   * compare-and-set). Landed: worktree and branch removed. Not landed: the work is
+   * preserved (as `preserve`) and the reason says why (`conflict in a.ts`, …).
+   */
+  land(ws: Workspace): Promise<LandResult>
+  /**
+   * An attempt that ends without landing: commit uncommitted work onto the branch
+   * (`helix: uncommitted work of <id> attempt <n>`), keep it on
+   * `refs/helix/preserved/<id>/<attempt>`, remove worktree and branch. Returns the
+   * ref, or null when the attempt changed nothing.
+   */
+  preserve(ws: Workspace, reason: string): Promise<string | null>
+  /** `--land none`: remove the worktree, keep the branch; returns the branch name */
+  keepBranch(ws: Workspace): Promise<string>
+  /** the newest preserved ref of a bead, named in the next prompt (null when none) */
+  preservedRef(bead: string): Promise<string | null>
+}
