@@ -8,9 +8,29 @@
  * and accumulates the final text trailers are parsed from, plus the token count.
  */
 
+import type {AgentHealth} from './types.js'
+
 export interface DecodedLine {
   log: string[]
   show: string[]
+  /**
+   * false for transient notices and start events (SPEC 14.1: codex `Reconnecting`,
+   * `thread.started`, rate-limit events with status `allowed`): they do not reset
+   * the stall guard (14.4). undefined counts as progress.
+   */
+  progress?: boolean
+}
+
+/** What the whole output said about the attempt and the agent (SPEC 14.1). */
+export interface DecoderVerdict {
+  health: AgentHealth
+  /** the output says the attempt failed whatever the exit code (claude is_error, codex turn.failed) */
+  failed: boolean
+  /** the agent's own error text, else the last non-blank output line; null when none */
+  failureLine: string | null
+  costUsd: number
+  /** false when the agent reported no token count */
+  tokensReported: boolean
 }
 
 export interface OutputDecoder {
@@ -18,6 +38,8 @@ export interface OutputDecoder {
   /** the text trailers are read from */
   text(): string
   tokens(): number
+  /** SPEC 14.1 verdict, read once the output has ended */
+  verdict?(): DecoderVerdict
 }
 
 const TEXT_CAP = 4 * 1024 * 1024
