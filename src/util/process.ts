@@ -198,3 +198,68 @@ export async function endProcesses(t: KillTarget, graceMs: number, pollMs = 50):
   while ((left = liveProcessesOf(t)).length > 0 && Date.now() < hardUntil) await pause(20)
   return left
 }
+
+export interface ScriptRun {
+  /** exit code; 128+n for a signal death, 127 when it could not start */
+  code: number
+  /** the last 4 KiB of its merged output */
+  output: string
+  timedOut: boolean
+}
+
+/**
+ * Run a hook/gate script (acceptance scripts, SPEC 5.8) through execa (imported
+ * lazily): no stdin, argv only, in its own process group, bounded by
+ * `timeoutSec` and killed on `signal` (helix's own SIGINT/SIGTERM). Its whole
+ * group gets SIGTERM, then SIGKILL after the grace; when the script exits,
+ * whatever it left behind in its group is ended too, so a background child
+ * holding the pipe never wedges the run. Output memory is bounded (the tail).
+ */
+export async function runScript(
+  file: string,
+  opts: {cwd: string; timeoutSec: number; signal?: AbortSignal; graceMs?: number; env?: NodeJS.ProcessEnv},
+): Promise<ScriptRun> {
+  const {execa} = await import('execa')
+  const graceMs = opts.graceMs ?? killGraceMs()
+  const TAIL = 64 * 1024
+  let output = ''
+  let timedOut = false
+  const sub = execa(file, [], {
+    cwd: opts.cwd,
+    ...(opts.env ? {env: opts.env, extendEnv: false} : {}),
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    detached: true,
+    reject: false,
+    stripFinalNewline: false,
+  })
+  const pgid = sub.pid
+  sub.all?.on('data', (d: Buffer) => {
+    output += d.toString('utf8')
+    if (output.length > TAIL * 2) output = output.slice(-TAIL)
+  })
+  let ending: Promise<unknown> | null = null
+  const end = () => {
+    if (pgid && !ending) ending = endProcesses({pgid}, graceMs)
+  }
+  const timer = setTimeout(() => {
+    timedOut = true
+    end()
+  }, Math.min(Math.max(1, opts.timeoutSec * 1000), 2 ** 31 - 1))
+  opts.signal?.addEventListener('abort', end, {once: true})
+  if (opts.signal?.aborted) end()
+  // the script is done: end what it left in its group (briefly), so its pipe closes
+  sub.once('exit', () => {
+    if (pgid && !ending) ending = endProcesses({pgid}, Math.min(graceMs, 1000))
+  })
+  try {
+    const r = await sub
+    await ending
+    const code = typeof r.exitCode === 'number' ? r.exitCode : r.signal ? signalExitCode(r.signal) : 127
+    return {code, output: output.slice(-4096), timedOut}
+  } finally {
+    clearTimeout(timer)
+    opts.signal?.removeEventListener('abort', end)
+  }
+}
