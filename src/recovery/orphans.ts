@@ -56,7 +56,6 @@ function reclaimLine(id: string, l: ClaimLiveness, dry: boolean): string {
 
 /** true when the helix run `pid` (started at `start`, when recorded) is still running on this host. */
 export function runAlive(pid: number, start: string | null): boolean {
-  if (pid === process.pid) return true
   if (!pidAlive(pid)) return false
   if (start === null) return true
   const now = startTokenOf(pid)
