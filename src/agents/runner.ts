@@ -390,7 +390,7 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
 
     if (req.signal?.aborted) {
       aborted = true
-      finish(130)
+      finish(signalExitCode('SIGINT'))
       return
     }
 

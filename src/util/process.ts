@@ -6,6 +6,7 @@
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {constants as osConstants} from 'node:os'
+import {EXIT} from './errors.js'
 import {processesOfDispatch} from './tagged.js'
 
 /** true when `pid` exists and is not a zombie. */
@@ -30,11 +31,11 @@ export function pidAlive(pid: number): boolean {
 export function signalExitCode(signal: NodeJS.Signals | string | null | undefined): number {
   switch (signal) {
     case 'SIGHUP':
-      return 129
+      return EXIT.SIGHUP
     case 'SIGINT':
-      return 130
+      return EXIT.SIGINT
     case 'SIGTERM':
-      return 143
+      return EXIT.SIGTERM
     default: {
       const n = signal ? (osConstants.signals as Record<string, number>)[signal] : undefined
       return 128 + (n ?? 9)
