@@ -188,8 +188,11 @@ export async function endProcesses(t: KillTarget, graceMs: number, pollMs = 50):
   signalTarget(t, 'SIGTERM')
   const until = Date.now() + graceMs
   let left = liveProcessesOf(t)
+  // most processes die within milliseconds of SIGTERM: look again soon, then less often
+  let wait = 2
   while (left.length > 0 && Date.now() < until) {
-    await pause(pollMs)
+    await pause(Math.min(wait, Math.max(1, until - Date.now())))
+    wait = Math.min(wait * 2, pollMs)
     left = liveProcessesOf(t)
   }
   if (left.length === 0) return []
