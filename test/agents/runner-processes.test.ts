@@ -159,6 +159,17 @@ describe('HELIX_DISPATCH_ID (SPEC 14.5)', () => {
   })
 })
 
+describe('watchdog', () => {
+  it('leaves the agent alone while helix lives (its start token matches), and is gone with the dispatch', async () => {
+    // the watchdog polls once a second: 2.5 s covers its first checks
+    const a = agent(`cat >/dev/null; sleep 2.5; echo survived`)
+    const res = await dispatchAgent(req(a))
+    expect(res.rc).toBe(0)
+    expect(res.text).toContain('survived')
+    expect(processesOfDispatch(res.dispatchId!)).toEqual([])
+  })
+})
+
 describe('kill grace (HELIX_KILL_GRACE_MS)', () => {
   it('a SIGTERM-ignoring agent dies after the override, not after 10 s', async () => {
     const a = agent(`trap '' TERM; cat >/dev/null; echo $$ > "$AGENT_DIR/agent"; while :; do sleep 0.05; done`)

@@ -4,7 +4,7 @@
  * processes of live runs, and untagged ones, are never touched.
  */
 import {spawn} from 'node:child_process'
-import {rmSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import {afterEach, describe, expect, it} from 'vitest'
 import {deadRunProcesses, killDeadRunProcesses, recoverOrphans, runAlive} from '../../src/recovery/orphans.js'
@@ -34,15 +34,24 @@ async function waitFor(pred: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-/** The pid and start token of a process that has ended (a helix run that was kill -9'd). */
-async function deadRun(): Promise<{pid: number; start: string}> {
-  const child = spawn('sleep', ['30'], {stdio: 'ignore'})
+/**
+ * A stand-in helix run: alive until `end()` (kill -9). Leftovers are created
+ * while it lives, so a real helix started meanwhile by another test leaves
+ * them alone, and it dies just before the code under test looks.
+ */
+function run(): {pid: number; start: string; end: () => Promise<void>} {
+  const child = spawn('sleep', ['300'], {stdio: 'ignore'})
   const pid = child.pid!
-  const start = startTokenOf(pid)!
-  const gone = new Promise((r) => child.once('exit', r))
-  child.kill('SIGKILL')
-  await gone
-  return {pid, start}
+  pids.push(pid)
+  const gone = new Promise<void>((r) => child.once('exit', () => r()))
+  return {
+    pid,
+    start: startTokenOf(pid)!,
+    async end() {
+      child.kill('SIGKILL')
+      await gone
+    },
+  }
 }
 
 /** A setsid'd leftover (own session, re-parentable) carrying a dispatch tag; `stubborn` ignores SIGTERM. */
@@ -59,19 +68,23 @@ describe('dead-run cleanup', () => {
     expect(runAlive(process.pid, currentStartToken()!)).toBe(true)
     expect(runAlive(process.pid, null)).toBe(true)
     expect(runAlive(process.pid, '1')).toBe(false) // the pid was reused: another run
-    const dead = await deadRun()
-    expect(runAlive(dead.pid, dead.start)).toBe(false)
+    const r = run()
+    expect(runAlive(r.pid, r.start)).toBe(true)
+    await r.end()
+    expect(runAlive(r.pid, r.start)).toBe(false)
   })
 
   it('ends the tagged processes of dead runs (SIGKILL after the grace for a SIGTERM-ignorer), leaves live runs and untagged ones alone', async () => {
-    const dead = await deadRun()
+    const dead = run()
     const orphan = leftover({HELIX_DISPATCH_ID: 'deadtok.1', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start})
     const stubborn = leftover({HELIX_DISPATCH_ID: 'deadtok.2', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start}, true)
     const reused = leftover({HELIX_DISPATCH_ID: 'reused.1', HELIX_RUN_PID: String(process.pid), HELIX_RUN_START: '1'})
     const live = leftover({HELIX_DISPATCH_ID: 'live.1', HELIX_RUN_PID: String(process.pid), HELIX_RUN_START: currentStartToken()!})
     const noRun = leftover({HELIX_DISPATCH_ID: 'norun.1'})
     const plain = leftover({})
-    await waitFor(() => deadRunProcesses().filter((p) => [orphan, stubborn, reused].includes(p.pid)).length === 3)
+    await waitFor(() => deadRunProcesses().filter((p) => p.pid === reused).length === 1)
+    await dead.end()
+    expect(deadRunProcesses().map((p) => p.pid)).toEqual(expect.arrayContaining([orphan, stubborn, reused]))
 
     const said: string[] = []
     const dry = await killDeadRunProcesses({dryRun: true, say: (l) => said.push(l), graceMs: 300})
@@ -89,7 +102,7 @@ describe('dead-run cleanup', () => {
   })
 
   it('recoverOrphans ends the dead run\'s processes BEFORE it reclaims the claim', async () => {
-    const dead = await deadRun()
+    const dead = run()
     const agentPid = leftover({HELIX_DISPATCH_ID: 'tok9.1', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start})
     const claimedAt = new Date(Date.now() - 8000 * 1000).toISOString()
     const bead = {id: 'hx-dead', status: 'in_progress', owner: 'helix', 'claimed-at': claimedAt, 'claimed-pid': dead.pid, 'claimed-start': dead.start, 'claimed-machine': os.hostname(), 'claim-token': 'tok9'}
@@ -103,6 +116,8 @@ describe('dead-run cleanup', () => {
       aliveAtReclaimCheck = pidAlive(agentPid)
       return orig(id)
     }
+    await waitFor(() => existsSync(`/proc/${agentPid}/environ`) && readFileSync(`/proc/${agentPid}/environ`, 'latin1').includes('HELIX_DISPATCH_ID=tok9.1'))
+    await dead.end()
     const prev = process.env.HELIX_KILL_GRACE_MS
     process.env.HELIX_KILL_GRACE_MS = '300'
     try {
