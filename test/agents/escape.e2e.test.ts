@@ -7,10 +7,12 @@
  * The last test also needs the immediate-stale claim rule of SPEC 13.3 (tracker
  * branch): it is skipped, saying so, until that rule is in the tree.
  */
+import {spawn} from 'node:child_process'
 import {existsSync, readFileSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {startTokenOf} from '../../src/recovery/probe.js'
 import {claimLiveness} from '../../src/tracker/liveness.js'
 import {taggedProcesses} from '../../src/util/tagged.js'
 import {pidAlive} from '../../src/util/process.js'
@@ -111,6 +113,29 @@ describe('no agent process outlives its dispatch (built CLI)', () => {
     expect(took).toBeLessThan(10_000)
     // the bead is still claimed by the dead run: nothing but a new run may release it
     expect(beads(p).get('hx-k9')!.status).toBe('in_progress')
+  }, 60_000)
+
+  it('helix recover ends what a dead run left carrying its tag (and --dry-run only says so)', async () => {
+    const {p, extra} = setup('hx-rec')
+    // a stand-in run, alive while the leftover is created, killed just before recover looks
+    const standIn = spawn('sleep', ['300'], {stdio: 'ignore'})
+    pids.push(standIn.pid!)
+    const tag = {HELIX_DISPATCH_ID: 'feedface.1', HELIX_RUN_PID: String(standIn.pid), HELIX_RUN_START: startTokenOf(standIn.pid!)!}
+    const left = spawn('sh', ['-c', 'exec sleep 300'], {stdio: 'ignore', detached: true, env: {PATH: process.env.PATH, ...tag}})
+    left.unref()
+    pids.push(left.pid!)
+    await waitFor(() => readFileSync(`/proc/${left.pid}/environ`, 'latin1').includes('HELIX_DISPATCH_ID=feedface.1'), 10_000)
+    const gone = new Promise((r) => standIn.once('exit', r))
+    standIn.kill('SIGKILL')
+    await gone
+    const dry = helix(p, ['recover', '--dry-run'], extra)
+    expect(dry.code).toBe(0)
+    expect(dry.stdout).toMatch(new RegExp(`helix: would kill \\d+ leftover agent process\\(es\\) of dead run\\(s\\) .*${standIn.pid}`))
+    expect(pidAlive(left.pid!)).toBe(true)
+    const r = helix(p, ['recover'], extra)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(new RegExp(`helix: killed \\d+ leftover agent process\\(es\\) of dead run\\(s\\) .*${standIn.pid}`))
+    expect(pidAlive(left.pid!)).toBe(false)
   }, 60_000)
 
   it.skipIf(!IMMEDIATE)('kill -9, then the next helix run reclaims the bead at once and completes it (needs SPEC 13.3 immediate-stale rule)', async () => {
