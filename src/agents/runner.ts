@@ -329,13 +329,9 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   let first = 0
   let last = 0
   let lastProgress = Date.now()
-  let lastLine: string | null = null
   const record = (line: string) => {
     const decoded = decoder.push(line)
-    if (decoded.progress !== false) {
-      lastProgress = Date.now()
-      if (line.trim() !== '') lastLine = line.length > 500 ? line.slice(0, 500) : line
-    }
+    if (decoded.progress !== false) lastProgress = Date.now()
     for (const l of decoded.log) {
       log.agentLine(l, {dispatch: n})
       if (first === 0) first = log.lines
@@ -367,9 +363,10 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       if (stalled) log.event(`helix: [${hhmmss(new Date())}] ${req.agent.name} ${stallMessage(req.stallTimeoutSec ?? 0)} — killed`, {dispatch: n}, 'warn')
       if (aborted) log.event(`helix: ${req.agent.name} interrupted — killed`, {dispatch: n}, 'warn')
       const tokens = decoder.tokens()
-      log.event('dispatch end', {dispatch: n, rc, tokens, duration_ms: durationMs, timed_out: timedOut, ...(stalled ? {stalled} : {})})
-      const verdict = decoder.verdict?.()
+      log.event('dispatch end', {dispatch: n, rc, tokens, duration_ms: durationMs, timed_out: timedOut})
       resolve({
+        dispatchId,
+        stalled,
         rc,
         timedOut,
         aborted,
@@ -379,12 +376,6 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
         logRange: first > 0 ? {first, last} : null,
         argv,
         dispatch: n,
-        dispatchId,
-        stalled,
-        lastLine,
-        ...(verdict
-          ? {health: verdict.health, failed: verdict.failed, failureLine: verdict.failureLine, costUsd: verdict.costUsd, tokensReported: verdict.tokensReported}
-          : {}),
       })
     }
 

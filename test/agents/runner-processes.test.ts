@@ -194,7 +194,6 @@ describe('stall guard (SPEC 14.4)', () => {
     expect(res.timedOut).toBe(false)
     expect(res.rc).not.toBe(0)
     expect(Date.now() - t0).toBeLessThan(5000)
-    expect(res.lastLine).toBe('started')
     expect(pidAlive(readPid(path.join(a.dir, 'agent')))).toBe(false)
     const recs = readFileSync(r.log.path, 'utf8')
     expect(recs).toMatch(/stalled: no output for 1s — killed/)
