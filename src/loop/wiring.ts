@@ -24,10 +24,10 @@ import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
 import {readTracker} from '../tracker/store.js'
 import {HelixError} from '../util/errors.js'
+import {runScript} from '../util/process.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import type {LoopDeps, LoopGates} from './ports.js'
 import {isExecutableFile} from '../util/files.js'
-import {runScript} from '../util/process.js'
 
 export interface WiringInput {
   cwd: string

@@ -1,7 +1,7 @@
 import {closeSync, linkSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
 import path from 'node:path'
-import {pidMatchesRecord} from './pid-identity.js'
 import {pidAlive} from '../util/process.js'
+import {pidMatchesRecord} from './pid-identity.js'
 
 /** `.ddx/helix.pid`: `<pid> <ISO-8601 UTC start>\n` (SPEC 1, 5.1). */
 export interface PidRecord {

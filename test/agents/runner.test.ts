@@ -4,14 +4,15 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {buildInvocation, dispatchAgent, formatDryRun, killAllAgentGroups, liveAgentGroups} from '../../src/agents/runner.js'
 import type {AgentSpec, DispatchRequest} from '../../src/agents/types.js'
 import {openSessionLog} from '../../src/output/session-log.js'
-import {isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
+import {isAlive, readLog, stubProject as makeStubProject, type StubEnv} from './helpers.js'
 
 // every test removes its temp project (the stub project's base dir holds proj/, bin/, stub/)
 const made: string[] = []
 afterEach(() => {
   for (const d of made.splice(0)) rmSync(d, {recursive: true, force: true})
 })
-function tracked(p: StubEnv): StubEnv {
+function stubProject(): StubEnv {
+  const p = makeStubProject()
   made.push(path.dirname(p.root))
   return p
 }
@@ -27,6 +28,7 @@ function req(p: StubEnv, kind: 'codex' | 'claude' | 'command', prompt: string, e
     prompt,
     root: p.root,
     timeoutSec: 30,
+    // HELIX_KILL_GRACE_MS: no test here pays the real 10 s SIGTERM → SIGKILL grace
     env: {HELIX_STUB_DIR: p.stubDir, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500'},
     log: openSessionLog(path.join(p.root, '.helix-logs')),
     ...extra,
@@ -65,7 +67,7 @@ describe('buildInvocation', () => {
 
 describe('dispatchAgent with stub agents', () => {
   it('codex: argv, /dev/null stdin, env, cwd, tokens with commas, prompt echo not in text', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({implementation: ['tokens:1234 print:did the work']})
     const shown: string[] = []
     const r = req(p, 'codex', 'helix implementation action\nImplementation target: hx-1\nNEXT_ACTION: STOP\n', {
@@ -92,7 +94,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('codex that reads stdin does not block', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: ['read-stdin next:WAIT']})
     const res = await dispatchAgent(req(p, 'codex', 'helix check action\n'))
     expect(res.rc).toBe(0)
@@ -100,7 +102,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('claude: stream-json decoded, result text, tokens = input + output', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: [['print:checked', 'next:BUILD', 'tokens:301']]})
     const shown: string[] = []
     const r = req(p, 'claude', 'helix check action\n', {onLine: (l) => shown.push(l)})
@@ -117,7 +119,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('claude tool calls are one line each', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({implementation: ['create-children:1']})
     const shown: string[] = []
     const res = await dispatchAgent(req(p, 'claude', 'helix implementation action\nImplementation target: hx-9\n', {action: 'implementation', onLine: (l) => shown.push(l)}))
@@ -126,7 +128,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('command agent: TOKENS_USED, stdout and stderr interleaved in order', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: ['interleave:40 tokens:77']})
     const r = req(p, 'command', 'helix check action\n')
     const res = await dispatchAgent(r)
@@ -137,7 +139,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('logRange holds exactly the agent lines of that dispatch', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: [['print:one', 'print:two']], polish: ['interleave:5']})
     const log = openSessionLog(path.join(p.root, '.helix-logs'))
     log.event('before')
@@ -158,14 +160,14 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('no output → logRange null', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: ['noop']})
     const res = await dispatchAgent(req(p, 'command', 'helix check action\n'))
     expect(res.logRange).toBeNull()
   })
 
   it('a huge timeout does not overflow into an immediate kill', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: ['sleep:200 next:WAIT']})
     const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 10_000_000}))
     expect(res.timedOut).toBe(false)
@@ -173,7 +175,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('the agent finds this helix on PATH even when the user\'s PATH has none', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     const {writeFileSync, chmodSync, mkdirSync} = await import('node:fs')
     mkdirSync(path.join(p.root, '.ddx'), {recursive: true})
     writeFileSync(path.join(p.root, '.ddx', 'beads.jsonl'), '{"id":"hx-00000001","title":"t","status":"open"}\n')
@@ -194,7 +196,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('a spawn failure (oversized codex argv, missing cwd) is rc 127 with a reason, not a crash', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     const big = await dispatchAgent(req(p, 'codex', 'helix check action\n' + 'x'.repeat(200_000)))
     expect(big.rc).toBe(127)
     expect(big.text).toContain('too long for the command line')
@@ -208,13 +210,13 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('rc is passed through', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: ['exit:7']})
     expect((await dispatchAgent(req(p, 'command', 'helix check action\n'))).rc).toBe(7)
   })
 
   it('a prompt with shell syntax is data, never run', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     const prompt = 'helix check action\n$(touch pwned) `touch pwned2` ; touch pwned3\n'
     const res = await dispatchAgent(req(p, 'codex', prompt))
     expect(res.rc).toBe(0)
@@ -223,7 +225,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('shell syntax in ids, context, prompts and the agent path never runs (every agent kind)', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     const {buildPrompt} = await import('../../src/agents/prompts.js')
     const {copyFileSync, chmodSync} = await import('node:fs')
     const prompt = await buildPrompt('implementation', {root: p.root, beadId: '$(touch pwned1)', contextMd: '# HELIX Execution Context\nepic: `touch pwned2` $(touch pwned3)\n'})
@@ -244,7 +246,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('a grandchild holding the pipe after a normal exit does not hang the dispatch and is killed', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: ['fork-and-exit']})
     const res = await dispatchAgent(req(p, 'command', 'helix check action\n'))
     expect(res.rc).toBe(0)
@@ -253,8 +255,8 @@ describe('dispatchAgent with stub agents', () => {
     expect(liveAgentGroups()).toEqual([])
   })
 
-  it('timeout: an agent that ignores SIGTERM and forks is fully gone by timeout + grace (HELIX_KILL_GRACE_MS) + 1 s', async () => {
-    const p = tracked(stubProject())
+  it('timeout: an agent that ignores SIGTERM and forks is fully gone by timeout + 10 s + 1 s', async () => {
+    const p = stubProject()
     p.script({check: ['hang-ignore-term-fork']})
     const r = req(p, 'command', 'helix check action\n', {timeoutSec: 1})
     const t0 = Date.now()
@@ -266,7 +268,7 @@ describe('dispatchAgent with stub agents', () => {
     const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
     expect(pids).toHaveLength(2)
     for (const pid of pids) expect(isAlive(pid)).toBe(false)
-    expect(elapsed).toBeLessThan(4_000)
+    expect(elapsed).toBeLessThan(12_000)
     const recs = readLog(r.log.path)
     expect(recs.some((x) => /^helix: \[\d\d:\d\d:\d\d\] .+ timeout after 1s — killed$/.test(x.msg))).toBe(true)
     // the timeout message is written after the agent's lines: the range stays pure
@@ -275,7 +277,7 @@ describe('dispatchAgent with stub agents', () => {
   }, 30_000)
 
   it('timeout also kills a grandchild that escaped the group with setsid', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: ['hang-setsid-fork']})
     const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 1, killGraceMs: 1000}))
     expect(res.timedOut).toBe(true)
@@ -285,7 +287,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('killAllAgentGroups reaches the group and its escaped descendants', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: ['hang-setsid-fork']})
     const pending = dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 60}))
     const pidFile = path.join(p.stubDir, 'pids')
@@ -300,7 +302,7 @@ describe('dispatchAgent with stub agents', () => {
   })
 
   it('abort signal kills the group', async () => {
-    const p = tracked(stubProject())
+    const p = stubProject()
     p.script({check: ['hang']})
     const ac = new AbortController()
     const r = req(p, 'claude', 'helix check action\n', {signal: ac.signal, killGraceMs: 500})
