@@ -35,22 +35,21 @@ export function oneShotCommand(action: OneShotAction, description: string) {
 export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction, scope: string | undefined, flags: AgentFlagValues): Promise<void> {
   const {runOneShot} = await import('../agents/oneshot.js')
   const {killAllAgentGroups} = await import('../agents/runner.js')
-  const {signalExitCode} = await import('../util/process.js')
   const ac = new AbortController()
   let signalExit = 0
   // First SIGINT/SIGTERM: abort → the agent's group gets SIGTERM, then SIGKILL after
   // the grace, and we exit 130/143. A second signal: SIGKILL the groups now and exit.
-  const onSignal = (sig: NodeJS.Signals) => () => {
+  const onSignal = (code: number) => () => {
     if (signalExit) {
       killAllAgentGroups('SIGKILL')
       process.exit(signalExit)
     }
-    signalExit = signalExitCode(sig)
+    signalExit = code
     ac.abort()
   }
-  const onSigint = onSignal('SIGINT')
-  const onSigterm = onSignal('SIGTERM')
-  const onSighup = onSignal('SIGHUP') // a closed terminal takes the agent with it
+  const onSigint = onSignal(130)
+  const onSigterm = onSignal(143)
+  const onSighup = onSignal(129) // a closed terminal takes the agent with it
   process.on('SIGINT', onSigint)
   process.on('SIGTERM', onSigterm)
   process.on('SIGHUP', onSighup)
