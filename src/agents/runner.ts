@@ -6,16 +6,17 @@
  * groups so no agent process outlives helix.
  */
 import {spawn} from 'node:child_process'
-import {createHash} from 'node:crypto'
+import {createHash, randomBytes} from 'node:crypto'
 import {chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync} from 'node:fs'
-import os, {constants as osConstants} from 'node:os'
+import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {StringDecoder} from 'node:string_decoder'
 import {claudeDecoder, codexDecoder, commandDecoder, type OutputDecoder} from './output.js'
 import {defaultEffort} from './resolve.js'
-import type {AgentRunner, DispatchRequest, DispatchResult, SessionLogLike} from './types.js'
-import {pidAlive} from '../state/pidfile.js'
+import type {DispatchRequest, DispatchResult, SessionLogLike} from './types.js'
+import {currentStartToken} from '../recovery/probe.js'
+import {endProcesses, escapedDescendants, killGraceMs, signalExitCode, signalGroup, signalTarget} from '../util/process.js'
+import {AGENT_WRAPPER} from './watchdog.js'
 import {hhmmss} from '../util/time.js'
 
 export interface Invocation {
@@ -76,8 +77,15 @@ export function timeoutMessage(agentName: string, seconds: number, now: Date = n
 
 // ------------------------------------------------------------ process groups
 
-/** live agent process groups → pids of their descendants that escaped the group (known once a kill began) */
-const liveGroups = new Map<number, Set<number>>()
+interface LiveDispatch {
+  /** descendants that escaped the group (setsid / setpgid), known once a kill began */
+  escapees: Set<number>
+  /** the HELIX_DISPATCH_ID every process of the dispatch carries (SPEC 14.5) */
+  dispatchId: string
+}
+
+/** live agent process groups → what else belongs to their dispatch */
+const liveGroups = new Map<number, LiveDispatch>()
 let exitHookInstalled = false
 
 function installExitHook(): void {
@@ -87,117 +95,33 @@ function installExitHook(): void {
   process.on('exit', () => killAllAgentGroups('SIGKILL'))
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal)
-    return true
-  } catch {
-    return false
-  }
-}
-
-interface ProcEntry {
-  pid: number
-  ppid: number
-  pgrp: number
-  state: string
-}
-
-/** Every process in /proc (Linux); null where there is no /proc. */
-function processTable(): ProcEntry[] | null {
-  let entries: string[]
-  try {
-    entries = readdirSync('/proc')
-  } catch {
-    return null
-  }
-  const out: ProcEntry[] = []
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${e}/stat`, 'utf8')
-    } catch {
-      continue
-    }
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    out.push({pid: Number(e), state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2])})
-  }
-  return out
-}
-
-const dead = (state: string) => state === 'Z' || state === 'X'
-
-/**
- * Live descendants of `root` that left its process group (setsid / setpgid), so
- * a group kill would miss them. Linux only (empty elsewhere).
- */
-export function escapedDescendants(root: number, pgid: number): number[] {
-  const table = processTable()
-  if (!table) return []
-  const children = new Map<number, ProcEntry[]>()
-  for (const p of table) {
-    const list = children.get(p.ppid)
-    if (list) list.push(p)
-    else children.set(p.ppid, [p])
-  }
-  const seeds = new Set<number>([root, ...table.filter((p) => p.pgrp === pgid).map((p) => p.pid)])
-  const out: number[] = []
-  const seen = new Set<number>()
-  const queue = [...seeds]
-  while (queue.length > 0) {
-    const pid = queue.pop()!
-    for (const c of children.get(pid) ?? []) {
-      if (seen.has(c.pid)) continue
-      seen.add(c.pid)
-      queue.push(c.pid)
-      if (c.pgrp !== pgid && !dead(c.state)) out.push(c.pid)
-    }
-  }
-  return out
-}
-
-
-/** Process ids in group `pgid` that are alive (not zombies). Linux reads /proc; elsewhere kill(-pgid, 0). */
-export function liveGroupMembers(pgid: number): number[] {
-  // fast path: an empty group answers ESRCH without scanning /proc
-  try {
-    process.kill(-pgid, 0)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return []
-  }
-  const table = processTable()
-  if (!table) return [pgid] // no /proc (not Linux): the group answered kill(0), so something is in it
-  return table.filter((p) => p.pgrp === pgid && !dead(p.state)).map((p) => p.pid)
-}
+export {escapedDescendants, liveGroupMembers} from '../util/process.js'
 
 /** Process-group ids of the agents running now. */
 export function liveAgentGroups(): number[] {
   return [...liveGroups.keys()]
 }
 
+/** HELIX_DISPATCH_IDs of the dispatches running now. */
+export function liveDispatchIds(): string[] {
+  return [...liveGroups.values()].map((d) => d.dispatchId)
+}
+
 /**
- * Send `signal` to every live agent process group (helix's own SIGINT/SIGTERM
- * handler calls this; the pending dispatches then resolve). Returns how many
- * groups were signalled.
+ * Send `signal` to every live agent process group, to every descendant that
+ * escaped it, and to every process carrying the dispatch id of an in-flight
+ * dispatch (helix's own SIGINT/SIGTERM handler calls this; the pending
+ * dispatches then resolve). Returns how many groups were signalled.
  */
 export function killAllAgentGroups(signal: NodeJS.Signals = 'SIGTERM'): number {
   let n = 0
-  for (const [pgid, escapees] of liveGroups) for (const pid of escapedDescendants(pgid, pgid)) escapees.add(pid)
-  for (const [pgid, escapees] of liveGroups) {
+  for (const [pgid, d] of liveGroups) for (const pid of escapedDescendants(pgid, pgid)) d.escapees.add(pid)
+  for (const [pgid, d] of liveGroups) {
     if (signalGroup(pgid, signal)) n++
-    for (const pid of escapees) {
-      try {
-        process.kill(pid, signal)
-      } catch {
-        /* gone */
-      }
-    }
+    signalTarget({dispatchId: d.dispatchId, pids: d.escapees}, signal)
   }
   return n
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 // ------------------------------------------------------------- helix on PATH
 
@@ -256,6 +180,103 @@ function nextDispatchNumber(log: SessionLogLike): number {
   return n
 }
 
+/** unique for this helix process: `h<pid>-<random>`; the prefix of its dispatch ids that have no claim token */
+const PROCESS_TAG = `h${process.pid}-${randomBytes(4).toString('hex')}`
+let dispatchSerial = 0
+
+/**
+ * A fresh HELIX_DISPATCH_ID (SPEC 13.3, 14.5): `<claim-token>.<n>` for an
+ * implementation dispatch holding a claim (so the claim's processes are the
+ * ones whose id begins with its token), else `<process tag>.<n>`. `n` counts
+ * this process's dispatches, so ids never repeat within a run.
+ */
+export function newDispatchId(req: Pick<DispatchRequest, 'action' | 'claimToken'>): string {
+  dispatchSerial++
+  const token = req.action === 'implementation' && req.claimToken && /^[A-Za-z0-9_-]{1,128}$/.test(req.claimToken) ? req.claimToken : PROCESS_TAG
+  return `${token}.${dispatchSerial}`
+}
+
+/** A line longer than this is cut in the session log and for the decoder (SPEC 14.5). */
+export const MAX_LINE_BYTES = 1024 * 1024
+
+export interface LineSplitter {
+  push(chunk: Buffer): void
+  /** the unterminated rest, if any */
+  end(): void
+}
+
+/**
+ * Split a byte stream into lines in linear time with bounded memory: at most
+ * `maxBytes` of one line are kept, the rest is counted and the line is handed
+ * on as `<kept>…[cut N bytes]` (never cutting a UTF-8 sequence in half). A
+ * trailing CR is dropped. '\n' never occurs inside a UTF-8 sequence, so each
+ * line decodes on its own.
+ */
+export function createLineSplitter(onLine: (line: string) => void, maxBytes = MAX_LINE_BYTES): LineSplitter {
+  let parts: Buffer[] = []
+  let kept = 0
+  let cut = 0
+  let pending = false
+  const append = (b: Buffer) => {
+    if (b.length === 0) return
+    pending = true
+    const room = maxBytes - kept
+    if (room <= 0) {
+      cut += b.length
+      return
+    }
+    const take = b.length <= room ? b : b.subarray(0, room)
+    // copy small slices so a kept byte never pins a whole 64 KiB chunk
+    parts.push(take.length * 2 < take.buffer.byteLength ? Buffer.from(take) : take)
+    kept += take.length
+    cut += b.length - take.length
+  }
+  const emit = () => {
+    let buf = parts.length === 1 ? parts[0] : Buffer.concat(parts, kept)
+    let extra = 0
+    if (cut > 0) {
+      // back off to a character boundary: drop a trailing partial UTF-8 sequence
+      let i = buf.length - 1
+      let back = 0
+      while (i >= 0 && back < 3 && (buf[i] & 0xc0) === 0x80) {
+        i--
+        back++
+      }
+      if (i >= 0 && buf[i] >= 0xc0) {
+        const need = buf[i] >= 0xf0 ? 4 : buf[i] >= 0xe0 ? 3 : 2
+        if (back + 1 < need) extra = back + 1
+      }
+      if (extra) buf = buf.subarray(0, buf.length - extra)
+    } else if (buf.length > 0 && buf[buf.length - 1] === 13) buf = buf.subarray(0, buf.length - 1)
+    const text = buf.toString('utf8')
+    const line = cut > 0 ? `${text}…[cut ${cut + extra} bytes]` : text
+    parts = []
+    kept = 0
+    cut = 0
+    pending = false
+    onLine(line)
+  }
+  return {
+    push(chunk) {
+      let start = 0
+      for (;;) {
+        const nl = chunk.indexOf(10, start)
+        if (nl < 0) {
+          append(chunk.subarray(start))
+          return
+        }
+        append(chunk.subarray(start, nl))
+        pending = true
+        emit()
+        start = nl + 1
+      }
+    },
+    end() {
+      if (pending) emit()
+    },
+  }
+}
+
 const DRAIN_MS = 1000
 const STRAGGLER_GRACE_MS = 1000
 
@@ -263,9 +284,17 @@ function decoderFor(kind: DispatchRequest['agent']['kind']): OutputDecoder {
   return kind === 'codex' ? codexDecoder() : kind === 'claude' ? claudeDecoder() : commandDecoder()
 }
 
+/** SPEC 14.4: the failure text of an attempt the stall guard killed. */
+export function stallMessage(seconds: number): string {
+  return `stalled: no output for ${seconds}s`
+}
+
 /**
  * Run one agent to completion. Never rejects for agent failures: a spawn
- * error is rc 127, a signal death is 128+signal, a timeout sets `timedOut`.
+ * error is rc 127, a signal death is 128+signal, a timeout sets `timedOut`,
+ * the stall guard sets `stalled`. When the dispatch ends, for any reason, its
+ * process group and every process carrying its HELIX_DISPATCH_ID are ended
+ * (SIGTERM, SIGKILL after the grace).
  */
 export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   const started = Date.now()
@@ -273,11 +302,13 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   const n = nextDispatchNumber(log)
   const inv = buildInvocation(req)
   const argv = [inv.file, ...inv.args]
-  const graceMs = req.killGraceMs ?? 10_000
+  const graceMs = req.killGraceMs ?? killGraceMs({...process.env, ...(req.env ?? {})})
+  const stallMs = req.stallTimeoutSec && req.stallTimeoutSec > 0 ? req.stallTimeoutSec * 1000 : 0
   const decoder = decoderFor(req.agent.kind)
+  const dispatchId = req.dispatchId || newDispatchId(req)
 
   const logArgv = inv.stdin === 'ignore' && inv.args.at(-1) === req.prompt ? [...argv.slice(0, -1), '<prompt>'] : argv
-  log.event('dispatch', {dispatch: n, action: req.action, agent: req.agent.name, argv: logArgv})
+  log.event('dispatch', {dispatch: n, action: req.action, agent: req.agent.name, argv: logArgv, dispatch_id: dispatchId})
   // the prompt's size and first line only: whole prompts would swamp `helix logs` (`--dry-run` reproduces them)
   log.event('prompt', {dispatch: n, chars: req.prompt.length, first_line: req.prompt.split('\n', 1)[0].slice(0, 200)}, 'debug')
 
@@ -287,13 +318,20 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   if (req.claimToken) env.HELIX_CLAIM_TOKEN = req.claimToken
   env.HELIX_ACTION = req.action
   env.HELIX_RUN_LOG = log.path
+  env.HELIX_DISPATCH_ID = dispatchId
+  env.HELIX_RUN_PID = String(process.pid)
+  const startToken = currentStartToken()
+  if (startToken) env.HELIX_RUN_START = startToken
+  else delete env.HELIX_RUN_START
   const shim = helixShimDir()
   if (shim) env.PATH = env.PATH ? `${shim}${path.delimiter}${env.PATH}` : shim
 
   let first = 0
   let last = 0
+  let lastProgress = Date.now()
   const record = (line: string) => {
     const decoded = decoder.push(line)
+    if (decoded.progress !== false) lastProgress = Date.now()
     for (const l of decoded.log) {
       log.agentLine(l, {dispatch: n})
       if (first === 0) first = log.lines
@@ -305,8 +343,10 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   return new Promise<DispatchResult>((resolve) => {
     let timedOut = false
     let aborted = false
+    let stalled = false
     let killDeadline = 0
     let timeoutTimer: NodeJS.Timeout | undefined
+    let stallTimer: NodeJS.Timeout | undefined
     let killTimer: NodeJS.Timeout | undefined
     let finished = false
     let onAbort: () => void = () => {}
@@ -315,14 +355,18 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       if (finished) return
       finished = true
       if (timeoutTimer) clearTimeout(timeoutTimer)
+      if (stallTimer) clearTimeout(stallTimer)
       if (killTimer) clearTimeout(killTimer)
       req.signal?.removeEventListener('abort', onAbort)
       const durationMs = Date.now() - started
       if (timedOut) log.event(timeoutMessage(req.agent.name, req.timeoutSec), {dispatch: n}, 'warn')
+      if (stalled) log.event(`helix: [${hhmmss(new Date())}] ${req.agent.name} ${stallMessage(req.stallTimeoutSec ?? 0)} — killed`, {dispatch: n}, 'warn')
       if (aborted) log.event(`helix: ${req.agent.name} interrupted — killed`, {dispatch: n}, 'warn')
       const tokens = decoder.tokens()
       log.event('dispatch end', {dispatch: n, rc, tokens, duration_ms: durationMs, timed_out: timedOut})
       resolve({
+        dispatchId,
+        stalled,
         rc,
         timedOut,
         aborted,
@@ -337,13 +381,10 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
 
     if (req.signal?.aborted) {
       aborted = true
-      finish(130)
+      finish(signalExitCode('SIGINT'))
       return
     }
 
-    // One pipe for stdout and stderr: a constant script execs the agent with
-    // fd 2 pointed at fd 1. The agent's argv travels as positional parameters
-    // ("$0" "$@"), never interpolated into shell text.
     // spawn can fail synchronously (E2BIG: one argv string is limited to 128 KiB on
     // Linux, which a huge codex prompt can exceed) or asynchronously (bad cwd)
     const spawnFailed = (err: NodeJS.ErrnoException) => {
@@ -351,15 +392,18 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
         err.code === 'E2BIG'
           ? `the prompt (${Buffer.byteLength(req.prompt)} bytes) is too long for the command line`
           : err.code === 'ENOENT'
-            ? `cwd ${req.root} or /bin/sh does not exist`
+            ? `cwd ${req.cwd ?? req.root} or /bin/sh does not exist`
             : err.message
       record(`helix: cannot start ${req.agent.name}: ${why}`)
       finish(127)
     }
     let child: ReturnType<typeof spawn>
     try {
-      child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', inv.file, ...inv.args], {
-        cwd: req.root,
+      // AGENT_WRAPPER starts the watchdog in the agent's group, then execs the
+      // agent with stderr on the stdout pipe (one pipe: order kept). The argv
+      // travels as positional parameters, never as shell text.
+      child = spawn('/bin/sh', ['-c', AGENT_WRAPPER, inv.file, ...inv.args], {
+        cwd: req.cwd ?? req.root,
         env,
         detached: true,
         stdio: [inv.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'ignore'],
@@ -374,55 +418,50 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       return
     }
     // descendants that left the group (setsid) are tracked by pid from the
-    // moment of the kill, while the process tree still links them to the agent
+    // moment of the kill, while the process tree still links them to the agent;
+    // the ones whose parent is already gone are found by their dispatch id
     const escapees = new Set<number>()
-    liveGroups.set(pgid, escapees)
+    liveGroups.set(pgid, {escapees, dispatchId})
     installExitHook()
+    const target = {pgid, dispatchId, pids: escapees}
 
     const collectEscapees = () => {
       for (const pid of escapedDescendants(pgid, pgid)) escapees.add(pid)
     }
-    const signalAll = (sig: NodeJS.Signals) => {
-      signalGroup(pgid, sig)
-      for (const pid of escapees) {
-        try {
-          process.kill(pid, sig)
-        } catch {
-          escapees.delete(pid)
-        }
-      }
-    }
-    const stragglers = () => [...liveGroupMembers(pgid), ...[...escapees].filter(pidAlive)]
-    const killGroup = (why: 'timeout' | 'abort') => {
+    const killGroup = (why: 'timeout' | 'abort' | 'stall') => {
       if (why === 'timeout') timedOut = true
+      else if (why === 'stall') stalled = true
       else aborted = true
       if (killDeadline) return
       killDeadline = Date.now() + graceMs
       collectEscapees()
-      signalAll('SIGTERM')
+      signalTarget(target, 'SIGTERM')
       killTimer = setTimeout(() => {
         collectEscapees()
-        signalAll('SIGKILL')
+        signalTarget(target, 'SIGKILL')
       }, graceMs)
     }
     onAbort = () => killGroup('abort')
     req.signal?.addEventListener('abort', onAbort, {once: true})
     // setTimeout overflows past 2^31-1 ms (≈ 24.8 days) and would fire at once: clamp
     timeoutTimer = setTimeout(() => killGroup('timeout'), Math.min(2 ** 31 - 1, Math.max(1, req.timeoutSec * 1000)))
+    if (stallMs > 0) {
+      // re-armed lazily: one timer per stall window, not one per output line
+      const checkStall = () => {
+        const idle = Date.now() - lastProgress
+        if (idle >= stallMs) killGroup('stall')
+        else stallTimer = setTimeout(checkStall, Math.min(2 ** 31 - 1, stallMs - idle))
+      }
+      stallTimer = setTimeout(checkStall, Math.min(2 ** 31 - 1, stallMs))
+    }
 
     if (inv.stdin !== 'ignore' && child.stdin) {
       child.stdin.on('error', () => {}) // an agent that never reads its stdin is fine
       child.stdin.end(inv.stdin.input)
     }
 
-    const decoderUtf8 = new StringDecoder('utf8')
-    let partial = ''
-    const onData = (chunk: Buffer) => {
-      const text = partial + decoderUtf8.write(chunk)
-      const parts = text.split('\n')
-      partial = parts.pop() ?? ''
-      for (const p of parts) record(p.endsWith('\r') ? p.slice(0, -1) : p)
-    }
+    const lines = createLineSplitter(record)
+    const onData = (chunk: Buffer) => lines.push(chunk)
     const out = child.stdout!
     out.on('data', onData)
     let streamClosed = false
@@ -441,24 +480,13 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
 
     child.once('close', () => {}) // keep node from warning; we use 'exit'
     child.once('exit', async (code, signal) => {
-      // The agent is gone. Anything left in its group (a forked helper, a
-      // grandchild holding the pipe) is killed: SIGTERM now, SIGKILL at the
-      // timeout's deadline or after a short grace.
-      let members = stragglers()
-      if (members.length > 0) {
-        signalAll('SIGTERM')
-        const until = killDeadline || Date.now() + Math.min(graceMs, STRAGGLER_GRACE_MS)
-        while (members.length > 0 && Date.now() < until) {
-          await sleep(50)
-          members = stragglers()
-        }
-        if (members.length > 0) {
-          signalAll('SIGKILL')
-          // SIGKILL is delivered asynchronously: wait (bounded) until they are really gone
-          const hardUntil = Date.now() + 1000
-          while (stragglers().length > 0 && Date.now() < hardUntil) await sleep(20)
-        }
-      }
+      // The agent is gone. Anything left of its dispatch (the watchdog, a forked
+      // helper, a grandchild holding the pipe, a setsid escapee) is ended:
+      // SIGTERM now, SIGKILL at the kill's deadline or after a short grace.
+      if (stallTimer) clearTimeout(stallTimer)
+      collectEscapees()
+      const until = killDeadline || Date.now() + Math.min(graceMs, STRAGGLER_GRACE_MS)
+      await endProcesses(target, Math.max(0, until - Date.now()))
       // bounded drain: whatever is still in the pipe, then stop listening
       if (!streamClosed) {
         let drainTimer: NodeJS.Timeout | undefined
@@ -467,18 +495,13 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       }
       out.off('data', onData)
       out.destroy()
-      const rest = partial + decoderUtf8.end()
-      if (rest !== '') record(rest)
+      lines.end()
       liveGroups.delete(pgid)
       let rc: number
       if (spawnError) rc = 127
       else if (code !== null) rc = code
-      else rc = 128 + ((signal && osConstants.signals[signal]) || 9)
+      else rc = signalExitCode(signal)
       finish(rc)
     })
   })
-}
-
-export function createAgentRunner(): AgentRunner {
-  return {dispatch: dispatchAgent}
 }

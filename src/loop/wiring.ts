@@ -4,7 +4,7 @@
  * session log, context.md and the blocker report. The oclif commands call
  * `realLoopDeps` and hand the result to `runLoop`.
  */
-import {execFile, spawn} from 'node:child_process'
+import {execFile} from 'node:child_process'
 import {access, readdir, stat} from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -24,6 +24,7 @@ import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
 import {readTracker} from '../tracker/store.js'
 import {HelixError} from '../util/errors.js'
+import {runScript} from '../util/process.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import type {LoopDeps, LoopGates} from './ports.js'
 import {isExecutableFile} from '../util/files.js'
@@ -135,40 +136,12 @@ export function gitGates(
         .map((n) => path.join(dir, n))
         .filter(isExecutableFile)
     },
-    runScript(file) {
-      return new Promise((resolve) => {
-        // own process group, bounded by the agent timeout, killed on helix's own SIGINT/SIGTERM:
-        // a hanging acceptance script must not wedge the run
-        const child = spawn(file, [], {cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true})
-        const killGroup = () => {
-          try {
-            if (child.pid) process.kill(-child.pid, 'SIGKILL')
-          } catch {
-            // already gone
-          }
-        }
-        const timer = setTimeout(() => {
-          onLog('acceptance script timed out', {script: file, timeout_sec: limits.timeoutSec})
-          killGroup()
-        }, Math.min(limits.timeoutSec * 1000, 2 ** 31 - 1))
-        limits.signal?.addEventListener('abort', killGroup, {once: true})
-        let output = ''
-        const take = (d: Buffer) => {
-          if (output.length < 64 * 1024) output += d.toString('utf8')
-        }
-        child.stdout.on('data', take)
-        child.stderr.on('data', take)
-        child.on('error', () => {
-          clearTimeout(timer)
-          resolve(127)
-        })
-        child.on('close', (code, signal) => {
-          clearTimeout(timer)
-          limits.signal?.removeEventListener('abort', killGroup)
-          onLog('acceptance output', {script: file, output: output.slice(-4096)})
-          resolve(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1))
-        })
-      })
+    async runScript(file) {
+      // own process group, bounded by the agent timeout, killed on helix's own SIGINT/SIGTERM (util/process.ts)
+      const r = await runScript(file, {cwd: root, timeoutSec: limits.timeoutSec, ...(limits.signal ? {signal: limits.signal} : {})})
+      if (r.timedOut) onLog('acceptance script timed out', {script: file, timeout_sec: limits.timeoutSec})
+      onLog('acceptance output', {script: file, output: r.output})
+      return r.code
     },
     async mark() {
       const head = await run('git', ['rev-parse', '--verify', '-q', 'HEAD'], root)

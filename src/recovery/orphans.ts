@@ -10,6 +10,9 @@ import {mutateTracker, readTracker} from '../tracker/store.js'
 import {statusOf} from '../tracker/queries.js'
 import {claimLiveness} from '../tracker/liveness.js'
 import {CLAIM_KEYS, isoNow} from '../tracker/ops.js'
+import {taggedProcesses, type TaggedProcess} from '../util/tagged.js'
+import {endProcesses, killGraceMs, pidAlive} from '../util/process.js'
+import {startTokenOf} from './probe.js'
 
 export interface RecoverOptions {
   /** owner name whose claims may be recovered (HELIX_OWNER, default `helix`) */
@@ -20,6 +23,8 @@ export interface RecoverOptions {
   dryRun?: boolean
   /** receives each progress line (already prefixed with `helix: `) */
   say: (line: string) => void
+  /** end the leftover processes of dead runs first (SPEC 14.5); default true */
+  killDeadRuns?: boolean
 }
 
 export interface RecoverResult {
@@ -49,7 +54,58 @@ function reclaimLine(id: string, l: ClaimLiveness, dry: boolean): string {
   return `helix: ${verb} orphaned ${id} (age=${l.ageSeconds ?? '?'}s, pid=${l.pid ?? 'unknown'} dead)`
 }
 
+/** true when the helix run `pid` (started at `start`, when recorded) is still running on this host. */
+export function runAlive(pid: number, start: string | null): boolean {
+  if (!pidAlive(pid)) return false
+  if (start === null) return true
+  const now = startTokenOf(pid)
+  // no /proc to compare with: the pid is all there is
+  return now === undefined || now === start
+}
+
+/** Processes carrying a dispatch id whose helix run is gone (runs without a recorded pid are left alone). */
+export function deadRunProcesses(isRunAlive: (pid: number, start: string | null) => boolean = runAlive): TaggedProcess[] {
+  const verdict = new Map<string, boolean>()
+  return taggedProcesses((p) => {
+    if (p.runPid === null) return false
+    const key = `${p.runPid} ${p.runStart ?? ''}`
+    let alive = verdict.get(key)
+    if (alive === undefined) verdict.set(key, (alive = isRunAlive(p.runPid, p.runStart)))
+    return !alive
+  })
+}
+
+/**
+ * SPEC 14.5: every process still carrying a dispatch id of a helix run that is
+ * no longer alive (helix was killed -9 or OOM-killed and its watchdog did not
+ * finish) is sent
+ * SIGTERM, then SIGKILL after the grace. Runs before any claim is reclaimed,
+ * so a reclaimed bead never has a leftover agent still writing to it.
+ * Returns the pids that were ended.
+ */
+export async function killDeadRunProcesses(opts: {say?: (line: string) => void; dryRun?: boolean; graceMs?: number} = {}): Promise<number[]> {
+  const found = deadRunProcesses()
+  if (found.length === 0) return []
+  const runs = [...new Set(found.map((p) => p.runPid))].sort((a, b) => Number(a) - Number(b))
+  const what = `${found.length} leftover agent process(es) of dead run(s) ${runs.join(', ')}`
+  if (opts.dryRun) {
+    opts.say?.(`helix: would kill ${what}`)
+    return []
+  }
+  const ended = new Set<number>()
+  // a leftover may fork while it is being ended: scan again (bounded)
+  for (let round = 0; round < 3; round++) {
+    const pids = round === 0 ? found.map((p) => p.pid) : deadRunProcesses().map((p) => p.pid)
+    if (pids.length === 0) break
+    for (const pid of pids) ended.add(pid)
+    await endProcesses({pids}, opts.graceMs ?? killGraceMs())
+  }
+  opts.say?.(`helix: killed ${what}`)
+  return [...ended]
+}
+
 export async function recoverOrphans(paths: ProjectPaths, opts: RecoverOptions): Promise<RecoverResult> {
+  if (opts.killDeadRuns !== false) await killDeadRunProcesses({say: opts.say, ...(opts.dryRun ? {dryRun: true} : {})})
   const now = opts.now ?? new Date()
   const owner = opts.owner.trim() || 'helix'
   const snap = await readTracker(paths.file)

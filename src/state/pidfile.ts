@@ -1,5 +1,6 @@
 import {closeSync, linkSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
 import path from 'node:path'
+import {pidAlive} from '../util/process.js'
 import {pidMatchesRecord} from './pid-identity.js'
 
 /** `.ddx/helix.pid`: `<pid> <ISO-8601 UTC start>\n` (SPEC 1, 5.1). */
@@ -21,23 +22,8 @@ export function readPidFile(file: string): PidRecord | null {
   return {pid, started}
 }
 
-/** true when `pid` exists and is not a zombie. */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
-    return state !== 'Z' && state !== 'X'
-  } catch {
-    // no /proc (not Linux): trust kill(0)
-    return true
-  }
-}
+/** moved to util/process.ts (one home per utility); re-exported so existing imports keep working */
+export {pidAlive}
 
 /**
  * true when the pid file names a live helix run: the pid is running (not a

@@ -1,10 +1,21 @@
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it} from 'vitest'
 import {buildInvocation, dispatchAgent, formatDryRun, killAllAgentGroups, liveAgentGroups} from '../../src/agents/runner.js'
 import type {AgentSpec, DispatchRequest} from '../../src/agents/types.js'
 import {openSessionLog} from '../../src/output/session-log.js'
-import {isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
+import {isAlive, readLog, stubProject as makeStubProject, type StubEnv} from './helpers.js'
+
+// every test removes its temp project (the stub project's base dir holds proj/, bin/, stub/)
+const made: string[] = []
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, {recursive: true, force: true})
+})
+function stubProject(): StubEnv {
+  const p = makeStubProject()
+  made.push(path.dirname(p.root))
+  return p
+}
 
 function spec(p: StubEnv, kind: 'codex' | 'claude' | 'command'): AgentSpec {
   return {kind, name: kind === 'command' ? p.paths.command : kind, path: p.paths[kind]}
@@ -17,7 +28,8 @@ function req(p: StubEnv, kind: 'codex' | 'claude' | 'command', prompt: string, e
     prompt,
     root: p.root,
     timeoutSec: 30,
-    env: {HELIX_STUB_DIR: p.stubDir, NODE_ENV: 'production'},
+    // HELIX_KILL_GRACE_MS: no test here pays the real 10 s SIGTERM → SIGKILL grace
+    env: {HELIX_STUB_DIR: p.stubDir, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500'},
     log: openSessionLog(path.join(p.root, '.helix-logs')),
     ...extra,
   }

@@ -1,8 +1,20 @@
-import {readFileSync} from 'node:fs'
-import {describe, expect, it} from 'vitest'
+import {readFileSync, rmSync} from 'node:fs'
+import {afterEach, describe, expect, it} from 'vitest'
 import {recoverOrphans} from '../../src/recovery/orphans.js'
 import {readTracker} from '../../src/tracker/store.js'
-import {fakeProbe, sha, tempProject} from '../tracker/helpers.js'
+import {fakeProbe, sha, tempProject as makeProject} from '../tracker/helpers.js'
+
+// every test removes its temp project. These tests are about the tracker side
+// (killDeadRuns: false): the process side has its own file, dead-runs.test.ts
+const made: string[] = []
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, {recursive: true, force: true})
+})
+function tempProject(body?: string): ReturnType<typeof makeProject> {
+  const p = makeProject(body)
+  made.push(p.root)
+  return p
+}
 
 const NOW = new Date('2026-06-01T12:00:00Z')
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString()
@@ -26,7 +38,7 @@ describe('orphan recovery matrix', () => {
     const {paths} = tempProject(tracker())
     const lines: string[] = []
     const probe = fakeProbe({host: 'here', running: {222: 'S', 333: 'NEW'}})
-    const r = await recoverOrphans(paths, {owner: 'helix', probe, now: NOW, thresholdSec: 7200, say: (l) => lines.push(l)})
+    const r = await recoverOrphans(paths, {killDeadRuns: false, owner: 'helix', probe, now: NOW, thresholdSec: 7200, say: (l) => lines.push(l)})
     expect(r.recovered.sort()).toEqual(['a-stale', 'c-reused', 'f-other-host'])
     expect(r.skipped).toEqual([
       {id: 'b-live', why: 'claimed by PID 222 which is still alive, skipping'},
@@ -47,7 +59,7 @@ describe('orphan recovery matrix', () => {
     const {paths} = tempProject(tracker())
     const h = sha(paths.file)
     const lines: string[] = []
-    const r = await recoverOrphans(paths, {owner: 'helix', probe: fakeProbe({host: 'here'}), now: NOW, thresholdSec: 7200, dryRun: true, say: (l) => lines.push(l)})
+    const r = await recoverOrphans(paths, {killDeadRuns: false, owner: 'helix', probe: fakeProbe({host: 'here'}), now: NOW, thresholdSec: 7200, dryRun: true, say: (l) => lines.push(l)})
     expect(r.recovered).toContain('a-stale')
     expect(lines).toContain('helix: would reclaim orphaned a-stale (age=8000s, pid=111 dead)')
     expect(sha(paths.file)).toBe(h)
@@ -68,7 +80,7 @@ describe('orphan recovery matrix', () => {
       }
       return orig(id)
     }
-    const r = await recoverOrphans(paths, {owner: 'helix', probe, now: NOW, thresholdSec: 7200, say: () => {}})
+    const r = await recoverOrphans(paths, {killDeadRuns: false, owner: 'helix', probe, now: NOW, thresholdSec: 7200, say: () => {}})
     expect(r.recovered).not.toContain('a-stale')
     expect(r.skipped.find((s) => s.id === 'a-stale')?.why).toBe('claimed 5s ago (threshold 7200s), too fresh to reclaim')
     expect((await readTracker(paths.file)).byId.get('a-stale')!.status).toBe('in_progress')

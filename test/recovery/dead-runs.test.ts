@@ -1,0 +1,138 @@
+/**
+ * Dead-run cleanup (SPEC 14.5): processes still carrying a dispatch id of a
+ * helix run that is gone are ended before that run's claims are reclaimed;
+ * processes of live runs, and untagged ones, are never touched.
+ */
+import {spawn} from 'node:child_process'
+import {existsSync, readFileSync, rmSync} from 'node:fs'
+import os from 'node:os'
+import {afterEach, describe, expect, it} from 'vitest'
+import {deadRunProcesses, killDeadRunProcesses, recoverOrphans, runAlive} from '../../src/recovery/orphans.js'
+import {currentStartToken, startTokenOf} from '../../src/recovery/probe.js'
+import {readTracker} from '../../src/tracker/store.js'
+import {pidAlive} from '../../src/util/process.js'
+import {fakeProbe, tempProject} from '../tracker/helpers.js'
+
+const pids: number[] = []
+const dirs: string[] = []
+afterEach(() => {
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      /* already gone: the expected case */
+    }
+  }
+  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
+})
+
+async function waitFor(pred: () => boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms
+  while (!pred()) {
+    if (Date.now() > until) throw new Error('condition never became true')
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/**
+ * A stand-in helix run: alive until `end()` (kill -9). Leftovers are created
+ * while it lives, so a real helix started meanwhile by another test leaves
+ * them alone, and it dies just before the code under test looks.
+ */
+function run(): {pid: number; start: string; end: () => Promise<void>} {
+  const child = spawn('sleep', ['300'], {stdio: 'ignore'})
+  const pid = child.pid!
+  pids.push(pid)
+  const gone = new Promise<void>((r) => child.once('exit', () => r()))
+  return {
+    pid,
+    start: startTokenOf(pid)!,
+    async end() {
+      child.kill('SIGKILL')
+      await gone
+    },
+  }
+}
+
+/** A setsid'd leftover (own session, re-parentable) carrying a dispatch tag; `stubborn` ignores SIGTERM. */
+function leftover(tag: Record<string, string>, stubborn = false): number {
+  const script = stubborn ? "trap '' TERM; while :; do sleep 0.1; done" : 'exec sleep 300'
+  const child = spawn('sh', ['-c', script], {stdio: 'ignore', detached: true, env: {PATH: process.env.PATH, ...tag}})
+  child.unref()
+  pids.push(child.pid!)
+  return child.pid!
+}
+
+describe('dead-run cleanup', () => {
+  it('runAlive: this process with its start token is alive; a wrong start token or a dead pid is not', async () => {
+    expect(runAlive(process.pid, currentStartToken()!)).toBe(true)
+    expect(runAlive(process.pid, null)).toBe(true)
+    expect(runAlive(process.pid, '1')).toBe(false) // the pid was reused: another run
+    const r = run()
+    expect(runAlive(r.pid, r.start)).toBe(true)
+    await r.end()
+    expect(runAlive(r.pid, r.start)).toBe(false)
+  })
+
+  it('ends the tagged processes of dead runs (SIGKILL after the grace for a SIGTERM-ignorer), leaves live runs and untagged ones alone', async () => {
+    const dead = run()
+    const orphan = leftover({HELIX_DISPATCH_ID: 'deadtok.1', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start})
+    const stubborn = leftover({HELIX_DISPATCH_ID: 'deadtok.2', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start}, true)
+    const reused = leftover({HELIX_DISPATCH_ID: 'reused.1', HELIX_RUN_PID: String(process.pid), HELIX_RUN_START: '1'})
+    const live = leftover({HELIX_DISPATCH_ID: 'live.1', HELIX_RUN_PID: String(process.pid), HELIX_RUN_START: currentStartToken()!})
+    const noRun = leftover({HELIX_DISPATCH_ID: 'norun.1'})
+    const plain = leftover({})
+    await waitFor(() => deadRunProcesses().filter((p) => p.pid === reused).length === 1)
+    await dead.end()
+    expect(deadRunProcesses().map((p) => p.pid)).toEqual(expect.arrayContaining([orphan, stubborn, reused]))
+
+    const said: string[] = []
+    const dry = await killDeadRunProcesses({dryRun: true, say: (l) => said.push(l), graceMs: 300})
+    expect(dry).toEqual([])
+    expect(pidAlive(orphan)).toBe(true)
+    expect(said.at(-1)).toMatch(/^helix: would kill \d+ leftover agent process\(es\) of dead run\(s\) /)
+
+    const t0 = Date.now()
+    const killed = await killDeadRunProcesses({say: (l) => said.push(l), graceMs: 300})
+    expect(Date.now() - t0).toBeLessThan(5000)
+    expect(killed).toEqual(expect.arrayContaining([orphan, stubborn, reused]))
+    for (const pid of [orphan, stubborn, reused]) expect(pidAlive(pid)).toBe(false)
+    for (const pid of [live, noRun, plain]) expect(pidAlive(pid)).toBe(true)
+    expect(said.at(-1)).toMatch(new RegExp(`^helix: killed \\d+ leftover agent process\\(es\\) of dead run\\(s\\) .*${dead.pid}`))
+  })
+
+  it('recoverOrphans ends the dead run\'s processes BEFORE it reclaims the claim', async () => {
+    const dead = run()
+    const agentPid = leftover({HELIX_DISPATCH_ID: 'tok9.1', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start})
+    const claimedAt = new Date(Date.now() - 8000 * 1000).toISOString()
+    const bead = {id: 'hx-dead', status: 'in_progress', owner: 'helix', 'claimed-at': claimedAt, 'claimed-pid': dead.pid, 'claimed-start': dead.start, 'claimed-machine': os.hostname(), 'claim-token': 'tok9'}
+    const {root, paths} = tempProject(JSON.stringify(bead) + '\n')
+    dirs.push(root)
+    const said: string[] = []
+    const probe = fakeProbe({host: os.hostname()})
+    const orig = probe.helixProcessNamesBead
+    let aliveAtReclaimCheck: boolean | null = null
+    probe.helixProcessNamesBead = async (id: string) => {
+      aliveAtReclaimCheck = pidAlive(agentPid)
+      return orig(id)
+    }
+    await waitFor(() => existsSync(`/proc/${agentPid}/environ`) && readFileSync(`/proc/${agentPid}/environ`, 'latin1').includes('HELIX_DISPATCH_ID=tok9.1'))
+    await dead.end()
+    const prev = process.env.HELIX_KILL_GRACE_MS
+    process.env.HELIX_KILL_GRACE_MS = '300'
+    try {
+      const r = await recoverOrphans(paths, {owner: 'helix', probe, thresholdSec: 7200, say: (l) => said.push(l)})
+      expect(r.recovered).toEqual(['hx-dead'])
+    } finally {
+      if (prev === undefined) delete process.env.HELIX_KILL_GRACE_MS
+      else process.env.HELIX_KILL_GRACE_MS = prev
+    }
+    expect(aliveAtReclaimCheck).toBe(false)
+    expect(pidAlive(agentPid)).toBe(false)
+    const killedAt = said.findIndex((l) => l.startsWith('helix: killed '))
+    const reclaimedAt = said.findIndex((l) => l.startsWith('helix: reclaiming orphaned hx-dead'))
+    expect(killedAt).toBeGreaterThanOrEqual(0)
+    expect(reclaimedAt).toBeGreaterThan(killedAt)
+    expect((await readTracker(paths.file)).byId.get('hx-dead')!.status).toBe('open')
+  })
+})
