@@ -199,6 +199,31 @@ describe('prepare → land', () => {
   })
 })
 
+describe('land lock held by another process', () => {
+  it('gives up after the wait: not landed, the work preserved, the base untouched', async () => {
+    const {mkdirSync, writeFileSync} = await import('node:fs')
+    const {spawn} = await import('node:child_process')
+    const root = makeRepo()
+    dirs.push(root)
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date(), lockWaitMs: 300})
+    const ws = await landing.prepare('hx-1', 1, 1)
+    const sha = agentCommit(ws.dir, 'c.ts', 'c\n')
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {stdio: 'ignore'})
+    try {
+      const lock = path.join(root, '.git', 'helix-land.lock')
+      mkdirSync(lock)
+      writeFileSync(path.join(lock, 'owner'), `${holder.pid} ${new Date().toISOString()}\n`)
+      const tip = mainTip(root)
+      const r = await landing.land(ws)
+      expect(r).toEqual({landed: false, reason: `land lock ${lock} held by pid ${holder.pid} for more than 0 s`, preservedRef: 'refs/helix/preserved/hx-1/1'})
+      expect(mainTip(root)).toBe(tip)
+      expect(g(root, 'rev-parse', 'refs/helix/preserved/hx-1/1')).toBe(sha)
+    } finally {
+      holder.kill('SIGKILL')
+    }
+  })
+})
+
 describe('preserve()', () => {
   it('commits uncommitted work as one commit (never .ddx/) onto refs/helix/preserved/<id>/<n>', async () => {
     const {root, landing} = setup({identity: false})
