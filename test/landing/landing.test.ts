@@ -1,4 +1,4 @@
-import {existsSync, readFileSync, rmSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/loop/landing.js'
@@ -196,6 +196,50 @@ describe('prepare → land', () => {
     expect(r.landed).toBe(true)
     expect(read(root, '.ddx/beads.jsonl')).toBe('{"id":"hx-1","status":"closed"}\n')
     expect(g(root, 'log', '--format=', '--name-only', 'main', '-1')).toBe('c.ts')
+  })
+})
+
+describe('a base that keeps moving while landing', () => {
+  // a post-rewrite hook (runs after each rebase) advances main by an empty commit,
+  // as an operator committing at that very moment would: the fast-forward loses the race
+  function racingBase(limit: number) {
+    const root = makeRepo()
+    dirs.push(root)
+    const hook = path.join(root, '.git', 'hooks', 'post-rewrite')
+    write(root, '.git/hooks/post-rewrite', `#!/bin/sh
+n=$(cat "$RACE_COUNTER" 2>/dev/null || echo 0)
+[ "$n" -ge ${limit} ] && exit 0
+echo $((n + 1)) > "$RACE_COUNTER"
+c=$(git commit-tree -p refs/heads/main -m "operator $n" refs/heads/main^{tree})
+git update-ref refs/heads/main "$c"
+`)
+    chmodSync(hook, 0o755)
+    const env = {...gitTestEnv, RACE_COUNTER: path.join(root, '.git', 'race-counter')}
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env, now: () => new Date()})
+    return {root, landing}
+  }
+
+  it('rebases again onto the new tip and lands', async () => {
+    const {root, landing} = racingBase(1)
+    const ws = await landing.prepare('hx-1', 1, 1)
+    agentCommit(root, 'b.ts', 'export const b = 9\n', 'operator commit')
+    agentCommit(ws.dir, 'c.ts', 'c\n')
+    const r = await landing.land(ws)
+    expect(r.landed).toBe(true)
+    expect(g(root, 'log', '--format=%s', 'main').split('\n')).toEqual(['edit c.ts', 'operator 0', 'operator commit', 'initial'])
+    expect(merges(root)).toBe('0')
+  })
+
+  it('gives up after three rounds: not landed, work preserved, base history intact', async () => {
+    const {root, landing} = racingBase(10)
+    const ws = await landing.prepare('hx-1', 1, 1)
+    agentCommit(root, 'b.ts', 'export const b = 9\n', 'operator commit')
+    agentCommit(ws.dir, 'c.ts', 'c\n')
+    const r = await landing.land(ws)
+    expect(r).toEqual({landed: false, reason: 'the base branch main kept moving during landing', preservedRef: 'refs/helix/preserved/hx-1/1'})
+    expect(g(root, 'log', '--format=%s', 'main').split('\n')).toEqual(['operator 2', 'operator 1', 'operator 0', 'operator commit', 'initial'])
+    expect(g(root, 'show', '--format=', '--name-only', 'refs/helix/preserved/hx-1/1')).toBe('c.ts')
+    expect(branches(root)).toEqual([])
   })
 })
 
