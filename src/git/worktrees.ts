@@ -176,12 +176,18 @@ export async function recoverWorktrees(
     const pending = w.registered && existsSync(w.path) ? (await run(['status', '--porcelain', '-z', '--untracked-files=all'], w.path)).stdout.split('\0').filter((l) => l.length > 3 && !touchesTracker(l.slice(3))) : []
     const dirty = pending.length > 0
     if (dirty && !opts.dryRun) {
-      await run(['add', '-A'], w.path)
+      const add = await run(['add', '-A'], w.path)
       const staged = (await run(['diff', '--cached', '--name-only', '-z', '--no-renames'], w.path)).stdout.split('\0').filter(Boolean)
       const tracker = staged.filter(touchesTracker)
       if (tracker.length) await run(['restore', '--staged', '--', ...tracker], w.path)
       const m = /^(.*)-(\d+)$/.exec(path.basename(w.path))
-      await run(['commit', '-q', '--no-verify', '-m', `helix: uncommitted work of ${m?.[1] ?? path.basename(w.path)} attempt ${m?.[2] ?? '?'}`], w.path)
+      const c = add.code === 0 ? await run(['commit', '-q', '--no-verify', '-m', `helix: uncommitted work of ${m?.[1] ?? path.basename(w.path)} attempt ${m?.[2] ?? '?'}`], w.path) : add
+      if (c.code !== 0) {
+        // its uncommitted work exists nowhere else: never remove it
+        opts.say(`helix: kept worktree ${sanitize(w.rel)}: could not commit its uncommitted work (${sanitize(firstLine(c))})`)
+        if (branch) res.keptBranches.push(branch)
+        continue
+      }
     }
     let verdict = ''
     let drop = false
@@ -219,7 +225,7 @@ export async function recoverWorktrees(
     opts.say(`helix: removed worktree ${sanitize(w.rel)}${sanitize(verdict)}`)
     res.removed.push(w.rel)
   }
-  if (res.removed.length === 0) opts.say('helix: no stale worktrees')
+  if (u.worktrees.length === 0) opts.say('helix: no stale worktrees')
   const all = (await listLeftovers(paths, opts.env)).preserved.length
   if (all > 0) opts.say(`helix: ${all} preserved ref(s) kept under refs/helix/preserved/ (never removed here; inspect with 'git log -p <ref>')`)
   return res

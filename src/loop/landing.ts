@@ -132,21 +132,26 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     return {slot, bead, attempt: n, dir: path.join(top, r.prefix), branch, baseTip: tip}
   }
 
-  /** commit what the agent left uncommitted (never tracker files) as one commit; true when it made one */
-  async function commitLeftovers(ws: Workspace): Promise<boolean> {
+  /**
+   * Commit what the agent left uncommitted (never tracker files) as one commit.
+   * `failed` (a stale index.lock of a killed git, a full disk…) means the worktree
+   * still holds work that exists nowhere else, so it must not be removed.
+   */
+  async function commitLeftovers(ws: Workspace): Promise<'none' | 'committed' | 'failed'> {
     const top = wtTop(ws)
-    if (!existsSync(top)) return false
-    if ((await run(['add', '-A'], top)).code !== 0) return false
+    if (!existsSync(top)) return 'none'
+    const fail = (r: GitResult): 'failed' => {
+      log(`helix: could not commit the uncommitted work of ${ws.bead} attempt ${ws.attempt}: ${sanitize(firstLine(r))}`)
+      return 'failed'
+    }
+    const add = await run(['add', '-A'], top)
+    if (add.code !== 0) return fail(add)
     const staged = nul((await run(['diff', '--cached', '--name-only', '-z', '--no-renames'], top)).stdout)
     const tracker = staged.filter(trackerFile)
     if (tracker.length) await run(['restore', '--staged', '--', ...tracker], top)
-    if ((await run(['diff', '--cached', '--quiet'], top)).code === 0) return false
+    if ((await run(['diff', '--cached', '--quiet'], top)).code === 0) return 'none'
     const c = await run(['commit', '-q', '--no-verify', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
-    if (c.code !== 0) {
-      log(`helix: could not commit the uncommitted work of ${ws.bead} attempt ${ws.attempt}: ${sanitize(firstLine(c))}`)
-      return false
-    }
-    return true
+    return c.code === 0 ? 'committed' : fail(c)
   }
 
   /** the attempt's work: the worktree's HEAD, or the branch once the worktree is gone */
@@ -183,7 +188,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   async function preserve(ws: Workspace, reason: string): Promise<string | null> {
-    await commitLeftovers(ws)
+    const leftovers = await commitLeftovers(ws)
     const tip = await workTip(ws)
     let ref: string | null = null
     if (tip && tip !== ws.baseTip) {
@@ -191,9 +196,14 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       if (!ref) {
         // never lose work: keep the branch when the ref cannot be written
         log(`helix: could not write ${preservedRefName(ws.bead, ws.attempt)}; work of ${ws.bead} stays on branch ${ws.branch} (${sanitize(reason)})`)
-        await removeWorktree(ws)
+        if (leftovers !== 'failed') await removeWorktree(ws)
         return `refs/heads/${ws.branch}`
       }
+    }
+    if (leftovers === 'failed') {
+      // its uncommitted work is only in the worktree: leave it for the operator (doctor lists it)
+      log(`helix: kept worktree ${worktreeRel(ws.bead, ws.attempt)} and branch ${ws.branch}: it holds uncommitted work helix could not commit`)
+      return ref
     }
     await removeWorktree(ws)
     await deleteBranch(ws)
@@ -210,7 +220,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return {landed: false, reason: `the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`, preservedRef: null}
-    await commitLeftovers(ws)
+    if ((await commitLeftovers(ws)) === 'failed') return {landed: false, reason: 'could not commit the work the agent left uncommitted', preservedRef: null}
     await discardTrackerCopy(top)
     const head = await run(['symbolic-ref', '-q', 'HEAD'], top)
     if (head.stdout.trim() !== `refs/heads/${ws.branch}`) return {landed: false, reason: `the worktree is no longer on its branch ${ws.branch}`, preservedRef: null}
@@ -244,7 +254,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
         const u = await run(['update-ref', '-m', `helix: landed ${ws.bead} attempt ${ws.attempt} ${opts.now().toISOString()}`, `refs/heads/${b}`, next, cur], root)
         if (u.code !== 0) continue
       }
-      const commits = nul((await run(['rev-list', '--reverse', '-z', `${cur}..${next}`], root)).stdout).map((s) => s.trim())
+      const commits = (await run(['rev-list', '--reverse', `${cur}..${next}`], root)).stdout.split('\n').map((s) => s.trim()).filter(Boolean)
       await removeWorktree(ws)
       await deleteBranch(ws)
       return {landed: true, sha: next, commits}
@@ -269,8 +279,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   async function keepBranch(ws: Workspace): Promise<string> {
-    await commitLeftovers(ws)
-    await removeWorktree(ws)
+    if ((await commitLeftovers(ws)) !== 'failed') await removeWorktree(ws)
     return ws.branch
   }
 

@@ -290,6 +290,25 @@ describe('preserve()', () => {
     expect(await landing.preserve(next, 'interrupted')).toBeNull()
   })
 
+  it('work it cannot commit (a stale index.lock of a killed git) keeps the worktree; commits are still preserved', async () => {
+    const {root, landing, logs} = setup()
+    const ws = await landing.prepare('hx-1', 1, 1)
+    const sha = agentCommit(ws.dir, 'c.ts', 'c\n')
+    write(ws.dir, 'd.ts', 'only here\n')
+    const gitDir = g(ws.dir, 'rev-parse', '--absolute-git-dir')
+    write(gitDir, 'index.lock', '')
+    expect(await landing.preserve(ws, 'interrupted')).toBe('refs/helix/preserved/hx-1/1')
+    expect(g(root, 'rev-parse', 'refs/helix/preserved/hx-1/1')).toBe(sha)
+    expect(read(ws.dir, 'd.ts')).toBe('only here\n')
+    expect(branches(root)).toEqual(['helix/hx-1-1'])
+    expect(logs.at(-1)).toBe('helix: kept worktree .helix/worktrees/hx-1-1 and branch helix/hx-1-1: it holds uncommitted work helix could not commit')
+    // and landing refuses rather than losing it
+    const r = await landing.land(ws)
+    expect(r.landed).toBe(false)
+    expect(existsSync(ws.dir)).toBe(true)
+    rmSync(path.join(gitDir, 'index.lock'))
+  })
+
   it('no change at all: null, no ref, branch and worktree gone', async () => {
     const {root, landing} = setup()
     const ws = await landing.prepare('hx-1', 1, 1)

@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -86,6 +86,22 @@ describe('doctor: leftovers no run owns', () => {
 })
 
 describe('helix recover --worktrees', () => {
+  it('keeps a worktree whose uncommitted work cannot be committed', async () => {
+    const root = makeRepo()
+    dirs.push(root)
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
+    const ws = await landing.prepare('hx-1', 1, 1)
+    write(ws.dir, 'only-here.ts', 'x\n')
+    writeFileSync(path.join(g(ws.dir, 'rev-parse', '--absolute-git-dir'), 'index.lock'), '')
+    const lines: string[] = []
+    const r = await recoverWorktrees(projectPaths(root, {}), {env: gitTestEnv, dryRun: false, say: (l) => lines.push(l)})
+    expect(r.removed).toEqual([])
+    expect(lines[0]).toMatch(/^helix: kept worktree \.helix\/worktrees\/hx-1-1: could not commit its uncommitted work \(.*index\.lock/)
+    expect(readFileSync(path.join(ws.dir, 'only-here.ts'), 'utf8')).toBe('x\n')
+    expect(branches(root)).toEqual(['helix/hx-1-1'])
+  })
+
+
   it('--dry-run lists and changes nothing', async () => {
     const {root, paths} = await leftovers()
     const before = snapshot(root)
