@@ -129,7 +129,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const branch = branchName(bead, n)
     const add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
     if (add.code !== 0) throw new HelixError(`helix: git worktree add for ${bead} attempt ${n} failed: ${sanitize(firstLine(add))}`, 1)
-    return {slot, bead, attempt: n, dir: path.join(top, r.prefix), branch, baseTip: tip}
+    return {slot, bead, attempt: n, dir: path.resolve(top, r.prefix || '.'), branch, baseTip: tip}
   }
 
   /**

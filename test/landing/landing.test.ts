@@ -199,6 +199,31 @@ describe('prepare → land', () => {
   })
 })
 
+describe('a project in a subdirectory of the repository', () => {
+  it("the agent's cwd is the same subdirectory inside the worktree; its tracker is refused there too", async () => {
+    const repo = makeRepo()
+    dirs.push(repo)
+    write(repo, 'sub/.ddx/beads.jsonl', '{"id":"hx-1"}\n')
+    write(repo, 'sub/app.ts', 'app\n')
+    g(repo, 'add', '-A')
+    g(repo, 'commit', '-q', '-m', 'sub project')
+    const root = path.join(repo, 'sub')
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
+    const ws = await landing.prepare('hx-1', 1, 1)
+    expect(ws.dir).toBe(path.join(root, '.helix/worktrees/hx-1-1/sub'))
+    expect(read(ws.dir, 'app.ts')).toBe('app\n')
+    const sha = agentCommit(ws.dir, 'app.ts', 'app v2\n')
+    expect(await landing.land(ws)).toEqual({landed: true, sha, commits: [sha]})
+    expect(read(root, 'app.ts')).toBe('app v2\n')
+    const ws2 = await landing.prepare('hx-1', 2, 1)
+    agentCommit(ws2.dir, '.ddx/beads.jsonl', '{"id":"hx-1","status":"closed"}\n')
+    const r = await landing.land(ws2)
+    expect(r.landed).toBe(false)
+    if (!r.landed) expect(r.reason).toMatch(/touch the tracker \(sub\/\.ddx\/beads\.jsonl\)/)
+    expect(worktrees(repo)).toEqual([repo])
+  })
+})
+
 describe('a base that keeps moving while landing', () => {
   // a post-rewrite hook (runs after each rebase) advances main by an empty commit,
   // as an operator committing at that very moment would: the fast-forward loses the race
