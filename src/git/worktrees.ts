@@ -10,7 +10,7 @@
  * younger than `FRESH_MS` also counts as owned. A preserved ref is owned while
  * a live run has a worker on its bead (the retry is reading it).
  */
-import {existsSync, readdirSync, statSync} from 'node:fs'
+import {existsSync, readdirSync, realpathSync, statSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
 import path from 'node:path'
 import type {ProjectPaths} from '../util/root.js'
@@ -53,7 +53,8 @@ async function inRoot(paths: Pick<ProjectPaths, 'root'>, env: NodeJS.ProcessEnv,
 
 export async function listLeftovers(paths: Pick<ProjectPaths, 'root'>, env: NodeJS.ProcessEnv): Promise<Leftovers> {
   if ((await inRoot(paths, env, ['rev-parse', '--git-dir'])).code !== 0) return {git: false, worktrees: [], preserved: []}
-  const base = path.join(paths.root, WT_DIR)
+  // git reports real paths; the root may be reached through a symlink
+  const base = path.join(real(paths.root), WT_DIR)
   const byPath = new Map<string, HelixWorktree>()
   let cur: HelixWorktree | null = null
   for (const line of (await inRoot(paths, env, ['worktree', 'list', '--porcelain'])).stdout.split('\n')) {
@@ -91,11 +92,19 @@ export async function liveOwners(paths: Pick<ProjectPaths, 'root' | 'pidFile' | 
   owners.live = true
   const state = await readRunState(paths.runState)
   for (const w of Array.isArray(state?.workers) ? state.workers : []) {
-    if (typeof w?.worktree === 'string') owners.paths.add(path.resolve(paths.root, w.worktree))
+    if (typeof w?.worktree === 'string') owners.paths.add(real(path.resolve(paths.root, w.worktree)))
     if (typeof w?.branch === 'string') owners.branches.add(w.branch)
     if (typeof w?.bead === 'string') owners.beads.add(w.bead)
   }
   return owners
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
 }
 
 function young(p: string, now: number): boolean {
@@ -111,7 +120,9 @@ export async function unowned(paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'ru
   const all = await listLeftovers(paths, env)
   if (!all.git) return all
   const o = await liveOwners(paths)
-  const owned = (w: HelixWorktree): boolean => o.live && (o.paths.has(w.path) || (w.branch !== null && o.branches.has(w.branch)) || young(w.path, now))
+  // a worker may record the worktree or the agent's cwd inside it (a project in a repository subdirectory)
+  const named = (w: HelixWorktree): boolean => [...o.paths].some((p) => p === w.path || p.startsWith(`${w.path}/`))
+  const owned = (w: HelixWorktree): boolean => o.live && (named(w) || (w.branch !== null && o.branches.has(w.branch)) || young(w.path, now))
   return {git: true, worktrees: all.worktrees.filter((w) => !owned(w)), preserved: all.preserved.filter((p) => !(o.live && o.beads.has(p.bead)))}
 }
 

@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -58,6 +58,21 @@ describe('doctor: leftovers no run owns', () => {
     expect(root).toBeTruthy()
   })
 
+  it('finds them through a symlinked project path too', async () => {
+    const {root} = await leftovers()
+    const link = `${root}-link`
+    symlinkSync(root, link)
+    dirs.push(link)
+    const u = await unowned(projectPaths(link, {}), gitTestEnv)
+    expect(u.worktrees.map((w) => [w.rel, w.registered, w.branch])).toEqual([
+      ['.helix/worktrees/hx-a-1', true, 'helix/hx-a-1'],
+      ['.helix/worktrees/hx-b-1', true, 'helix/hx-b-1'],
+      ['.helix/worktrees/hx-c-1', true, 'helix/hx-c-1'],
+      ['.helix/worktrees/hx-d-1', true, 'helix/hx-d-1'],
+      ['.helix/worktrees/stray-1', false, null],
+    ])
+  })
+
   it('says nothing outside git, and ok when nothing is left over', async () => {
     const plain = mkdtempSync(path.join(tmpdir(), 'helix-nogit-'))
     dirs.push(plain)
@@ -69,12 +84,21 @@ describe('doctor: leftovers no run owns', () => {
   })
 
   it('a live run owns the worktrees its workers[] name, their beads’ preserved refs, and worktrees it just made', async () => {
-    const {root, paths, a} = await leftovers()
+    const {root, paths} = await leftovers()
     const started = new Date(Date.now() - process.uptime() * 1000).toISOString()
     writeFileSync(paths.pidFile, `${process.pid} ${started}\n`)
-    writeFileSync(paths.runState, JSON.stringify({workers: [{slot: 1, bead: 'hx-a', attempt: 1, started_at: started, worktree: a.dir, branch: 'helix/hx-a-1', pid: null}, {slot: 2, bead: 'hx-z', attempt: 2, worktree: '.helix/worktrees/hx-b-1', branch: null}]}))
+    writeFileSync(
+      paths.runState,
+      JSON.stringify({
+        workers: [
+          {slot: 1, bead: 'hx-a', attempt: 1, started_at: started, worktree: null, branch: 'helix/hx-a-1', pid: null},
+          {slot: 2, bead: 'hx-z', attempt: 2, worktree: '.helix/worktrees/hx-b-1', branch: null},
+          {slot: 3, bead: 'hx-q', attempt: 1, worktree: path.join(root, '.helix/worktrees/hx-c-1/some/subdir'), branch: null},
+        ],
+      }),
+    )
     const later = await unowned(paths, gitTestEnv, LATER())
-    expect(later.worktrees.map((w) => w.rel)).toEqual(['.helix/worktrees/hx-c-1', '.helix/worktrees/hx-d-1', '.helix/worktrees/stray-1'])
+    expect(later.worktrees.map((w) => w.rel)).toEqual(['.helix/worktrees/hx-d-1', '.helix/worktrees/stray-1'])
     expect(later.preserved.map((p) => p.ref)).toEqual(['refs/helix/preserved/hx-d/0'])
     // within the first minute every worktree of a live run counts as its own
     expect((await unowned(paths, gitTestEnv)).worktrees).toEqual([])
