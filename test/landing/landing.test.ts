@@ -1,4 +1,4 @@
-import {chmodSync, existsSync, readFileSync, rmSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/loop/landing.js'
@@ -196,6 +196,24 @@ describe('prepare → land', () => {
     expect(r.landed).toBe(true)
     expect(read(root, '.ddx/beads.jsonl')).toBe('{"id":"hx-1","status":"closed"}\n')
     expect(g(root, 'log', '--format=', '--name-only', 'main', '-1')).toBe('c.ts')
+  })
+})
+
+describe('a project reached through a symlink', () => {
+  it('lands and preserves, leaving no worktree registered', async () => {
+    const repo = makeRepo()
+    const link = `${repo}-link`
+    symlinkSync(repo, link)
+    dirs.push(repo, link)
+    const landing = createGitLanding({root: link, trackerDir: path.join(link, '.ddx'), env: gitTestEnv, now: () => new Date()})
+    const a = await landing.prepare('hx-a', 1, 1)
+    const b = await landing.prepare('hx-b', 1, 2)
+    agentCommit(a.dir, 'x.ts', 'x\n')
+    agentCommit(b.dir, 'y.ts', 'y\n')
+    expect((await landing.land(a)).landed).toBe(true)
+    expect(await landing.preserve(b, 'FAILED')).toBe('refs/helix/preserved/hx-b/1')
+    expect(worktrees(repo)).toEqual([repo])
+    expect(branches(repo)).toEqual([])
   })
 })
 
