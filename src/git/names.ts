@@ -12,7 +12,7 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
 
 /** null when `id` can name a branch, a ref and a directory; else what is wrong with it. */
 export function idProblem(id: string): string | null {
-  if (!SAFE_ID.test(id)) return "only letters, digits, '.', '_' and '-' (first a letter or digit, at most 100)"
+  if (!SAFE_ID.test(id)) return "allowed: letters, digits, '.', '_', '-'; first a letter or digit; at most 100 characters"
   if (id.includes('..')) return "no '..'"
   if (id.endsWith('.') || id.endsWith('.lock')) return "may not end in '.' or '.lock'"
   return null
