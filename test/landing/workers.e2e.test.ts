@@ -204,6 +204,19 @@ describe.skipIf(!hasWorkers())('helix run --workers (built CLI)', () => {
     clean(p.root)
   })
 
+  it('--land none: each completed attempt stays on its branch, the base is unchanged, the beads closed', () => {
+    const p = project([{id: 'hx-a'}, {id: 'hx-b'}], {'hx-a': {file: 'a.ts', text: 'a\n'}, 'hx-b': {file: 'b.ts', text: 'b\n'}})
+    const base = g(p.root, 'rev-parse', 'main')
+    const r = run(p, 2, ['--land', 'none'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(g(p.root, 'rev-parse', 'main')).toBe(base)
+    expect(g(p.root, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/helix/')).toBe('helix/hx-a-1\nhelix/hx-b-1')
+    expect(g(p.root, 'show', '--format=', '--name-only', 'helix/hx-a-1')).toBe('a.ts')
+    expect(p.tracked().get('hx-a')?.status).toBe('closed')
+    expect(p.tracked().get('hx-b')?.status).toBe('closed')
+    expect(g(p.root, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '))).toEqual([`worktree ${p.root}`])
+  })
+
   it('SIGTERM with 3 in flight: exit 143 within 15 s, all unclaimed, commits preserved, no agent left; status --json showed workers[]', async () => {
     const ids = ['hx-a', 'hx-b', 'hx-c']
     const p = project(
