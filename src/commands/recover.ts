@@ -5,6 +5,7 @@ import {projectPaths} from '../util/root.js'
 import {recoverOrphans} from '../recovery/orphans.js'
 import {realProbe} from '../recovery/probe.js'
 import {orphanThresholdSec} from '../tracker/liveness.js'
+import {recoverWorktrees} from '../git/worktrees.js'
 
 export default class Recover extends HelixCommand {
   // Declared (hidden) only so that a stray word reaches this command and is
@@ -15,12 +16,17 @@ export default class Recover extends HelixCommand {
 
   static override flags = {
     'dry-run': Flags.boolean({description: 'list what would be reclaimed; change nothing'}),
+    worktrees: Flags.boolean({description: 'remove stale .helix/worktrees/* of --workers runs (never refs/helix/preserved/*) instead'}),
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Recover)
     if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
     const env = process.env
+    if (flags.worktrees) {
+      await recoverWorktrees(projectPaths(process.cwd(), env), {env, dryRun: flags['dry-run'], say: (line) => this.out(line)})
+      return
+    }
     const res = await recoverOrphans(projectPaths(process.cwd(), env), {
       owner: env.HELIX_OWNER?.trim() || 'helix',
       probe: realProbe(),

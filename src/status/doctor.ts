@@ -13,6 +13,7 @@ import {orphanThresholdSec} from '../tracker/liveness.js'
 import {realProbe} from '../recovery/probe.js'
 import {findOnPath} from '../agents/resolve.js'
 import {pidMatchesRecord} from '../state/pid-identity.js'
+import {worktreeChecks} from '../git/worktrees.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
 
@@ -184,6 +185,7 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
     ...agentChecks(env, paths.root),
     ...(await trackerChecks(paths, env, now)),
     pidCheck(paths),
+    ...(await worktreeChecks(paths, env)),
   ]
   return {checks, problems: checks.filter((c) => c.level === 'fail').length}
 }

@@ -1,0 +1,243 @@
+/**
+ * Leftovers of `--workers` runs (SPEC 15.4): attempt worktrees under
+ * `.helix/worktrees/` and preserved work on `refs/helix/preserved/*`. `helix
+ * doctor` lists those no live run owns; `helix recover --worktrees` removes the
+ * stale worktrees and never a preserved ref.
+ *
+ * Ownership: a run owns a worktree when its pid file names a live run and its
+ * run-state `workers[]` names the worktree (or its branch). Because a run adds
+ * a worktree a moment before it records it, while a run is live a worktree
+ * younger than `FRESH_MS` also counts as owned. A preserved ref is owned while
+ * a live run has a worker on its bead (the retry is reading it).
+ */
+import {existsSync, readdirSync, realpathSync, statSync} from 'node:fs'
+import {rm} from 'node:fs/promises'
+import path from 'node:path'
+import type {ProjectPaths} from '../util/root.js'
+import {readPidFile, runHolderAlive} from '../state/pidfile.js'
+import {readRunState} from '../state/run-state.js'
+import {sanitize} from '../util/sanitize.js'
+import {firstLine, git, gitEnv, type GitResult} from './run.js'
+import {touchesTracker} from './names.js'
+
+export const FRESH_MS = 60_000
+const WT_DIR = '.helix/worktrees'
+
+export interface HelixWorktree {
+  /** absolute path */
+  path: string
+  /** `.helix/worktrees/<name>` */
+  rel: string
+  /** `helix/<id>-<n>` (null: detached, or not registered with git) */
+  branch: string | null
+  /** known to `git worktree list` */
+  registered: boolean
+}
+
+export interface PreservedRef {
+  ref: string
+  bead: string
+  attempt: string
+}
+
+export interface Leftovers {
+  /** false outside git: nothing to look at */
+  git: boolean
+  worktrees: HelixWorktree[]
+  preserved: PreservedRef[]
+}
+
+async function inRoot(paths: Pick<ProjectPaths, 'root'>, env: NodeJS.ProcessEnv, args: string[]): Promise<GitResult> {
+  return git(args, {cwd: paths.root, env: gitEnv(env)})
+}
+
+export async function listLeftovers(paths: Pick<ProjectPaths, 'root'>, env: NodeJS.ProcessEnv): Promise<Leftovers> {
+  if ((await inRoot(paths, env, ['rev-parse', '--git-dir'])).code !== 0) return {git: false, worktrees: [], preserved: []}
+  // git reports real paths; the root may be reached through a symlink
+  const base = path.join(real(paths.root), WT_DIR)
+  const byPath = new Map<string, HelixWorktree>()
+  let cur: HelixWorktree | null = null
+  for (const line of (await inRoot(paths, env, ['worktree', 'list', '--porcelain'])).stdout.split('\n')) {
+    if (line.startsWith('worktree ')) {
+      const p = line.slice('worktree '.length)
+      cur = path.dirname(p) === base ? {path: p, rel: `${WT_DIR}/${path.basename(p)}`, branch: null, registered: true} : null
+      if (cur) byPath.set(p, cur)
+    } else if (cur && line.startsWith('branch refs/heads/')) cur.branch = line.slice('branch refs/heads/'.length)
+  }
+  if (existsSync(base)) {
+    for (const name of readdirSync(base)) {
+      const p = path.join(base, name)
+      if (!byPath.has(p)) byPath.set(p, {path: p, rel: `${WT_DIR}/${name}`, branch: null, registered: false})
+    }
+  }
+  const preserved: PreservedRef[] = []
+  for (const ref of (await inRoot(paths, env, ['for-each-ref', '--format=%(refname)', 'refs/helix/preserved/'])).stdout.split('\n').filter(Boolean)) {
+    const parts = ref.split('/')
+    preserved.push({ref, bead: parts.slice(3, -1).join('/'), attempt: parts.at(-1) ?? ''})
+  }
+  return {git: true, worktrees: [...byPath.values()].sort((a, b) => a.rel.localeCompare(b.rel)), preserved}
+}
+
+interface Owners {
+  live: boolean
+  paths: Set<string>
+  branches: Set<string>
+  beads: Set<string>
+}
+
+export async function liveOwners(paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'runState'>): Promise<Owners> {
+  const owners: Owners = {live: false, paths: new Set(), branches: new Set(), beads: new Set()}
+  const rec = readPidFile(paths.pidFile)
+  if (!rec || !runHolderAlive(rec)) return owners
+  owners.live = true
+  const state = await readRunState(paths.runState)
+  for (const w of Array.isArray(state?.workers) ? state.workers : []) {
+    if (typeof w?.worktree === 'string') owners.paths.add(real(path.resolve(paths.root, w.worktree)))
+    if (typeof w?.branch === 'string') owners.branches.add(w.branch)
+    if (typeof w?.bead === 'string') owners.beads.add(w.bead)
+  }
+  return owners
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+function young(p: string, now: number): boolean {
+  try {
+    return now - statSync(p).ctimeMs < FRESH_MS
+  } catch {
+    return false
+  }
+}
+
+/** the worktrees and preserved refs no live run owns */
+export async function unowned(paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'runState'>, env: NodeJS.ProcessEnv, now = Date.now()): Promise<Leftovers> {
+  const all = await listLeftovers(paths, env)
+  if (!all.git) return all
+  const o = await liveOwners(paths)
+  // a worker may record the worktree or the agent's cwd inside it (a project in a repository subdirectory)
+  const named = (w: HelixWorktree): boolean => [...o.paths].some((p) => p === w.path || p.startsWith(`${w.path}/`))
+  const owned = (w: HelixWorktree): boolean => o.live && (named(w) || (w.branch !== null && o.branches.has(w.branch)) || young(w.path, now))
+  return {git: true, worktrees: all.worktrees.filter((w) => !owned(w)), preserved: all.preserved.filter((p) => !(o.live && o.beads.has(p.bead)))}
+}
+
+function few(items: string[], n = 3): string {
+  return items.slice(0, n).map((s) => sanitize(s)).join(', ') + (items.length > n ? ', …' : '')
+}
+
+/** `helix doctor` lines (SPEC 15.4): none outside git */
+export async function worktreeChecks(
+  paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'runState'>,
+  env: NodeJS.ProcessEnv,
+  now = Date.now(),
+): Promise<Array<{level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}>> {
+  const u = await unowned(paths, env, now)
+  if (!u.git) return []
+  const out: Array<{level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}> = []
+  if (u.worktrees.length)
+    out.push({
+      level: 'fail',
+      what: 'worktrees',
+      detail: `${u.worktrees.length} stale worktree(s) no run owns: ${few(u.worktrees.map((w) => w.rel))}`,
+      fix: "run 'helix recover --worktrees' (uncommitted work is committed onto its branch first)",
+    })
+  else out.push({level: 'ok', what: 'worktrees', detail: 'no stale worktrees'})
+  if (u.preserved.length)
+    out.push({
+      level: 'warn',
+      what: 'preserved work',
+      detail: `${u.preserved.length} ref(s) under refs/helix/preserved/ no run owns: ${few(u.preserved.map((p) => p.ref))}`,
+      fix: "inspect with 'git log -p <ref>'; delete one you are done with by 'git update-ref -d <ref>'",
+    })
+  return out
+}
+
+/**
+ * `helix recover --worktrees`: for each stale worktree, commit its uncommitted
+ * work onto its branch, `git worktree remove --force`, prune, and delete its
+ * `helix/*` branch only when that branch's tip is merged into the root's HEAD
+ * or kept on a preserved ref. Preserved refs are never deleted.
+ */
+export async function recoverWorktrees(
+  paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'runState'>,
+  opts: {env: NodeJS.ProcessEnv; dryRun: boolean; say: (line: string) => void; now?: number},
+): Promise<{removed: string[]; keptBranches: string[]}> {
+  const u = await unowned(paths, opts.env, opts.now)
+  const res = {removed: [] as string[], keptBranches: [] as string[]}
+  if (!u.git) {
+    opts.say('helix: not a git repository; no worktrees to recover')
+    return res
+  }
+  const named = (await inRoot(paths, opts.env, ['config', 'user.email'])).code === 0 && (await inRoot(paths, opts.env, ['config', 'user.name'])).code === 0
+  const env = gitEnv(opts.env, named ? null : {name: 'helix', email: 'helix@localhost'})
+  const run = (args: string[], cwd = paths.root): Promise<GitResult> => git(args, {cwd, env})
+  const tip = async (rev: string): Promise<string | null> => {
+    const r = await run(['rev-parse', '--verify', '-q', `${rev}^{commit}`])
+    return r.code === 0 ? r.stdout.trim() : null
+  }
+  const allPreserved = (await listLeftovers(paths, opts.env)).preserved
+  for (const w of u.worktrees) {
+    const branch = w.branch?.startsWith('helix/') ? w.branch : null
+    // uncommitted work (never the worktree's tracker copy) is committed onto the branch first
+    const pending = w.registered && existsSync(w.path) ? (await run(['status', '--porcelain', '-z', '--untracked-files=all'], w.path)).stdout.split('\0').filter((l) => l.length > 3 && !touchesTracker(l.slice(3))) : []
+    const dirty = pending.length > 0
+    if (dirty && !opts.dryRun) {
+      const add = await run(['add', '-A'], w.path)
+      const staged = (await run(['diff', '--cached', '--name-only', '-z', '--no-renames'], w.path)).stdout.split('\0').filter(Boolean)
+      const tracker = staged.filter(touchesTracker)
+      if (tracker.length) await run(['restore', '--staged', '--', ...tracker], w.path)
+      const m = /^(.*)-(\d+)$/.exec(path.basename(w.path))
+      const c = add.code === 0 ? await run(['commit', '-q', '--no-verify', '-m', `helix: uncommitted work of ${m?.[1] ?? path.basename(w.path)} attempt ${m?.[2] ?? '?'}`], w.path) : add
+      if (c.code !== 0) {
+        // its uncommitted work exists nowhere else: never remove it
+        opts.say(`helix: kept worktree ${sanitize(w.rel)}: could not commit its uncommitted work (${sanitize(firstLine(c))})`)
+        if (branch) res.keptBranches.push(branch)
+        continue
+      }
+    }
+    let verdict = ''
+    let drop = false
+    if (branch) {
+      const t = dirty && opts.dryRun ? null : await tip(`refs/heads/${branch}`)
+      const merged = t !== null && (await run(['merge-base', '--is-ancestor', t, 'HEAD'])).code === 0
+      let preserved = false
+      for (const p of merged ? [] : allPreserved) {
+        if (t !== null && (await run(['merge-base', '--is-ancestor', t, p.ref])).code === 0) {
+          preserved = true
+          break
+        }
+      }
+      drop = t !== null && (merged || preserved)
+      verdict = drop
+        ? `; branch ${branch} deleted (${merged ? 'merged' : 'preserved'})`
+        : `; branch ${branch} kept (${dirty ? 'uncommitted work committed onto it' : 'its work is not merged or preserved'})`
+      if (!drop) res.keptBranches.push(branch)
+    }
+    if (opts.dryRun) {
+      opts.say(`helix: would remove worktree ${sanitize(w.rel)}${sanitize(verdict.replace(' deleted', ' would be deleted').replace(' kept', ' would be kept').replace(' committed onto', ' would be committed onto'))}`)
+      res.removed.push(w.rel)
+      continue
+    }
+    if (w.registered) {
+      const r = await run(['worktree', 'remove', '--force', '--force', w.path])
+      if (r.code !== 0 && existsSync(w.path)) opts.say(`helix: git worktree remove ${sanitize(w.rel)}: ${sanitize(firstLine(r))}; deleting the directory`)
+    }
+    await rm(w.path, {recursive: true, force: true})
+    await run(['worktree', 'prune'])
+    if (drop && branch) {
+      const t = await tip(`refs/heads/${branch}`)
+      if (t) await run(['update-ref', '-d', `refs/heads/${branch}`, t])
+    }
+    opts.say(`helix: removed worktree ${sanitize(w.rel)}${sanitize(verdict)}`)
+    res.removed.push(w.rel)
+  }
+  if (u.worktrees.length === 0) opts.say('helix: no stale worktrees')
+  const all = (await listLeftovers(paths, opts.env)).preserved.length
+  if (all > 0) opts.say(`helix: ${all} preserved ref(s) kept under refs/helix/preserved/ (never removed here; inspect with 'git log -p <ref>')`)
+  return res
+}

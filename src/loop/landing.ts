@@ -1,0 +1,298 @@
+/**
+ * The real `LoopLanding` (SPEC 15.1–15.2): one git worktree per attempt, landed
+ * on the base branch by fast-forward only. git runs without a shell; helix never
+ * runs `checkout`, `reset`, `push` or a forced ref update, and the project root's
+ * uncommitted changes are left to git's own `merge --ff-only` refusal.
+ */
+import {existsSync} from 'node:fs'
+import {mkdir, rm} from 'node:fs/promises'
+import path from 'node:path'
+import type {LandResult, LoopLanding, Workspace} from './ports.js'
+import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
+import {assertAttempt, assertSafeId, branchName, idProblem, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
+import {createLandLock} from '../git/land-lock.js'
+import {ensureIgnored} from '../util/runtime-paths.js'
+import {errorMessage, HelixError} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+
+export interface GitLandingOptions {
+  /** the project root (may be a subdirectory of the repository) */
+  root: string
+  /** the tracker directory the run uses (`.ddx/` or DDX_BEAD_DIR); commits touching it are refused too */
+  trackerDir: string
+  env: NodeJS.ProcessEnv
+  now: () => Date
+  /** one-line warnings (a worktree that would not go away, …) */
+  log?: (line: string) => void
+  /** how long `land` waits for another helix process's land lock (default 120 s) */
+  lockWaitMs?: number
+}
+
+interface Repo {
+  /** repository top level of the root */
+  top: string
+  /** the root relative to `top`, `''` or ending in `/` */
+  prefix: string
+  commonDir: string
+  env: NodeJS.ProcessEnv
+  /** the tracker directory relative to `top` when it lies inside the repository */
+  trackerRel: string | null
+}
+
+const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a branch'
+const MAX_LAND_ROUNDS = 3
+
+export function createGitLanding(opts: GitLandingOptions): LoopLanding {
+  const root = path.resolve(opts.root)
+  const log = opts.log ?? (() => {})
+  let repo: Repo | null = null
+  let baseName: string | null = null
+  let excluded = false
+  let lock: ReturnType<typeof createLandLock> | null = null
+
+  async function ctx(): Promise<Repo> {
+    if (repo) return repo
+    const env0 = gitEnv(opts.env)
+    const top = await git(['rev-parse', '--show-toplevel'], {cwd: root, env: env0})
+    if (top.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (${sanitize(root)} is not in a git repository); run 'git init' and commit once, or use --workers 1`, 1)
+    const prefix = (await git(['rev-parse', '--show-prefix'], {cwd: root, env: env0})).stdout.trim()
+    const common = (await git(['rev-parse', '--git-common-dir'], {cwd: root, env: env0})).stdout.trim()
+    const named = (await git(['config', 'user.email'], {cwd: root, env: env0})).code === 0 && (await git(['config', 'user.name'], {cwd: root, env: env0})).code === 0
+    const topDir = top.stdout.trim()
+    const t = path.relative(topDir, path.resolve(opts.trackerDir))
+    repo = {
+      top: topDir,
+      prefix,
+      commonDir: path.resolve(root, common),
+      env: gitEnv(opts.env, named ? null : {name: 'helix', email: 'helix@localhost'}),
+      trackerRel: t && !t.startsWith('..') && !path.isAbsolute(t) ? t.split(path.sep).join('/') : null,
+    }
+    return repo
+  }
+
+  const run = async (args: string[], cwd: string): Promise<GitResult> => git(args, {cwd, env: (await ctx()).env})
+  const ok = async (args: string[], cwd: string): Promise<string> => {
+    const r = await run(args, cwd)
+    if (r.code !== 0) throw new HelixError(`helix: git ${args[0]} failed: ${sanitize(firstLine(r))}`, 1)
+    return r.stdout.trim()
+  }
+  const revParse = async (rev: string, cwd = root): Promise<string | null> => {
+    const r = await run(['rev-parse', '--verify', '-q', `${rev}^{commit}`], cwd)
+    return r.code === 0 ? r.stdout.trim() : null
+  }
+  const refExists = async (ref: string): Promise<boolean> => (await run(['rev-parse', '--verify', '-q', ref], root)).code === 0
+  const wtTop = (ws: Pick<Workspace, 'bead' | 'attempt'>): string => path.join(root, worktreeRel(ws.bead, ws.attempt))
+  const trackerFile = (f: string): boolean => touchesTracker(f) || (repo?.trackerRel ? f === repo.trackerRel || f.startsWith(`${repo.trackerRel}/`) : false)
+  const nul = (s: string): string[] => s.split('\0').filter(Boolean)
+
+  async function base(): Promise<string> {
+    if (baseName) return baseName
+    await ctx()
+    const r = await run(['symbolic-ref', '-q', '--short', 'HEAD'], root)
+    if (r.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (HEAD is detached in ${sanitize(root)}); run 'git switch <branch>' there, or use --workers 1`, 1)
+    const name = r.stdout.trim()
+    if (!(await revParse(`refs/heads/${name}`))) throw new HelixError(`${NEEDS_BRANCH} (branch ${sanitize(name)} has no commits yet); commit once, or use --workers 1`, 1)
+    baseName = name
+    return name
+  }
+
+  const baseTip = async (): Promise<string> => {
+    const b = await base()
+    const tip = await revParse(`refs/heads/${b}`)
+    if (!tip) throw new HelixError(`helix: the base branch ${sanitize(b)} no longer exists`, 1)
+    return tip
+  }
+
+  async function ensureExcludes(): Promise<void> {
+    const r = await ctx()
+    const file = path.join(r.commonDir, 'info', 'exclude')
+    await mkdir(path.dirname(file), {recursive: true})
+    ensureIgnored(file)
+    excluded = true
+  }
+
+  /** an attempt number is free when no branch, worktree directory or preserved ref uses it */
+  async function taken(bead: string, n: number): Promise<boolean> {
+    return existsSync(wtTop({bead, attempt: n})) || (await refExists(`refs/heads/${branchName(bead, n)}`)) || (await refExists(preservedRefName(bead, n)))
+  }
+
+  async function prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
+    assertSafeId(bead)
+    assertAttempt(attempt)
+    const r = await ctx()
+    if (!excluded) await ensureExcludes()
+    let n = attempt
+    while (await taken(bead, n)) n++
+    const tip = await baseTip()
+    const top = wtTop({bead, attempt: n})
+    await mkdir(path.dirname(top), {recursive: true})
+    const branch = branchName(bead, n)
+    const add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
+    if (add.code !== 0) throw new HelixError(`helix: git worktree add for ${bead} attempt ${n} failed: ${sanitize(firstLine(add))}`, 1)
+    return {slot, bead, attempt: n, dir: path.resolve(top, r.prefix || '.'), branch, baseTip: tip}
+  }
+
+  /**
+   * Commit what the agent left uncommitted (never tracker files) as one commit.
+   * `failed` (a stale index.lock of a killed git, a full disk…) means the worktree
+   * still holds work that exists nowhere else, so it must not be removed.
+   */
+  async function commitLeftovers(ws: Workspace): Promise<'none' | 'committed' | 'failed'> {
+    const top = wtTop(ws)
+    if (!existsSync(top)) return 'none'
+    const fail = (r: GitResult): 'failed' => {
+      log(`helix: could not commit the uncommitted work of ${ws.bead} attempt ${ws.attempt}: ${sanitize(firstLine(r))}`)
+      return 'failed'
+    }
+    const add = await run(['add', '-A'], top)
+    if (add.code !== 0) return fail(add)
+    const staged = nul((await run(['diff', '--cached', '--name-only', '-z', '--no-renames'], top)).stdout)
+    const tracker = staged.filter(trackerFile)
+    if (tracker.length) await run(['restore', '--staged', '--', ...tracker], top)
+    if ((await run(['diff', '--cached', '--quiet'], top)).code === 0) return 'none'
+    const c = await run(['commit', '-q', '--no-verify', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
+    return c.code === 0 ? 'committed' : fail(c)
+  }
+
+  /** the attempt's work: the worktree's HEAD, or the branch once the worktree is gone */
+  const workTip = async (ws: Workspace): Promise<string | null> => (existsSync(wtTop(ws)) ? await revParse('HEAD', wtTop(ws)) : null) ?? (await revParse(`refs/heads/${ws.branch}`))
+
+  async function removeWorktree(ws: Workspace): Promise<void> {
+    const top = wtTop(ws)
+    if (existsSync(top)) {
+      const r = await run(['worktree', 'remove', '--force', '--force', top], root)
+      if (r.code !== 0) {
+        log(`helix: git worktree remove ${worktreeRel(ws.bead, ws.attempt)}: ${sanitize(firstLine(r))}; deleting the directory`)
+        await rm(top, {recursive: true, force: true})
+      }
+    }
+    await run(['worktree', 'prune'], root)
+  }
+
+  /** compare-and-delete of the attempt's branch (only at the value just read) */
+  async function deleteBranch(ws: Workspace): Promise<void> {
+    const ref = `refs/heads/${ws.branch}`
+    const sha = await revParse(ref)
+    if (sha) await run(['update-ref', '-d', ref, sha], root)
+  }
+
+  /** create-only (never overwrite) the preserved ref; the next free attempt number if another process took this one */
+  async function keepRef(ws: Workspace, tip: string): Promise<string | null> {
+    for (let n = ws.attempt; n < ws.attempt + 100; n++) {
+      const ref = preservedRefName(ws.bead, n)
+      if ((await revParse(ref)) === tip) return ref
+      const r = await run(['update-ref', '-m', `helix: preserved ${ws.bead} attempt ${ws.attempt}`, ref, tip, ''], root)
+      if (r.code === 0) return ref
+    }
+    return null
+  }
+
+  async function preserve(ws: Workspace, reason: string): Promise<string | null> {
+    const leftovers = await commitLeftovers(ws)
+    const tip = await workTip(ws)
+    let ref: string | null = null
+    if (tip && tip !== ws.baseTip) {
+      ref = await keepRef(ws, tip)
+      if (!ref) {
+        // never lose work: keep the branch when the ref cannot be written
+        log(`helix: could not write ${preservedRefName(ws.bead, ws.attempt)}; work of ${ws.bead} stays on branch ${ws.branch} (${sanitize(reason)})`)
+        if (leftovers !== 'failed') await removeWorktree(ws)
+        return `refs/heads/${ws.branch}`
+      }
+    }
+    if (leftovers === 'failed') {
+      // its uncommitted work is only in the worktree: leave it for the operator (doctor lists it)
+      log(`helix: kept worktree ${worktreeRel(ws.bead, ws.attempt)} and branch ${ws.branch}: it holds uncommitted work helix could not commit`)
+      return ref
+    }
+    await removeWorktree(ws)
+    await deleteBranch(ws)
+    return ref
+  }
+
+  /** the worktree's own tracker copy is neither read nor committed: put it back so a rebase is not refused */
+  async function discardTrackerCopy(top: string): Promise<void> {
+    const dirty = nul((await run(['diff', '--name-only', '-z', '--no-renames', 'HEAD'], top)).stdout).filter(trackerFile)
+    if (dirty.length) await run(['restore', '--source=HEAD', '--staged', '--worktree', '--', ...dirty], top)
+  }
+
+  async function landLocked(ws: Workspace): Promise<LandResult> {
+    const top = wtTop(ws)
+    const b = await base()
+    if (!existsSync(top)) return {landed: false, reason: `the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`, preservedRef: null}
+    if ((await commitLeftovers(ws)) === 'failed') return {landed: false, reason: 'could not commit the work the agent left uncommitted', preservedRef: null}
+    await discardTrackerCopy(top)
+    const head = await run(['symbolic-ref', '-q', 'HEAD'], top)
+    if (head.stdout.trim() !== `refs/heads/${ws.branch}`) return {landed: false, reason: `the worktree is no longer on its branch ${ws.branch}`, preservedRef: null}
+    const touched = nul((await run(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).stdout).filter(trackerFile)
+    if (touched.length) return {landed: false, reason: `the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`, preservedRef: null}
+    for (let round = 0; round < MAX_LAND_ROUNDS; round++) {
+      const cur = await baseTip()
+      if ((await run(['merge-base', '--is-ancestor', cur, 'HEAD'], top)).code !== 0) {
+        const rb = await run(['rebase', '-q', '--no-autostash', cur], top)
+        if (rb.code !== 0) {
+          const files = nul((await run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout)
+          await run(['rebase', '--abort'], top)
+          return {landed: false, reason: files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}${files.length > 5 ? ', …' : ''}` : `rebase failed: ${sanitize(firstLine(rb))}`, preservedRef: null}
+        }
+      }
+      const next = await ok(['rev-parse', `refs/heads/${ws.branch}`], root)
+      const inRoot = (await run(['symbolic-ref', '-q', 'HEAD'], root)).stdout.trim() === `refs/heads/${b}`
+      if (inRoot) {
+        const m = await run(['merge', '--ff-only', '-q', '--no-edit', ws.branch], root)
+        if (m.code !== 0) {
+          const text = `${m.stderr}\n${m.stdout}`
+          if (/not possible to fast-forward/i.test(text)) continue
+          const files = /would be overwritten/.test(text) ? text.split('\n').filter((l) => /^\t/.test(l)).map((l) => l.trim()) : []
+          return {
+            landed: false,
+            reason: files.length ? `the project root has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in the project root refused: ${sanitize(firstLine(m))}`,
+            preservedRef: null,
+          }
+        }
+      } else {
+        const u = await run(['update-ref', '-m', `helix: landed ${ws.bead} attempt ${ws.attempt} ${opts.now().toISOString()}`, `refs/heads/${b}`, next, cur], root)
+        if (u.code !== 0) continue
+      }
+      const commits = (await run(['rev-list', '--reverse', `${cur}..${next}`], root)).stdout.split('\n').map((s) => s.trim()).filter(Boolean)
+      await removeWorktree(ws)
+      await deleteBranch(ws)
+      return {landed: true, sha: next, commits}
+    }
+    return {landed: false, reason: `the base branch ${sanitize(b)} kept moving during landing`, preservedRef: null}
+  }
+
+  async function land(ws: Workspace): Promise<LandResult> {
+    let result: LandResult
+    try {
+      const release = await (lock ??= createLandLock(path.join((await ctx()).commonDir, 'helix-land.lock'), {waitMs: opts.lockWaitMs})).acquire()
+      try {
+        result = await landLocked(ws)
+      } finally {
+        await release()
+      }
+    } catch (error) {
+      result = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
+    }
+    if (result.landed) return result
+    return {landed: false, reason: result.reason, preservedRef: await preserve(ws, result.reason)}
+  }
+
+  async function keepBranch(ws: Workspace): Promise<string> {
+    if ((await commitLeftovers(ws)) !== 'failed') await removeWorktree(ws)
+    return ws.branch
+  }
+
+  async function preservedRef(bead: string): Promise<string | null> {
+    if (idProblem(bead)) return null
+    const r = await run(['for-each-ref', '--format=%(refname)', `refs/helix/preserved/${bead}/`], root)
+    let best: {n: number; ref: string} | null = null
+    for (const ref of r.stdout.split('\n').map((l) => l.trim()).filter(Boolean)) {
+      const n = Number(ref.slice(ref.lastIndexOf('/') + 1))
+      if (Number.isSafeInteger(n) && (!best || n > best.n)) best = {n, ref}
+    }
+    return best?.ref ?? null
+  }
+
+  return {base, ensureExcludes, prepare, land, preserve, keepBranch, preservedRef}
+}

@@ -1,0 +1,55 @@
+// `helix doctor` and `helix recover --worktrees` through the built CLI (npm run build first).
+import {spawnSync} from 'node:child_process'
+import {existsSync, realpathSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {createGitLanding} from '../../src/loop/landing.js'
+import {agentCommit, branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
+
+const BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'run.js')
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
+})
+
+function helix(cwd: string, args: string[]) {
+  const env: NodeJS.ProcessEnv = {...gitTestEnv, NODE_ENV: 'production', HELIX_AGENT: process.execPath}
+  for (const k of ['DDX_BEAD_DIR', 'HELIX_REVIEW_AGENT']) delete env[k]
+  const r = spawnSync(process.execPath, [BIN, ...args], {cwd, env, encoding: 'utf8'})
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+}
+
+describe('doctor and recover --worktrees (built CLI)', () => {
+  it('doctor fails on a stale worktree, recover --worktrees --dry-run lists it, recover removes it and keeps its work', async () => {
+    const root = realpathSync(makeRepo())
+    dirs.push(root)
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
+    const ws = await landing.prepare('hx-1', 1, 1)
+    const sha = agentCommit(ws.dir, 'c.ts', 'c\n')
+    const keep = await landing.prepare('hx-2', 1, 2)
+    agentCommit(keep.dir, 'd.ts', 'd\n')
+    expect(await landing.preserve(keep, 'FAILED')).toBe('refs/helix/preserved/hx-2/1')
+
+    const doc = helix(root, ['doctor'])
+    expect(doc.stdout).toMatch(/^FAIL +worktrees: 1 stale worktree\(s\) no run owns: \.helix\/worktrees\/hx-1-1$/m)
+    expect(doc.stdout).toContain("fix: run 'helix recover --worktrees'")
+    expect(doc.stdout).toMatch(/^WARN +preserved work: 1 ref\(s\) under refs\/helix\/preserved\/ no run owns: refs\/helix\/preserved\/hx-2\/1$/m)
+    expect(doc.code).toBe(1)
+
+    const dry = helix(root, ['recover', '--worktrees', '--dry-run'])
+    expect(dry.code).toBe(0)
+    expect(dry.stdout).toContain('helix: would remove worktree .helix/worktrees/hx-1-1; branch helix/hx-1-1 would be kept (its work is not merged or preserved)')
+    expect(existsSync(ws.dir)).toBe(true)
+
+    const r = helix(root, ['recover', '--worktrees'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('helix: removed worktree .helix/worktrees/hx-1-1; branch helix/hx-1-1 kept')
+    expect(worktrees(root)).toEqual([root])
+    expect(branches(root)).toEqual(['helix/hx-1-1'])
+    expect(g(root, 'rev-parse', 'helix/hx-1-1')).toBe(sha)
+    expect(g(root, 'for-each-ref', '--format=%(refname)', 'refs/helix/')).toBe('refs/helix/preserved/hx-2/1')
+
+    const after = helix(root, ['doctor'])
+    expect(after.stdout).toMatch(/^ok +worktrees: no stale worktrees$/m)
+  })
+})

@@ -1,0 +1,252 @@
+// `helix run --workers N` end to end (SPEC 15, issue 11): real git repos in temp
+// dirs, a stub agent that commits in its worktree and closes its bead in the one
+// shared tracker. Needs the scheduler from branch `loop`: these tests skip on a
+// build whose `helix run` has no --workers, and run once the branches are merged.
+import {spawn, spawnSync} from 'node:child_process'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+
+const REPO = path.resolve(import.meta.dirname, '..', '..')
+const BIN = path.join(REPO, 'bin', 'run.js')
+
+function hasWorkers(): boolean {
+  try {
+    const m = JSON.parse(readFileSync(path.join(REPO, 'oclif.manifest.json'), 'utf8'))
+    return Boolean(m.commands?.run?.flags?.workers)
+  } catch {
+    return false
+  }
+}
+
+const dirs: string[] = []
+const pids: number[] = []
+afterEach(() => {
+  for (const p of pids.splice(0)) {
+    try {
+      process.kill(p, 'SIGKILL')
+    } catch {
+      // gone
+    }
+  }
+  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
+})
+
+const gitEnv: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
+function g(cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', args, {cwd, env: gitEnv, encoding: 'utf8'})
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
+  return r.stdout.trim()
+}
+
+/**
+ * The agent's script per bead: `{file, text, sleepMs, sleepAfterCommitMs}`. It
+ * records `{bead, pid, cwd, start, end, sawFiles}` in $WSTUB/calls.jsonl.
+ */
+interface Plan {
+  file: string
+  text: string
+  sleepMs?: number
+  sleepAfterCommitMs?: number
+}
+
+function project(beads: Array<Record<string, unknown>>, plans: Record<string, Plan>) {
+  const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-workers-')))
+  dirs.push(base)
+  const root = path.join(base, 'repo')
+  const stub = path.join(base, 'stub')
+  mkdirSync(path.join(root, '.ddx'), {recursive: true})
+  mkdirSync(stub)
+  g(root, 'init', '-q', '-b', 'main')
+  g(root, 'config', 'user.email', 'op@example.com')
+  g(root, 'config', 'user.name', 'Operator')
+  writeFileSync(path.join(root, 'shared.ts'), 'line1\nline2\nline3\n')
+  writeFileSync(path.join(root, 'README.md'), 'readme\n')
+  const tracker = path.join(root, '.ddx', 'beads.jsonl')
+  writeFileSync(
+    tracker,
+    beads.map((b, i) => JSON.stringify({status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:0${i}Z`, title: `bead ${b.id}`, ...b}) + '\n').join(''),
+  )
+  // the tracker is committed, as in most projects: the worktrees get a copy helix must ignore
+  g(root, 'add', '-A')
+  g(root, 'commit', '-q', '-m', 'initial')
+  writeFileSync(path.join(stub, 'plans.json'), JSON.stringify(plans))
+  const agent = path.join(stub, 'agent.mjs')
+  const ops = path.join(REPO, 'dist', 'tracker', 'ops.js')
+  const rootMod = path.join(REPO, 'dist', 'util', 'root.js')
+  writeFileSync(
+    agent,
+    `#!${process.execPath}
+import {spawnSync} from 'node:child_process'
+import {appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+const stub = process.env.WSTUB
+const action = process.env.HELIX_ACTION
+const rec = (o) => appendFileSync(stub + '/calls.jsonl', JSON.stringify(o) + '\\n')
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+if (action === 'implementation') {
+  const id = process.env.HELIX_BEAD_ID
+  const plan = JSON.parse(readFileSync(stub + '/plans.json', 'utf8'))[id]
+  const start = Date.now()
+  rec({bead: id, pid: process.pid, cwd: process.cwd(), start, phase: 'start', files: readdirSync('.'), ddx: process.env.DDX_BEAD_DIR ?? null})
+  await sleep(plan.sleepMs ?? 0)
+  writeFileSync(plan.file, plan.text)
+  for (const args of [['add', plan.file], ['commit', '-q', '-m', 'work on ' + id]]) if (spawnSync('git', args).status !== 0) process.exit(1)
+  rec({bead: id, pid: process.pid, phase: 'committed', at: Date.now()})
+  if (plan.sleepAfterCommitMs) await sleep(plan.sleepAfterCommitMs)
+  const {closeBead} = await import(${JSON.stringify(ops)})
+  const {projectPaths} = await import(${JSON.stringify(rootMod)})
+  await closeBead(projectPaths(process.cwd(), process.env), id, {claimToken: process.env.HELIX_CLAIM_TOKEN})
+  rec({bead: id, pid: process.pid, phase: 'end', end: Date.now()})
+  process.stdout.write('closed ' + id + '\\n')
+} else if (action === 'check') {
+  process.stdout.write('NEXT_ACTION: STOP\\n')
+}
+`,
+  )
+  chmodSync(agent, 0o755)
+  const env: NodeJS.ProcessEnv = {...gitEnv, NODE_ENV: 'production', WSTUB: stub, HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0', HELIX_KILL_GRACE_MS: '500'}
+  for (const k of Object.keys(env)) if ((k.startsWith('HELIX_') && !['HELIX_AUTO_ALIGN', 'HELIX_BACKOFF_SLEEP', 'HELIX_KILL_GRACE_MS'].includes(k)) || k.startsWith('DDX_')) delete env[k]
+  const args = (workers: number, more: string[] = []) => ['run', '--agent', agent, '--no-auto-review', '--workers', String(workers), ...more]
+  const calls = (): Array<Record<string, any>> =>
+    existsSync(path.join(stub, 'calls.jsonl'))
+      ? readFileSync(path.join(stub, 'calls.jsonl'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : []
+  const tracked = (): Map<string, Record<string, any>> => new Map(readFileSync(tracker, 'utf8').split('\n').filter(Boolean).map((l) => [JSON.parse(l).id, JSON.parse(l)]))
+  return {root, stub, env, args, calls, tracked}
+}
+
+function run(p: ReturnType<typeof project>, workers: number, more: string[] = []) {
+  const r = spawnSync(process.execPath, [BIN, ...p.args(workers, more)], {cwd: p.root, env: p.env, encoding: 'utf8', timeout: 120_000})
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+}
+
+function clean(root: string): void {
+  expect(g(root, 'for-each-ref', '--format=%(refname)', 'refs/heads/helix/')).toBe('')
+  expect(g(root, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '))).toEqual([`worktree ${root}`])
+  expect(g(root, 'rev-list', '--merges', '--count', 'main')).toBe('0')
+}
+
+async function waitFor(cond: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe.skipIf(!hasWorkers())('helix run --workers (built CLI)', () => {
+  it('4 beads with 4 workers: all landed on main, linear, nothing left, operator changes untouched byte for byte', () => {
+    const ids = ['hx-a', 'hx-b', 'hx-c', 'hx-d']
+    const p = project(
+      ids.map((id) => ({id})),
+      Object.fromEntries(ids.map((id) => [id, {file: `${id}.ts`, text: `${id}\n`, sleepMs: 1500}])),
+    )
+    const dirty = 'readme\noperator edit \r\n\u0001\n'
+    writeFileSync(path.join(p.root, 'README.md'), dirty)
+    writeFileSync(path.join(p.root, 'scratch.txt'), 'untracked\n')
+    const r = run(p, 4)
+    expect(r.code, r.stderr).toBe(0)
+    const tracked = p.tracked()
+    for (const id of ids) expect(tracked.get(id)?.status).toBe('closed')
+    expect(g(p.root, 'rev-list', '--count', 'main')).toBe('5')
+    expect(g(p.root, 'log', '--format=%s', 'main').split('\n').slice(0, 4).sort()).toEqual(ids.map((id) => `work on ${id}`))
+    clean(p.root)
+    expect(readFileSync(path.join(p.root, 'README.md'), 'utf8')).toBe(dirty)
+    expect(readFileSync(path.join(p.root, 'scratch.txt'), 'utf8')).toBe('untracked\n')
+    const starts = p.calls().filter((c) => c.phase === 'start')
+    // each agent worked in its own worktree, with DDX_BEAD_DIR on the shared tracker
+    expect(new Set(starts.map((c) => c.cwd)).size).toBe(4)
+    for (const c of starts) expect(c.cwd).toMatch(/\/\.helix\/worktrees\/hx-[a-d]-\d+$/)
+    for (const c of starts) expect(c.ddx && path.resolve(p.root, c.ddx)).toBe(path.join(p.root, '.ddx'))
+    // and they ran at once
+    const ends = p.calls().filter((c) => c.phase === 'end')
+    const firstEnd = Math.min(...ends.map((c) => c.end))
+    expect(starts.filter((c) => c.start < firstEnd).length).toBeGreaterThanOrEqual(3)
+    expect(r.stdout + r.stderr).toMatch(/w[1-4]/)
+  })
+
+  it('a chain A ← B: B starts only after A landed, and its worktree has A’s change', () => {
+    const p = project(
+      [{id: 'hx-a'}, {id: 'hx-b', dependencies: [{issue_id: 'hx-b', depends_on_id: 'hx-a', type: 'blocks'}]}],
+      {'hx-a': {file: 'from-a.ts', text: 'a\n', sleepMs: 500}, 'hx-b': {file: 'from-b.ts', text: 'b\n'}},
+    )
+    const r = run(p, 4)
+    expect(r.code, r.stderr).toBe(0)
+    const c = p.calls()
+    const aEnd = c.find((x) => x.bead === 'hx-a' && x.phase === 'end')!
+    const bStart = c.find((x) => x.bead === 'hx-b' && x.phase === 'start')!
+    expect(bStart.start).toBeGreaterThan(aEnd.end)
+    expect(bStart.files).toContain('from-a.ts')
+    expect(g(p.root, 'log', '--format=%s', 'main').split('\n').slice(0, 2)).toEqual(['work on hx-b', 'work on hx-a'])
+    clean(p.root)
+  })
+
+  it('two beads editing the same line: one lands, the other is preserved, reopened, retried on the new base and lands', () => {
+    const p = project([{id: 'hx-x'}, {id: 'hx-y'}], {
+      'hx-x': {file: 'shared.ts', text: 'X\nline2\nline3\n', sleepMs: 800},
+      'hx-y': {file: 'shared.ts', text: 'Y\nline2\nline3\n', sleepMs: 800},
+    })
+    const r = run(p, 2)
+    expect(r.code, r.stderr).toBe(0)
+    const t = p.tracked()
+    expect(t.get('hx-x')?.status).toBe('closed')
+    expect(t.get('hx-y')?.status).toBe('closed')
+    const loser = [t.get('hx-x')!, t.get('hx-y')!].find((b) => String(b.notes ?? '').includes('NOT LANDED'))!
+    expect(String(loser.notes)).toMatch(new RegExp(`NOT LANDED \\[[^\\]]+\\]: conflict in shared\\.ts; work kept at refs/helix/preserved/${loser.id}/1`))
+    expect(g(p.root, 'for-each-ref', '--format=%(refname)', 'refs/helix/preserved/')).toBe(`refs/helix/preserved/${loser.id}/1`)
+    expect(p.calls().filter((c) => c.phase === 'start' && c.bead === loser.id)).toHaveLength(2)
+    expect(readFileSync(path.join(p.root, 'shared.ts'), 'utf8')).toBe(`${loser.id === 'hx-x' ? 'X' : 'Y'}\nline2\nline3\n`)
+    expect(g(p.root, 'rev-list', '--count', 'main')).toBe('3')
+    clean(p.root)
+  })
+
+  it('--land none: each completed attempt stays on its branch, the base is unchanged, the beads closed', () => {
+    const p = project([{id: 'hx-a'}, {id: 'hx-b'}], {'hx-a': {file: 'a.ts', text: 'a\n'}, 'hx-b': {file: 'b.ts', text: 'b\n'}})
+    const base = g(p.root, 'rev-parse', 'main')
+    const r = run(p, 2, ['--land', 'none'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(g(p.root, 'rev-parse', 'main')).toBe(base)
+    expect(g(p.root, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/helix/')).toBe('helix/hx-a-1\nhelix/hx-b-1')
+    expect(g(p.root, 'show', '--format=', '--name-only', 'helix/hx-a-1')).toBe('a.ts')
+    expect(p.tracked().get('hx-a')?.status).toBe('closed')
+    expect(p.tracked().get('hx-b')?.status).toBe('closed')
+    expect(g(p.root, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '))).toEqual([`worktree ${p.root}`])
+  })
+
+  it('SIGTERM with 3 in flight: exit 143 within 15 s, all unclaimed, commits preserved, no agent left; status --json showed workers[]', async () => {
+    const ids = ['hx-a', 'hx-b', 'hx-c']
+    const p = project(
+      ids.map((id) => ({id})),
+      Object.fromEntries(ids.map((id) => [id, {file: `${id}.ts`, text: `${id}\n`, sleepAfterCommitMs: 120_000}])),
+    )
+    const child = spawn(process.execPath, [BIN, ...p.args(3)], {cwd: p.root, env: p.env, stdio: 'ignore'})
+    pids.push(child.pid!)
+    const done = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('close', (code, signal) => resolve({code, signal})))
+    await waitFor(() => p.calls().filter((c) => c.phase === 'committed').length === 3, 60_000)
+    const agents = p.calls().filter((c) => c.phase === 'start').map((c) => c.pid as number)
+    pids.push(...agents)
+    const st = spawnSync(process.execPath, [BIN, 'status', '--json'], {cwd: p.root, env: p.env, encoding: 'utf8'})
+    const status = JSON.parse(st.stdout)
+    const workers = status.workers ?? status.active_run?.workers ?? status.run_state?.workers
+    expect(Array.isArray(workers)).toBe(true)
+    expect(workers.map((w: any) => w.bead).sort()).toEqual(ids)
+    const t0 = Date.now()
+    child.kill('SIGTERM')
+    const res = await done
+    expect(Date.now() - t0).toBeLessThan(15_000)
+    expect(res.code).toBe(143)
+    const t = p.tracked()
+    for (const id of ids) {
+      expect(t.get(id)?.status).toBe('open')
+      expect(t.get(id)?.owner).toBeUndefined()
+      expect(g(p.root, 'show', '--format=', '--name-only', `refs/helix/preserved/${id}/1`)).toContain(`${id}.ts`)
+    }
+    for (const pid of agents) expect(existsSync(`/proc/${pid}`) ? readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] : 'gone').toMatch(/gone|Z/)
+    clean(p.root)
+    expect(existsSync(path.join(p.root, '.helix', 'worktrees')) ? readdirSync(path.join(p.root, '.helix', 'worktrees')) : []).toEqual([])
+  })
+})
