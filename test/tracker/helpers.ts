@@ -65,7 +65,7 @@ export function helixAsync(cwd: string, args: string[], extraEnv: Record<string,
 }
 
 /** A scripted ProcessProbe that counts lookups. */
-export function fakeProbe(opts: {host?: string; running?: Record<number, string | undefined>; helixNames?: string[]} = {}): ProcessProbe & {psCalls: number; runCalls: number} {
+export function fakeProbe(opts: {host?: string; running?: Record<number, string | undefined>; helixNames?: string[]; dispatches?: string[]} = {}): ProcessProbe & {psCalls: number; runCalls: number} {
   const running = opts.running ?? {}
   const p = {
     psCalls: 0,
@@ -80,6 +80,8 @@ export function fakeProbe(opts: {host?: string; running?: Record<number, string 
       p.psCalls++
       return (opts.helixNames ?? []).includes(id)
     },
+    /** claim tokens some live process carries a dispatch id of */
+    dispatchAlive: (token: string) => (opts.dispatches ?? []).includes(token),
   }
   return p
 }

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {createBead, parseSetPairs} from '../../tracker/ops.js'
+import {sanitize} from '../../util/sanitize.js'
 import {serializeBead} from '../../tracker/codec.js'
 
 export default class TrackerCreate extends HelixCommand {
@@ -45,10 +46,10 @@ export default class TrackerCreate extends HelixCommand {
         supersededBy: flags['superseded-by'],
         replaces: flags.replaces,
         set: parseSetPairs(flags.set),
-        warn: (line) => this.err(line),
+        warn: (line) => this.err(sanitize(line)),
       },
       process.env,
     )
-    this.out(flags.json ? serializeBead(bead) : bead.id)
+    this.out(flags.json ? serializeBead(bead) : sanitize(bead.id))
   }
 }

@@ -2,8 +2,9 @@ import os from 'node:os'
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
-import {parseSetPairs, updateBead} from '../../tracker/ops.js'
+import {parseSetPairs, updateBeadDetailed} from '../../tracker/ops.js'
 import {serializeBead} from '../../tracker/codec.js'
+import {sanitize} from '../../util/sanitize.js'
 import {orphanThresholdSec} from '../../tracker/liveness.js'
 import {realProbe, startTokenOf} from '../../recovery/probe.js'
 
@@ -43,7 +44,7 @@ export default class TrackerUpdate extends HelixCommand {
     // The claimer of a CLI claim is the process that ran this command (our parent):
     // this process exits at once, its caller (agent shell, script) lives on.
     const claimPid = process.ppid > 1 ? process.ppid : process.pid
-    const bead = await updateBead(projectPaths(), args.id, {
+    const {bead, notice} = await updateBeadDetailed(projectPaths(), args.id, {
       title: flags.title,
       status: flags.status,
       priority: flags.priority,
@@ -77,6 +78,11 @@ export default class TrackerUpdate extends HelixCommand {
           }
         : undefined,
     })
-    this.out(flags.json ? serializeBead(bead) : `updated ${bead.id}`)
+    if (notice !== undefined) {
+      this.err(`helix: ${sanitize(notice)}`)
+      if (flags.json) this.out(serializeBead(bead))
+      return
+    }
+    this.out(flags.json ? serializeBead(bead) : `updated ${sanitize(bead.id)}`)
   }
 }
