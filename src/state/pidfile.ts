@@ -45,7 +45,8 @@ export function pidAlive(pid: number): boolean {
  * that reused the pid after a reboot (see pid-identity.ts).
  */
 export function runHolderAlive(record: PidRecord): boolean {
-  return record.pid > 0 && pidAlive(record.pid) && pidMatchesRecord(record.pid, record.started)
+  // pidMatchesRecord refuses a missing, unparsable or future start field first
+  return record.pid > 0 && pidMatchesRecord(record.pid, record.started) && pidAlive(record.pid)
 }
 
 export type AcquireResult = {ok: true; record: PidRecord} | {ok: false; holder: PidRecord}
