@@ -28,7 +28,7 @@ export const FIELDS: readonly FieldSpec[] = [
   {key: 'title', kind: 'title', flag: 'title', prop: 'title', update: true},
   {key: 'status', kind: 'status', flag: 'status', prop: 'status', update: true, description: 'open, in_progress, closed, blocked, proposed, cancelled'},
   {key: 'priority', kind: 'priority', flag: 'priority', prop: 'priority', create: true, update: true, description: '0-4'},
-  {key: 'issue_type', kind: 'string'},
+  {key: 'issue_type', kind: 'string', flag: 'type', prop: 'type', create: true, description: 'issue type (task, epic, bug, chore, …)'},
   {key: 'schema_version', kind: 'int'},
   {key: 'owner', kind: 'string'},
   {key: 'created_at', kind: 'string'},
@@ -62,4 +62,19 @@ export const INTERPRETED_KEYS: ReadonlySet<string> = new Set(FIELDS.map((f) => f
 /** Fields set by a plain string-valued flag (`--<flag> S`) of the given command. */
 export function plainFlagFields(command: 'create' | 'update'): FieldSpec[] {
   return FIELDS.filter((f) => f.flag !== undefined && f[command] === true)
+}
+
+/** Free-text fields whose flag value is stored as given (no validation): the loop of create/update. */
+export function verbatimFields(command: 'create' | 'update'): FieldSpec[] {
+  return plainFlagFields(command).filter((f) => f.kind === 'string' && f.key !== 'issue_type')
+}
+
+/** The command input (CreateInput / UpdateChanges) for every table flag: `{[prop]: flags[flag]}`. */
+export function inputFromFlags(command: 'create' | 'update', flags: Record<string, unknown>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {}
+  for (const f of plainFlagFields(command)) {
+    const v = flags[f.flag!]
+    out[f.prop!] = typeof v === 'string' ? v : undefined
+  }
+  return out
 }

@@ -18,6 +18,7 @@ import {depIds, openDeps, ownClaim, statusOf} from './queries.js'
 import {claimLiveness, claimPid} from './liveness.js'
 import {beadProblems} from './schema.js'
 import {isExecutableFile} from '../util/files.js'
+import {FIELD_BY_KEY, verbatimFields} from './fields.js'
 
 /** Keys that make up a claim (removed by unclaim/close/reopen; `owner` handled separately). */
 export const CLAIM_KEYS = ['claimed-at', 'claimed-pid', 'claimed-machine', 'claimed-start', 'claim-token'] as const
@@ -80,21 +81,20 @@ export function splitList(s: string | string[] | undefined): string[] {
  * labels: comma list; status: one of the six).
  */
 export function coerceSetValue(key: string, raw: string): unknown {
-  switch (key) {
+  switch (FIELD_BY_KEY.get(key)?.kind) {
     case 'id':
       throw new HelixError('cannot set id', EXIT.ERROR)
-    case 'dependencies':
+    case 'deps':
       throw new HelixError("use 'helix tracker dep add|remove' to change dependencies", EXIT.ERROR)
     case 'title':
       return requireTitle(raw)
     case 'priority':
       return parsePriority(raw)
-    case 'queue-rank':
-    case 'schema_version':
+    case 'int':
       return parseInt0(key, raw)
-    case 'execution-eligible':
+    case 'bool':
       return parseBool(key, raw)
-    case 'labels':
+    case 'list':
       return splitList(raw)
     case 'status':
       return parseStatus(raw)
@@ -238,15 +238,12 @@ export async function createBead(paths: ProjectPaths, input: CreateInput, env: N
   }
   const labels = splitList(input.labels)
   if (labels.length) bead.labels = labels
-  if (input.parent) bead.parent = input.parent
-  if (input.description !== undefined) bead.description = input.description
-  if (input.acceptance !== undefined) bead.acceptance = input.acceptance
-  if (input.notes !== undefined) bead.notes = input.notes
-  if (input.specId !== undefined) bead['spec-id'] = input.specId
-  if (input.design !== undefined) bead.design = input.design
+  // the free-text fields of the field table (parent, description, notes, spec-id, …)
+  for (const f of verbatimFields('create')) {
+    const v = (input as unknown as Record<string, unknown>)[f.prop!]
+    if (typeof v === 'string' && (f.key !== 'parent' || v !== '')) bead[f.key] = v
+  }
   if (input.executionEligible !== undefined) bead['execution-eligible'] = parseBool('execution-eligible', input.executionEligible)
-  if (input.supersededBy !== undefined) bead['superseded-by'] = input.supersededBy
-  if (input.replaces !== undefined) bead.replaces = input.replaces
   for (const [k, v] of Object.entries(set)) bead[k] = coerceSetValue(k, v)
   const prefix = idPrefix(paths, env)
 
@@ -521,16 +518,13 @@ export async function updateBeadDetailed(paths: ProjectPaths, id: string, change
     if (c.labels !== undefined) b.labels = splitList(c.labels)
     for (const l of c.addLabels ?? []) for (const x of splitList(l)) addLabelTo(b, x)
     for (const l of c.removeLabels ?? []) for (const x of splitList(l)) if (Array.isArray(b.labels)) b.labels = b.labels.filter((y) => y !== x)
-    if (c.parent !== undefined) b.parent = c.parent
-    if (c.description !== undefined) b.description = c.description
-    if (c.acceptance !== undefined) b.acceptance = c.acceptance
-    if (c.notes !== undefined) b.notes = c.notes
+    // the free-text fields of the field table (parent, description, notes, spec-id, …)
+    for (const f of verbatimFields('update')) {
+      const v = (c as unknown as Record<string, unknown>)[f.prop!]
+      if (typeof v === 'string') b[f.key] = v
+    }
     if (c.appendNotes !== undefined && c.appendNotes !== '') b.notes = appendText(b.notes, c.appendNotes)
-    if (c.specId !== undefined) b['spec-id'] = c.specId
-    if (c.design !== undefined) b.design = c.design
     if (ee !== undefined) b['execution-eligible'] = ee
-    if (c.supersededBy !== undefined) b['superseded-by'] = c.supersededBy
-    if (c.replaces !== undefined) b.replaces = c.replaces
     if (c.assignee !== undefined && !c.claim) b.owner = c.assignee
     for (const [k, v] of setVals) b[k] = v
     for (const k of c.unset ?? []) delete b[k]

@@ -7,7 +7,7 @@
 import {describe, expect, it} from 'vitest'
 import {tortureTrials} from './torture.js'
 
-describe('SIGSTOP before rename, 20 trials on a 1,002-bead tracker', () => {
+describe('SIGSTOP before rename, 20 trials on a 502-bead tracker', () => {
   it('0 lost updates', async () => {
     const t0 = Date.now()
     const r = await tortureTrials(20)
