@@ -286,6 +286,7 @@ export function topLevelEntries(line: string): RawEntry[] | null {
     try {
       key = JSON.parse(keyRaw) as string
     } catch {
+      // not a JSON string key: not a record we can take apart (callers fall back to the canonical encoding)
       return null
     }
     out.push({key, keyRaw, valueRaw: line.slice(i, vEnd)})
@@ -476,6 +477,7 @@ export function encodeBeadLine(b: Bead): string | Buffer {
     try {
       raw.canon = serializeBead(JSON.parse(raw.text) as Bead)
     } catch {
+      // cannot happen for a line that parsed once; '' never equals a serialization, so the line counts as changed
       raw.canon = ''
     }
   }
@@ -520,6 +522,7 @@ function sameValueText(valueRaw: string, v: unknown): boolean {
   try {
     return encValue(JSON.parse(valueRaw)) === encValue(v)
   } catch {
+    // unparsable raw text: treat the value as changed and write it canonically
     return false
   }
 }

@@ -121,8 +121,11 @@ export function configPrefix(configFile: string): string | undefined {
   let text: string
   try {
     text = readFileSync(configFile, 'utf8')
-  } catch {
-    return undefined
+  } catch (error) {
+    // no config file is the normal case; an unreadable one is a real problem
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
+    throw new HelixError(`cannot read ${configFile}: ${(error as Error).message}`, EXIT.ERROR)
   }
   let inBead = false
   for (const raw of text.split('\n')) {

@@ -443,7 +443,13 @@ export async function inspectLock(lockDir: string, now: Date = new Date(), isRun
     throw new HelixError(`cannot inspect lock ${lockDir}: ${(error as Error).message}`, EXIT.ERROR)
   }
   let entries: string[] = []
-  if (st.isDirectory()) entries = await fsp.readdir(lockDir)
+  try {
+    if (st.isDirectory()) entries = await fsp.readdir(lockDir)
+  } catch (error) {
+    // released between the stat and here: no lock held
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw new HelixError(`cannot inspect lock ${lockDir}: ${(error as Error).message}`, EXIT.ERROR)
+  }
   const owner = entries.length === 0 ? 'helix' : 'ddx'
   const pidRaw = owner === 'ddx' ? ((await readSmall(path.join(lockDir, 'pid'))) ?? '') : null
   const acquiredAt = owner === 'ddx' ? await readSmall(path.join(lockDir, 'acquired_at')) : null
