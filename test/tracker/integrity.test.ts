@@ -98,6 +98,12 @@ describe('13.1 no lost write', () => {
     utimesSync(oldPid, old, old)
     await mutateTracker(paths, (s) => ({beads: s.beads, result: null}))
     expect([existsSync(oldTmp), existsSync(freshTmp), existsSync(oldPid)]).toEqual([false, true, false])
+    // and by tracker doctor --repair
+    writeFileSync(oldTmp, 'partial')
+    utimesSync(oldTmp, old, old)
+    const r = await doctorTracker(paths, {probe: fakeProbe(), thresholdSec: 7200, repair: true})
+    expect(r.removed_temp_files).toEqual([oldTmp])
+    expect([existsSync(oldTmp), existsSync(freshTmp)]).toEqual([false, true])
   })
 })
 
