@@ -1,4 +1,5 @@
-import {mkdir, readFile} from 'node:fs/promises'
+import {constants as FS} from 'node:fs'
+import {mkdir, open} from 'node:fs/promises'
 import path from 'node:path'
 import type {RunState} from './types.js'
 import {atomicWrite} from '../util/atomic-write.js'
@@ -82,8 +83,16 @@ const SHAPE: Record<string, Check> = {
 export async function readRunState(file: string): Promise<RunState | null> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    // O_NONBLOCK + fstat first: a FIFO or device planted here must not block status (issue 9.4)
+    const fh = await open(file, FS.O_RDONLY | FS.O_NONBLOCK | FS.O_NOCTTY)
+    try {
+      if (!(await fh.stat()).isFile()) return null
+      text = await fh.readFile('utf8')
+    } finally {
+      await fh.close()
+    }
   } catch {
+    // missing or unreadable: "no run yet" (status must still work)
     return null
   }
   let parsed: unknown
