@@ -8,6 +8,7 @@ import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_proc
 import {mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+// @ts-expect-error plain ESM fixture without types
 import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
 import {pidAlive} from '../../src/state/pidfile.js'
 import {helix, helixAsync, tempDir, tempProject} from './helpers.js'
