@@ -10,7 +10,7 @@
  */
 import type {Bead, ClaimLiveness, ProcessProbe, TrackerSnapshot} from './types.js'
 import {statusOf} from './queries.js'
-import {processesOfDispatch} from '../util/tagged.js'
+import {processesOfDispatch, taggedProcesses} from '../util/tagged.js'
 
 /** A timestamp more than this far in the future is no evidence (clock skew, hand edits). */
 export const FUTURE_SKEW_MS = 5 * 60_000
@@ -103,8 +103,22 @@ export async function claimLiveness(bead: Bead, probe: ProcessProbe, now: Date, 
   return {live: false, reason: 'stale', ageSeconds: age, pid}
 }
 
+/** A probe whose dispatch lookups share one /proc scan (taken on first use) across many beads. */
+function withOneDispatchScan(probe: ProcessProbe): ProcessProbe {
+  if (probe.dispatchAlive) return probe
+  let ids: string[] | null = null
+  return {
+    ...probe,
+    dispatchAlive(token: string): boolean {
+      ids ??= taggedProcesses().map((p) => p.dispatchId)
+      return ids.some((id) => id === token || id.startsWith(`${token}.`))
+    },
+  }
+}
+
 /** Ids of `in_progress` beads whose claim is stale. */
-export async function staleClaimIds(snap: TrackerSnapshot, probe: ProcessProbe, now: Date, thresholdSec: number): Promise<Set<string>> {
+export async function staleClaimIds(snap: TrackerSnapshot, probeIn: ProcessProbe, now: Date, thresholdSec: number): Promise<Set<string>> {
+  const probe = withOneDispatchScan(probeIn)
   const out = new Set<string>()
   for (const b of snap.beads) {
     if (statusOf(b) !== 'in_progress') continue

@@ -285,6 +285,32 @@ describe('13.3 claims', () => {
     expect((await claimLiveness({...claimed({'claimed-start': undefined})}, fakeProbe({host: 'here'}), now, 7200)).live).toBe(true)
   })
 
+  it('real processes: a live process carrying a dispatch id of the claim keeps it live; once it is gone the claim is stale at once', async () => {
+    const {spawn} = await import('node:child_process')
+    const {hostname} = await import('node:os')
+    const {realProbe} = await import('../../src/recovery/probe.js')
+    const token = `tok${process.pid}${Date.now()}`
+    const agent = spawn('sleep', ['30'], {stdio: 'ignore', env: {...process.env, HELIX_DISPATCH_ID: `${token}.1`}})
+    try {
+      // the claimer (pid 999999999) is gone: only the tagged agent process is left
+      // (a unique id: the ps-list clause looks for helix processes naming the bead)
+      const b = {...claimed({id: `hx-${token}`, 'claimed-machine': hostname(), 'claimed-pid': 999_999_999, 'claim-token': token})}
+      const deadline = Date.now() + 5000
+      let l = await claimLiveness(b, realProbe(), now, 7200)
+      while (!l.live && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20)) // the child's environ is readable once it has exec'd
+        l = await claimLiveness(b, realProbe(), now, 7200)
+      }
+      expect(l.live).toBe(true)
+      agent.kill('SIGKILL')
+      await new Promise((r) => agent.once('exit', r))
+      const snap = parseTracker(JSON.stringify(b) + '\n', 'x')
+      expect([...(await staleClaimIds(snap, realProbe(), now, 7200))]).toEqual([b.id])
+    } finally {
+      agent.kill('SIGKILL')
+    }
+  })
+
   it('a claimed-at far in the future falls back to updated_at', async () => {
     const b = {...claimed({'claimed-at': '2099-01-01T00:00:00Z', 'claimed-start': undefined, updated_at: '2026-05-01T00:00:00.000Z'})}
     const l = await claimLiveness(b, fakeProbe({host: 'here'}), now, 7200)
