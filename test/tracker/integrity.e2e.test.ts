@@ -97,6 +97,7 @@ describe('ids that begin with - (after --)', () => {
     expect(helix(root, ['tracker', 'show', '--', '-x']).stdout).toContain('[open] -x (task) — dash')
     expect(helix(root, ['tracker', 'update', '--title', 'renamed', '--', '-x']).code).toBe(0)
     expect(helix(root, ['tracker', 'dep', 'add', '--', '-x', '-y']).code).toBe(0)
+    expect(helix(root, ['tracker', 'dep', 'tree', '--', '-x']).stdout).toContain('-y [closed] y')
     expect(helix(root, ['tracker', 'dep', 'remove', '--', '-x', '-y']).code).toBe(0)
     expect(helix(root, ['tracker', 'close', '--', '-x']).stdout).toBe('closed -x\n')
     expect(helix(root, ['tracker', 'reopen', '--', '-x']).stdout).toBe('reopened -x\n')

@@ -10,7 +10,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {clearTrackerCache, inspectLock, LOCK_STALE_MS, mutateTracker, readTracker} from '../../src/tracker/store.js'
 import {parseTracker, serializeTrackerBuffer} from '../../src/tracker/codec.js'
-import {checkFence, claimBead, closeBead, depAdd, depRemove, reopenBead, updateBead, updateBeadDetailed} from '../../src/tracker/ops.js'
+import {checkFence, claimBead, closeBead, createBead, depAdd, depRemove, reopenBead, updateBead, updateBeadDetailed} from '../../src/tracker/ops.js'
 import {doctorTracker, doctorText} from '../../src/tracker/admin.js'
 import {claimLiveness, staleClaimIds} from '../../src/tracker/liveness.js'
 import {readyBeads} from '../../src/tracker/queries.js'
@@ -133,12 +133,15 @@ describe('13.2 the file stays what it was', () => {
     writeFileSync(real, '{"id":"a","title":"A"}\n')
     chmodSync(real, 0o600)
     symlinkSync(real, paths.file)
+    const created = await createBead(paths, {title: 'new one', hook: false}, {})
     await claimBead(paths, 'a', {probe: fakeProbe(), thresholdSec: 7200})
     await updateBead(paths, 'a', {title: 'A2'})
     await closeBead(paths, 'a')
     expect(lstatSync(paths.file).isSymbolicLink()).toBe(true)
     expect(statSync(real).mode & 0o777).toBe(0o600)
-    expect(JSON.parse(readFileSync(real, 'utf8'))).toMatchObject({id: 'a', title: 'A2', status: 'closed'})
+    const [first, second] = readFileSync(real, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    expect(first).toMatchObject({id: 'a', title: 'A2', status: 'closed'})
+    expect(second).toMatchObject({id: created.id, title: 'new one'})
     expect(readdirSync(path.dirname(real)).filter((f) => f.includes('.tmp-'))).toEqual([])
   })
 
