@@ -270,8 +270,11 @@ async function testPauseBeforeRename(env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 /** Remove temp files left by killed writers (> 10 min old) beside the tracker and its target. */
-export async function removeStaleTempFiles(paths: Pick<ProjectPaths, 'dir' | 'file'>, now: number = Date.now()): Promise<string[]> {
+export async function removeStaleTempFiles(paths: Pick<ProjectPaths, 'dir' | 'file'> & Partial<Pick<ProjectPaths, 'pidFile' | 'runState'>>, now: number = Date.now()): Promise<string[]> {
   const dirs = new Set([paths.dir])
+  // the pid file and run-state live in `.ddx/` even when DDX_BEAD_DIR moves the tracker
+  if (paths.pidFile) dirs.add(path.dirname(paths.pidFile))
+  if (paths.runState) dirs.add(path.dirname(paths.runState))
   try {
     dirs.add(path.dirname(await writeTarget(paths.file)))
   } catch (error) {
