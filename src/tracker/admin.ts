@@ -10,6 +10,7 @@ import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
 import {lineFindings, malformedMessage, parseTrackerLenient, rejectedFileName, serializeBead, serializeTrackerBuffer, supersededDuplicateLines, type MalformedLine} from './codec.js'
 import {acquireTrackerLock, appendFileDurable, inspectLock, lockTimeoutSec, mutateTracker, readTracker, readTrackerRaw, removeStaleTempFiles, TEMP_FILE_PATTERN, writeFileDurable, type LockInfo} from './store.js'
 import {sanitize} from '../util/sanitize.js'
+import {runStateLockDir} from '../state/run-state.js'
 import {FUTURE_SKEW_MS} from './liveness.js'
 import {depIds, statusOf} from './queries.js'
 import {claimLiveness} from './liveness.js'
@@ -59,6 +60,8 @@ export interface DoctorReport {
   stale_lock: {path: string; age_seconds: number; ddx_pid: number | null} | null
   /** the lock directory right now: age, owner, stale or not (SPEC 13.1) */
   lock?: LockInfo | null
+  /** other lock directories present (`.ddx/run-state.lock`, `.ddx/helix.pid.lock`) */
+  other_locks?: LockInfo[]
   /** lines holding bytes that are not valid UTF-8 (kept as they are; SPEC 13.2) */
   invalid_utf8_lines?: number[]
   /** records with the same key twice (JSON.parse keeps the last) */
@@ -197,6 +200,12 @@ export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): P
   }
   const lock = await inspectLock(paths.lockDir, now, (pid) => opts.probe.isRunning(pid))
   r.lock = lock
+  // helix's other lock directories: run-state's and the pid file's guard
+  r.other_locks = []
+  for (const dir of [runStateLockDir(paths.runState), `${paths.pidFile}.lock`]) {
+    const l = await inspectLock(dir, now, (pid) => opts.probe.isRunning(pid))
+    if (l) r.other_locks.push(l)
+  }
   if (lock?.stale) r.stale_lock = {path: lock.path, age_seconds: lock.age_seconds, ddx_pid: lock.ddx_pid}
   const {beadProblems} = await import('./schema.js')
   for (const b of snapshot.beads) for (const problem of await beadProblems(b)) r.invalid_fields.push({id: b.id, problem})
@@ -224,8 +233,8 @@ export function doctorText(r: DoctorReport): string {
   for (const c of r.cycles) out.push(`dependency cycle: ${c.map((x) => s(x)).join(' -> ')}`)
   for (const c of r.stale_claims) out.push(`stale claim on ${s(c.id)} (owner=${s(c.owner ?? 'unknown')}, age=${c.age_seconds ?? '?'}s, pid=${c.pid ?? 'unknown'}) — 'helix recover' reclaims helix-owned ones`)
   for (const f of r.invalid_fields) out.push(`${s(f.id)}: invalid field ${s(f.problem)}`)
-  if (r.lock) {
-    const l = r.lock
+  for (const l of [r.lock, ...(r.other_locks ?? [])]) {
+    if (!l) continue
     const who = l.owner === 'ddx' ? `DDx writer${l.ddx_pid === null ? '' : ` pid ${l.ddx_pid}`}` : 'helix writer'
     const age = l.future ? `${-l.age_seconds}s in the future` : `${l.age_seconds}s old`
     out.push(`lock ${s(l.path)}: ${who}, ${age}, ${l.stale ? `stale (${l.why}) — the next writer breaks it` : `not stale (${l.why})`}`)
