@@ -19,7 +19,7 @@ import {writeBlockerReport} from '../output/blockers.js'
 import {recoverOrphans} from '../recovery/orphans.js'
 import {currentStartToken, realProbe} from '../recovery/probe.js'
 import {acquirePidFile, releasePidFile} from '../state/pidfile.js'
-import {readRunState, writeRunState} from '../state/run-state.js'
+import {readRunState, updateRunState, writeRunState} from '../state/run-state.js'
 import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
 import {readTracker} from '../tracker/store.js'
@@ -316,6 +316,7 @@ export function realLoopDeps(input: WiringInput): RealLoop {
     state: {
       load: () => readRunState(paths.runState),
       save: (s) => writeRunState(paths.runState, s),
+      update: (fn) => updateRunState(paths.runState, fn),
     },
     clock: {now: () => new Date()},
     sleep: abortableSleep,

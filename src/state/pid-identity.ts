@@ -54,16 +54,32 @@ export function looksLikeHelixRun(pid: number): boolean | null {
   return helixish && argv.includes('run')
 }
 
+/** A start field more than this far ahead of the clock is "in the future". */
+export const FUTURE_START_SLACK_MS = 5 * 60_000
+
 /**
- * false only when we can tell the process is not the run: it started after the
+ * The pid file's start field is usable evidence: an ISO-8601 UTC time (what
+ * `helix run` writes) that is not in the future. A missing, unparsable or
+ * future start means the file was not written by a run (or was tampered
+ * with): its pid is never signalled and never counts as a live run (issue 9).
+ */
+export function validStartField(startedIso: string | undefined, now: number = Date.now()): boolean {
+  if (typeof startedIso !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(startedIso)) return false
+  const t = Date.parse(startedIso)
+  return !Number.isNaN(t) && t - now <= FUTURE_START_SLACK_MS
+}
+
+/**
+ * false when the start field is not valid evidence (validStartField), or when
+ * we can tell the process is not the run: it started after the
  * pid file says the run started AND its command line is not a helix run. Both
  * are required so that a wall-clock step forward during a long run (which
  * shifts the computed start time) never makes a live run look stale — status
  * would otherwise remove a live run's mutex.
  */
 export function pidMatchesRecord(pid: number, startedIso: string): boolean {
+  if (!validStartField(startedIso)) return false
   const recorded = Date.parse(startedIso)
-  if (Number.isNaN(recorded)) return true
   const start = processStartMs(pid)
   if (start === null) return true
   if (start <= recorded + SLACK_MS) return true

@@ -1,7 +1,8 @@
-import {closeSync, linkSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
+import {constants as FS, fstatSync, closeSync, linkSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
 import path from 'node:path'
 import {pidAlive} from '../util/process.js'
 import {pidMatchesRecord} from './pid-identity.js'
+import {HelixError} from '../util/errors.js'
 
 /** `.ddx/helix.pid`: `<pid> <ISO-8601 UTC start>\n` (SPEC 1, 5.1). */
 export interface PidRecord {
@@ -11,10 +12,20 @@ export interface PidRecord {
 
 export function readPidFile(file: string): PidRecord | null {
   let text: string
+  let fd: number
   try {
-    text = readFileSync(file, 'utf8')
-  } catch {
-    return null
+    // never block on a FIFO planted at the pid file's path (issue 9.4)
+    fd = openSync(file, FS.O_RDONLY | FS.O_NONBLOCK | FS.O_NOCTTY)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null
+    throw new HelixError(`cannot read ${file}: ${(error as Error).message}`, 1)
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new HelixError(`${file} is not a regular file`, 1)
+    text = readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
   }
   const [pidText, started = ''] = text.trim().split(/\s+/, 2)
   const pid = Number(pidText)
@@ -31,7 +42,8 @@ export {pidAlive}
  * that reused the pid after a reboot (see pid-identity.ts).
  */
 export function runHolderAlive(record: PidRecord): boolean {
-  return record.pid > 0 && pidAlive(record.pid) && pidMatchesRecord(record.pid, record.started)
+  // pidMatchesRecord refuses a missing, unparsable or future start field first
+  return record.pid > 0 && pidMatchesRecord(record.pid, record.started) && pidAlive(record.pid)
 }
 
 export type AcquireResult = {ok: true; record: PidRecord} | {ok: false; holder: PidRecord}

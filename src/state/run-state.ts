@@ -1,5 +1,9 @@
-import {readFile} from 'node:fs/promises'
+import {constants as FS} from 'node:fs'
+import {mkdir, open} from 'node:fs/promises'
+import path from 'node:path'
 import type {RunState} from './types.js'
+import {atomicWrite} from '../util/atomic-write.js'
+import {HelixError, EXIT} from '../util/errors.js'
 
 export function emptyRunState(now: Date = new Date()): RunState {
   return {
@@ -79,8 +83,16 @@ const SHAPE: Record<string, Check> = {
 export async function readRunState(file: string): Promise<RunState | null> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    // O_NONBLOCK + fstat first: a FIFO or device planted here must not block status (issue 9.4)
+    const fh = await open(file, FS.O_RDONLY | FS.O_NONBLOCK | FS.O_NOCTTY)
+    try {
+      if (!(await fh.stat()).isFile()) return null
+      text = await fh.readFile('utf8')
+    } finally {
+      await fh.close()
+    }
   } catch {
+    // missing or unreadable: "no run yet" (status must still work)
     return null
   }
   let parsed: unknown
@@ -98,8 +110,89 @@ export async function readRunState(file: string): Promise<RunState | null> {
   return out as unknown as RunState
 }
 
-/** Atomic rewrite (temp file, fsync, rename) via write-file-atomic, loaded lazily. */
+const STATE_LOCK_STALE_MS = 10_000
+const STATE_LOCK_UPDATE_MS = 2_000
+const STATE_LOCK_WAIT_MS = 15_000
+
+/** The lock directory of a run-state file: `<dir>/run-state.lock` beside `run-state.json`. */
+export function runStateLockDir(file: string): string {
+  return path.join(path.dirname(file), path.basename(file).replace(/\.json$/, '') + '.lock')
+}
+
+/**
+ * Run `fn` holding the run-state lock (proper-lockfile, same stale rules as the
+ * tracker lock: 10 s window, refreshed every 2 s). Held for one read-modify-write,
+ * never across anything slow.
+ */
+async function withRunStateLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const lockfile = (await import('proper-lockfile')).default
+  await mkdir(path.dirname(file), {recursive: true})
+  const deadline = Date.now() + STATE_LOCK_WAIT_MS
+  let release: () => Promise<void>
+  for (;;) {
+    try {
+      release = await lockfile.lock(file, {
+        lockfilePath: runStateLockDir(file),
+        realpath: false,
+        stale: STATE_LOCK_STALE_MS,
+        update: STATE_LOCK_UPDATE_MS,
+        retries: 0,
+        // losing it mid-write can only reorder two saves of helix's own state
+        // file; the next save under the lock corrects it, so keep going
+        onCompromised: () => undefined,
+      })
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error
+      if (Date.now() > deadline) throw new HelixError(`run-state is locked by another process (waited ${STATE_LOCK_WAIT_MS / 1000}s)`, EXIT.BUSY)
+      await new Promise((r) => setTimeout(r, 10 + Math.floor(Math.random() * 40)))
+    }
+  }
+  try {
+    return await fn()
+  } finally {
+    try {
+      await release()
+    } catch (error) {
+      // ECOMPROMISED/ERELEASED: another process broke it as stale; nothing left to release
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ECOMPROMISED' && code !== 'ERELEASED' && code !== 'ENOENT') throw error
+    }
+  }
+}
+
+async function writeUnlocked(file: string, state: RunState): Promise<void> {
+  await atomicWrite(file, JSON.stringify(state, null, 2) + '\n')
+}
+
+/**
+ * Locked read-modify-write of run-state (SPEC 13.1): `fn` gets the current
+ * state (the empty state when missing) and returns the state to write, or null
+ * to write nothing. Returns what was written (or read). Used for
+ * `parallel_run_denied_count`: 8 runs started at once → the count is 7.
+ */
+export async function updateRunState(file: string, fn: (state: RunState) => RunState | null | Promise<RunState | null>, now: Date = new Date()): Promise<RunState> {
+  return withRunStateLock(file, async () => {
+    const cur = (await readRunState(file)) ?? emptyRunState(now)
+    const next = await fn(cur)
+    if (next === null) return cur
+    await writeUnlocked(file, next)
+    return next
+  })
+}
+
+/**
+ * Atomic, durable rewrite (temp file beside it, fsync, rename, fsync dir) under
+ * the run-state lock. Counters other processes bump under the lock while a run
+ * holds its state in memory (`parallel_run_denied_count`) never go down: the
+ * larger of the file's and the given value is written (and kept in `state`).
+ */
 export async function writeRunState(file: string, state: RunState): Promise<void> {
-  const {default: writeFileAtomic} = await import('write-file-atomic')
-  await writeFileAtomic(file, JSON.stringify(state, null, 2) + '\n', {fsync: true})
+  await withRunStateLock(file, async () => {
+    const onDisk = await readRunState(file)
+    if (onDisk && onDisk.parallel_run_denied_count > (state.parallel_run_denied_count ?? 0)) {
+      state.parallel_run_denied_count = onDisk.parallel_run_denied_count
+    }
+    await writeUnlocked(file, state)
+  })
 }

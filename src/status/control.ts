@@ -10,7 +10,7 @@ import {fileURLToPath} from 'node:url'
 import {HelixError} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import {pidAlive, readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
-import {pidMatchesRecord} from '../state/pid-identity.js'
+import {pidMatchesRecord, validStartField} from '../state/pid-identity.js'
 import {checkPidFile} from './report.js'
 import {fileStamp} from '../util/time.js'
 
@@ -188,6 +188,12 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
   if (!(rec.pid > 0) && Date.now() - statSync(file).mtimeMs < 5_000) {
     // a run between creating its pid file and writing its pid
     throw new HelixError('a run is starting; try again in a moment', 1)
+  }
+  // A pid file whose start field is missing, unparsable or in the future was not
+  // written by a run: never signal the process it names (a decoy, issue 9).
+  if (rec.pid > 0 && !validStartField(rec.started)) {
+    removeIfSame()
+    throw new HelixError(`PID file names pid ${rec.pid} with an invalid start time '${rec.started}'; not signalling it (removed the file)`, 1)
   }
   const sameRun = opts.alive ? true : pidMatchesRecord(rec.pid, rec.started)
   if (!(rec.pid > 0) || !alive(rec.pid) || !sameRun) {

@@ -19,6 +19,6 @@ export interface TrackerView {
 
 export async function trackerView(snap: TrackerSnapshot, now: Date, env: NodeJS.ProcessEnv): Promise<TrackerView> {
   const staleClaims = await staleClaimIds(snap, realProbe(), now, orphanThresholdSec(env))
-  const ready = readyBeads(snap, {staleClaims})
+  const ready = readyBeads(snap, {staleClaims, owner: null}) // SPEC 13.3: status still shows other owners' stale claims
   return {counts: statusCounts(snap, ready.length), ready, waiting: blockedBeads(snap), staleClaims}
 }

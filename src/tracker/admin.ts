@@ -7,8 +7,11 @@ import path from 'node:path'
 import {HelixError, EXIT} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
-import {malformedMessage, parseTrackerLenient, rejectedFileName, serializeBead, serializeTracker, supersededDuplicateLines, type MalformedLine} from './codec.js'
-import {acquireTrackerLock, appendFileDurable, inspectLock, LOCK_STALE_MS, lockTimeoutSec, mutateTracker, readTracker, readTrackerText, writeFileDurable} from './store.js'
+import {lineFindings, malformedMessage, parseTrackerLenient, rejectedFileName, serializeBead, serializeTrackerBuffer, supersededDuplicateLines, type MalformedLine} from './codec.js'
+import {acquireTrackerLock, appendFileDurable, inspectLock, lockTimeoutSec, mutateTracker, readTracker, readTrackerRaw, removeStaleTempFiles, TEMP_FILE_PATTERN, writeFileDurable, type LockInfo} from './store.js'
+import {sanitize} from '../util/sanitize.js'
+import {runStateLockDir} from '../state/run-state.js'
+import {FUTURE_SKEW_MS} from './liveness.js'
 import {depIds, statusOf} from './queries.js'
 import {claimLiveness} from './liveness.js'
 
@@ -55,6 +58,18 @@ export interface DoctorReport {
   leftover_temp_files: string[]
   /** a lock directory that outlived its writer (DDx lock whose pid is dead, or an old helix lock) */
   stale_lock: {path: string; age_seconds: number; ddx_pid: number | null} | null
+  /** the lock directory right now: age, owner, stale or not (SPEC 13.1) */
+  lock?: LockInfo | null
+  /** other lock directories present (`.ddx/run-state.lock`, `.ddx/helix.pid.lock`) */
+  other_locks?: LockInfo[]
+  /** lines holding bytes that are not valid UTF-8 (kept as they are; SPEC 13.2) */
+  invalid_utf8_lines?: number[]
+  /** records with the same key twice (JSON.parse keeps the last) */
+  duplicate_keys?: Array<{line: number; keys: string[]}>
+  /** timestamps more than 5 minutes in the future (a future claimed-at is no evidence of age, SPEC 13.3) */
+  future_timestamps?: Array<{id: string; key: string; value: string}>
+  /** temp files of killed writers that --repair removed */
+  removed_temp_files?: string[]
   repaired?: {rejected_file: string | null; lines_moved: number}
 }
 
@@ -136,22 +151,25 @@ export interface DoctorOptions {
  */
 export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): Promise<DoctorReport> {
   const now = opts.now ?? new Date()
-  let text = await readTrackerText(paths.file)
-  let {snapshot, malformed} = parseTrackerLenient(text)
+  let raw = await readTrackerRaw(paths.file)
+  let {snapshot, malformed} = parseTrackerLenient(raw)
   let repaired: DoctorReport['repaired']
+  let removedTemp: string[] | undefined
   if (opts.repair) {
     const lock = await acquireTrackerLock(paths, lockTimeoutSec())
     try {
-      text = await readTrackerText(paths.file)
-      ;({snapshot, malformed} = parseTrackerLenient(text))
-      const moved = [...malformed.map((m) => ({line: m.line, text: m.text})), ...supersededDuplicateLines(text, snapshot)].sort((a, b) => a.line - b.line)
+      removedTemp = await removeStaleTempFiles(paths, now.getTime())
+      raw = await readTrackerRaw(paths.file)
+      ;({snapshot, malformed} = parseTrackerLenient(raw))
+      const moved = [...malformed.map((m) => ({line: m.line, bytes: m.bytes})), ...supersededDuplicateLines(raw, snapshot)].sort((a, b) => a.line - b.line)
       let rejected: string | null = null
       if (moved.length) {
         rejected = rejectedFileName(paths.file, now)
-        await appendFileDurable(rejected, moved.map((m) => m.text + '\n').join(''))
+        // byte for byte, invalid UTF-8 included (SPEC 13.2)
+        await appendFileDurable(rejected, Buffer.concat(moved.flatMap((m) => [m.bytes, Buffer.from('\n')])))
       }
-      const out = serializeTracker(snapshot.beads)
-      if (out !== text) await writeFileDurable(paths.file, out)
+      const out = serializeTrackerBuffer(snapshot.beads)
+      if (!out.equals(raw)) await writeFileDurable(paths.file, out)
       repaired = {rejected_file: rejected, lines_moved: moved.length}
     } finally {
       await lock.release()
@@ -162,41 +180,67 @@ export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): P
     r.duplicates = []
     r.repaired = repaired
   }
+  if (removedTemp) r.removed_temp_files = removedTemp
+  const findings = lineFindings(raw)
+  r.invalid_utf8_lines = findings.invalidUtf8
+  r.duplicate_keys = findings.duplicateKeys
+  r.future_timestamps = []
+  for (const b of snapshot.beads) {
+    for (const key of ['created_at', 'updated_at', 'claimed-at']) {
+      const v = b[key]
+      if (typeof v !== 'string') continue
+      const t = Date.parse(v)
+      if (!Number.isNaN(t) && t - now.getTime() > FUTURE_SKEW_MS) r.future_timestamps.push({id: b.id, key, value: v})
+    }
+  }
   for (const b of snapshot.beads) {
     if (statusOf(b) !== 'in_progress') continue
     const l = await claimLiveness(b, opts.probe, now, opts.thresholdSec)
     if (!l.live) r.stale_claims.push({id: b.id, owner: typeof b.owner === 'string' ? b.owner : null, age_seconds: l.ageSeconds, pid: l.pid})
   }
-  const lock = await inspectLock(paths.lockDir, now)
-  if (lock && lock.age_seconds * 1000 > LOCK_STALE_MS * 5) {
-    const holderAlive = lock.ddx_pid !== null && opts.probe.isRunning(lock.ddx_pid)
-    if (!holderAlive) r.stale_lock = lock
+  const lock = await inspectLock(paths.lockDir, now, (pid) => opts.probe.isRunning(pid))
+  r.lock = lock
+  // helix's other lock directories: run-state's and the pid file's guard
+  r.other_locks = []
+  for (const dir of [runStateLockDir(paths.runState), `${paths.pidFile}.lock`]) {
+    const l = await inspectLock(dir, now, (pid) => opts.probe.isRunning(pid))
+    if (l) r.other_locks.push(l)
   }
+  if (lock?.stale) r.stale_lock = {path: lock.path, age_seconds: lock.age_seconds, ddx_pid: lock.ddx_pid}
   const {beadProblems} = await import('./schema.js')
   for (const b of snapshot.beads) for (const problem of await beadProblems(b)) r.invalid_fields.push({id: b.id, problem})
   try {
-    const base = path.basename(paths.file)
-    r.leftover_temp_files = (await fsp.readdir(paths.dir)).filter((f) => f.startsWith(`.${base}.tmp-`)).map((f) => path.join(paths.dir, f))
-  } catch {
+    r.leftover_temp_files = (await fsp.readdir(paths.dir)).filter((f) => TEMP_FILE_PATTERN.test(f)).map((f) => path.join(paths.dir, f))
+  } catch (error) {
     // no directory: nothing left over
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
-  return finishOk(r)
+  finishOk(r)
+  if (r.duplicate_keys.length || r.future_timestamps.length) r.ok = false
+  return r
 }
 
 export function doctorText(r: DoctorReport): string {
   const out: string[] = []
+  const s = sanitize
   for (const m of r.malformed) out.push(malformedMessage(r.file, m).replace(/ — run .*$/, ''))
-  for (const d of r.duplicates) out.push(`duplicate id ${d} (the last line wins)`)
-  for (const d of r.dangling_deps) out.push(`${d.id} depends on missing ${d.depends_on}`)
-  for (const p of r.dangling_parents) out.push(`${p.id} has missing parent ${p.parent}`)
-  for (const c of r.cycles) out.push(`dependency cycle: ${c.join(' -> ')}`)
-  for (const s of r.stale_claims) out.push(`stale claim on ${s.id} (owner=${s.owner ?? 'unknown'}, age=${s.age_seconds ?? '?'}s, pid=${s.pid ?? 'unknown'}) — 'helix recover' reclaims helix-owned ones`)
-  for (const f of r.invalid_fields) out.push(`${f.id}: invalid field ${f.problem}`)
-  if (r.stale_lock) {
-    const who = r.stale_lock.ddx_pid === null ? 'no live holder' : `DDx writer pid ${r.stale_lock.ddx_pid} is not running`
-    out.push(`stale lock ${r.stale_lock.path} (${r.stale_lock.age_seconds}s old, ${who}) — remove it with: rm -r '${r.stale_lock.path}'`)
+  for (const d of r.duplicates) out.push(`duplicate id ${s(d)} (the last line wins)`)
+  for (const d of r.duplicate_keys ?? []) out.push(`line ${d.line}: duplicate key(s) ${d.keys.map((k) => s(k)).join(', ')} in one record (the last one counts)`)
+  for (const n of r.invalid_utf8_lines ?? []) out.push(`line ${n}: invalid UTF-8 (kept byte for byte)`)
+  for (const f of r.future_timestamps ?? []) out.push(`${s(f.id)}: ${f.key} ${s(f.value)} is in the future${f.key === 'claimed-at' ? ' (no evidence of age)' : ''}`)
+  for (const d of r.dangling_deps) out.push(`${s(d.id)} depends on missing ${s(d.depends_on)}`)
+  for (const p of r.dangling_parents) out.push(`${s(p.id)} has missing parent ${s(p.parent)}`)
+  for (const c of r.cycles) out.push(`dependency cycle: ${c.map((x) => s(x)).join(' -> ')}`)
+  for (const c of r.stale_claims) out.push(`stale claim on ${s(c.id)} (owner=${s(c.owner ?? 'unknown')}, age=${c.age_seconds ?? '?'}s, pid=${c.pid ?? 'unknown'}) — 'helix recover' reclaims helix-owned ones`)
+  for (const f of r.invalid_fields) out.push(`${s(f.id)}: invalid field ${s(f.problem)}`)
+  for (const l of [r.lock, ...(r.other_locks ?? [])]) {
+    if (!l) continue
+    const who = l.owner === 'ddx' ? `DDx writer${l.ddx_pid === null ? '' : ` pid ${l.ddx_pid}`}` : 'helix writer'
+    const age = l.future ? `${-l.age_seconds}s in the future` : `${l.age_seconds}s old`
+    out.push(`lock ${s(l.path)}: ${who}, ${age}, ${l.stale ? `stale (${l.why}) — the next writer breaks it` : `not stale (${l.why})`}`)
   }
-  for (const f of r.leftover_temp_files) out.push(`leftover temp file ${f} (from an interrupted writer; safe to delete)`)
+  for (const f of r.leftover_temp_files) out.push(`leftover temp file ${s(f)} (from an interrupted writer; safe to delete)`)
+  for (const f of r.removed_temp_files ?? []) out.push(`removed old temp file ${s(f)}`)
   if (r.repaired) {
     out.push(
       r.repaired.rejected_file

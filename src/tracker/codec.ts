@@ -10,7 +10,10 @@
  * U+2029 escaped as \uXXXX, other non-ASCII raw, `\n` after every line, and the
  * fields DDx omits when empty dropped. Canonical input re-encodes byte-identically.
  */
+import {isUtf8} from 'node:buffer'
 import {HelixError, EXIT} from '../util/errors.js'
+import {INTERPRETED_KEYS} from './fields.js'
+import {sanitize} from '../util/sanitize.js'
 import type {Bead, TrackerSnapshot} from './types.js'
 
 /** Lines longer than this are refused as malformed. */
@@ -33,13 +36,15 @@ const DEP_KEY_RANK = new Map(DEP_KEY_ORDER.map((k, i) => [k, i]))
 export interface MalformedLine {
   /** 1-based physical line number */
   line: number
-  /** the line verbatim (without its newline) */
+  /** the line decoded (without its newline) */
   text: string
+  /** the line's exact bytes (without its newline): what `.rejected-*` files receive */
+  bytes: Buffer
   reason: string
 }
 
 export function malformedMessage(file: string, m: Pick<MalformedLine, 'line' | 'reason'>): string {
-  return `${file}:${m.line}: malformed bead (${m.reason}) — run 'helix tracker doctor' to inspect or repair`
+  return `${sanitize(file)}:${m.line}: malformed bead (${sanitize(m.reason)}) — run 'helix tracker doctor' to inspect or repair`
 }
 
 function emptySnapshot(): TrackerSnapshot {
@@ -66,20 +71,64 @@ function parseLine(line: string): Bead | string {
   return v as Bead
 }
 
-function* lines(text: string): Generator<[number, string]> {
+/** One physical line: its decoded text (what is parsed) and its exact bytes (what is kept). */
+interface PhysLine {
+  n: number
+  text: string
+  bytes: Buffer
+}
+
+/**
+ * Split the file into lines, walking the bytes and the decoded text side by
+ * side. A `\n` byte never occurs inside a UTF-8 sequence and U+FFFD (what
+ * invalid bytes decode to) is never a newline, so the two splits line up.
+ */
+function* physLines(buf: Buffer, text: string): Generator<PhysLine> {
   // a UTF-8 byte order mark (some editors add one) is not part of the first record
   let start = text.charCodeAt(0) === 0xfeff ? 1 : 0
+  let bstart = start === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0
   let n = 0
   const len = text.length
   while (start < len) {
     let end = text.indexOf('\n', start)
     if (end === -1) end = len
+    let bend = buf.indexOf(0x0a, bstart)
+    if (bend === -1) bend = buf.length
     n++
     let line = text.slice(start, end)
-    if (line.endsWith('\r')) line = line.slice(0, -1)
-    yield [n, line]
+    let bytes = buf.subarray(bstart, bend)
+    if (line.endsWith('\r')) {
+      line = line.slice(0, -1)
+      bytes = bytes.subarray(0, bytes.length - 1)
+    }
+    yield {n, text: line, bytes}
     start = end + 1
+    bstart = bend + 1
   }
+}
+
+function asBuffer(input: string | Buffer): {buf: Buffer; text: string} {
+  return typeof input === 'string' ? {buf: Buffer.from(input, 'utf8'), text: input} : {buf: input, text: input.toString('utf8')}
+}
+
+// ------------------------------------------------------------- raw lines
+
+/** Where a parsed bead came from: its exact line bytes and decoded text. Not enumerable, never serialized. */
+export interface RawLine {
+  bytes: Buffer
+  text: string
+  /** canonical encoding of the line as first parsed (computed on demand) */
+  canon?: string
+}
+
+const RAW = Symbol.for('helix.tracker.rawLine')
+
+export function rawOf(b: Bead): RawLine | undefined {
+  return (b as unknown as Record<symbol, RawLine | undefined>)[RAW]
+}
+
+function attachRaw(b: Bead, raw: RawLine): void {
+  Object.defineProperty(b, RAW, {value: raw, enumerable: false, configurable: true, writable: true})
 }
 
 function isBlank(line: string): boolean {
@@ -105,31 +154,170 @@ function finish(snap: TrackerSnapshot, dupes: Set<string>): TrackerSnapshot {
 /**
  * Strict parse: the first malformed line throws HelixError (exit 1) with
  * `<file>:<line>: malformed bead (<reason>) — run 'helix tracker doctor' …`.
+ * Every bead remembers its line's exact bytes (see rawOf), so a rewrite can
+ * keep the lines it does not change byte for byte (SPEC 13.2).
  */
-export function parseTracker(text: string, file: string): TrackerSnapshot {
+export function parseTracker(input: string | Buffer, file: string): TrackerSnapshot {
+  const {buf, text} = asBuffer(input)
   const snap = emptySnapshot()
   const dupes = new Set<string>()
-  for (const [n, line] of lines(text)) {
-    if (isBlank(line)) continue
-    const r = parseLine(line)
-    if (typeof r === 'string') throw new HelixError(malformedMessage(file, {line: n, reason: r}), EXIT.ERROR)
+  for (const l of physLines(buf, text)) {
+    if (isBlank(l.text)) continue
+    const r = parseLine(l.text)
+    if (typeof r === 'string') throw new HelixError(malformedMessage(file, {line: l.n, reason: r}), EXIT.ERROR)
+    attachRaw(r, {bytes: l.bytes, text: l.text})
     addBead(snap, r, dupes)
   }
   return finish(snap, dupes)
 }
 
-/** Lenient parse for doctor: malformed lines are returned, not thrown. */
-export function parseTrackerLenient(text: string): {snapshot: TrackerSnapshot; malformed: MalformedLine[]} {
+/** Lenient parse for doctor: malformed lines are returned (with their exact bytes), not thrown. */
+export function parseTrackerLenient(input: string | Buffer): {snapshot: TrackerSnapshot; malformed: MalformedLine[]} {
+  const {buf, text} = asBuffer(input)
   const snap = emptySnapshot()
   const dupes = new Set<string>()
   const malformed: MalformedLine[] = []
-  for (const [n, line] of lines(text)) {
-    if (isBlank(line)) continue
-    const r = parseLine(line)
-    if (typeof r === 'string') malformed.push({line: n, text: line, reason: r})
-    else addBead(snap, r, dupes)
+  for (const l of physLines(buf, text)) {
+    if (isBlank(l.text)) continue
+    const r = parseLine(l.text)
+    if (typeof r === 'string') malformed.push({line: l.n, text: l.text, bytes: l.bytes, reason: r})
+    else {
+      attachRaw(r, {bytes: l.bytes, text: l.text})
+      addBead(snap, r, dupes)
+    }
   }
   return {snapshot: finish(snap, dupes), malformed}
+}
+
+/** Per-line findings for doctor: invalid UTF-8 and duplicate keys inside one record. */
+export function lineFindings(input: string | Buffer): {invalidUtf8: number[]; duplicateKeys: Array<{line: number; keys: string[]}>} {
+  const {buf, text} = asBuffer(input)
+  const invalidUtf8: number[] = []
+  const duplicateKeys: Array<{line: number; keys: string[]}> = []
+  for (const l of physLines(buf, text)) {
+    if (isBlank(l.text)) continue
+    if (l.text.includes('\ufffd') && !isUtf8(l.bytes)) invalidUtf8.push(l.n)
+    const entries = topLevelEntries(l.text)
+    if (!entries) continue
+    const seen = new Set<string>()
+    const dup = new Set<string>()
+    for (const e of entries) {
+      if (seen.has(e.key)) dup.add(e.key)
+      seen.add(e.key)
+    }
+    if (dup.size) duplicateKeys.push({line: l.n, keys: [...dup]})
+  }
+  return {invalidUtf8, duplicateKeys}
+}
+
+// ------------------------------------------------------- raw JSON scanning
+
+interface RawEntry {
+  key: string
+  keyRaw: string
+  valueRaw: string
+}
+
+function skipWs(s: string, i: number): number {
+  while (i < s.length) {
+    const c = s.charCodeAt(i)
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break
+    i++
+  }
+  return i
+}
+
+function skipString(s: string, i: number): number {
+  // s[i] === '"'
+  i++
+  while (i < s.length) {
+    const c = s.charCodeAt(i)
+    if (c === 92) i += 2
+    else if (c === 34) return i + 1
+    else i++
+  }
+  return -1
+}
+
+function skipValue(s: string, i: number): number {
+  const c = s[i]
+  if (c === '"') return skipString(s, i)
+  if (c === '{' || c === '[') {
+    let depth = 0
+    while (i < s.length) {
+      const d = s[i]
+      if (d === '"') {
+        i = skipString(s, i)
+        if (i < 0) return -1
+        continue
+      }
+      if (d === '{' || d === '[') depth++
+      else if (d === '}' || d === ']') {
+        depth--
+        if (depth === 0) return i + 1
+      }
+      i++
+    }
+    return -1
+  }
+  // number, true, false, null
+  while (i < s.length && !/[\s,}\]]/.test(s[i])) i++
+  return i
+}
+
+/** The top-level key/value texts of a JSON object line, in file order (duplicates included); null when not an object. */
+export function topLevelEntries(line: string): RawEntry[] | null {
+  let i = skipWs(line, 0)
+  if (line[i] !== '{') return null
+  i = skipWs(line, i + 1)
+  const out: RawEntry[] = []
+  if (line[i] === '}') return out
+  while (i < line.length) {
+    if (line[i] !== '"') return null
+    const kEnd = skipString(line, i)
+    if (kEnd < 0) return null
+    const keyRaw = line.slice(i, kEnd)
+    i = skipWs(line, kEnd)
+    if (line[i] !== ':') return null
+    i = skipWs(line, i + 1)
+    const vEnd = skipValue(line, i)
+    if (vEnd < 0) return null
+    let key: string
+    try {
+      key = JSON.parse(keyRaw) as string
+    } catch {
+      // not a JSON string key: not a record we can take apart (callers fall back to the canonical encoding)
+      return null
+    }
+    out.push({key, keyRaw, valueRaw: line.slice(i, vEnd)})
+    i = skipWs(line, vEnd)
+    if (line[i] === ',') i = skipWs(line, i + 1)
+    else if (line[i] === '}') return out
+    else return null
+  }
+  return null
+}
+
+/**
+ * The losing copies of duplicate ids (every line of a duplicated id except the
+ * last), verbatim (bytes) with their line numbers. A rewrite keeps only the last copy,
+ * so callers save these lines instead of dropping them silently.
+ */
+export function supersededDuplicateLines(input: string | Buffer, snap: TrackerSnapshot): Array<{line: number; text: string; bytes: Buffer}> {
+  if (snap.duplicateIds.length === 0) return []
+  const {buf, text} = asBuffer(input)
+  const dup = new Set(snap.duplicateIds)
+  const lastLine = new Map<string, number>()
+  const found: Array<{line: number; text: string; bytes: Buffer; id: string}> = []
+  for (const l of physLines(buf, text)) {
+    if (isBlank(l.text)) continue
+    const r = parseLine(l.text)
+    if (typeof r !== 'string' && dup.has(r.id)) {
+      found.push({line: l.n, text: l.text, bytes: l.bytes, id: r.id})
+      lastLine.set(r.id, l.n)
+    }
+  }
+  return found.filter((f) => lastLine.get(f.id) !== f.line).map(({line, text, bytes}) => ({line, text, bytes}))
 }
 
 // ---------------------------------------------------------------- encoding
@@ -270,11 +458,97 @@ export function serializeBeadSlow(b: Bead): string {
 
 /** The whole file: sorted by id, one line each, newline-terminated (empty string for no beads). */
 export function serializeTracker(beads: Bead[]): string {
-  if (beads.length === 0) return ''
+  return serializeTrackerBuffer(beads).toString('utf8')
+}
+
+/**
+ * The line to write for `b` (SPEC 13.2): the bead's original bytes when it is
+ * unchanged since it was read (whatever their key order, spacing or encoding);
+ * otherwise the canonical line, in which every key helix does not interpret
+ * and did not change keeps its original JSON text (big integers, `1.0`, `1e2`,
+ * `-0`, escapes).
+ */
+export function encodeBeadLine(b: Bead): string | Buffer {
+  const raw = rawOf(b)
+  const cur = serializeBead(b)
+  if (!raw) return cur
+  if (cur === raw.text) return raw.bytes
+  if (raw.canon === undefined) {
+    try {
+      raw.canon = serializeBead(JSON.parse(raw.text) as Bead)
+    } catch {
+      // cannot happen for a line that parsed once; '' never equals a serialization, so the line counts as changed
+      raw.canon = ''
+    }
+  }
+  if (cur === raw.canon) return raw.bytes
+  return serializeKeepingRawValues(b, raw)
+}
+
+function serializeKeepingRawValues(b: Bead, raw: RawLine): string {
+  const entries = topLevelEntries(raw.text)
+  if (!entries) return serializeBead(b)
+  const byKey = new Map<string, RawEntry>()
+  for (const e of entries) byKey.set(e.key, e) // last one wins, like JSON.parse
+  const keys = Object.keys(b).filter((k) => {
+    const v = b[k]
+    if (v === undefined) return false
+    if (OMIT_WHEN_EMPTY.has(k) && isEmptyValue(v)) return false
+    return true
+  })
+  keys.sort(bytewise)
+  let out = '{'
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]
+    const v = b[k]
+    if (i) out += ','
+    const e = INTERPRETED_KEYS.has(k) ? undefined : byKey.get(k)
+    if (e !== undefined && sameValueText(e.valueRaw, v)) {
+      out += e.keyRaw + ':' + e.valueRaw
+      continue
+    }
+    out += encString(k) + ':'
+    if (k === 'dependencies' && Array.isArray(v)) {
+      out += '[' + v.map((d) => (d && typeof d === 'object' && !Array.isArray(d) ? encValue(d, true) : encValue(d))).join(',') + ']'
+    } else {
+      out += encValue(v)
+    }
+  }
+  return out + '}'
+}
+
+/** true when the raw JSON text decodes to the same value as `v` (so `v` is unchanged). */
+function sameValueText(valueRaw: string, v: unknown): boolean {
+  try {
+    return encValue(JSON.parse(valueRaw)) === encValue(v)
+  } catch {
+    // unparsable raw text: treat the value as changed and write it canonically
+    return false
+  }
+}
+
+const NL = Buffer.from('\n')
+
+/** The whole file as bytes: sorted by id, unchanged lines byte for byte (see encodeBeadLine). */
+export function serializeTrackerBuffer(beads: Bead[]): Buffer {
+  if (beads.length === 0) return Buffer.alloc(0)
   const sorted = [...beads].sort((a, b) => bytewise(a.id, b.id))
-  const lines = new Array<string>(sorted.length)
-  for (let i = 0; i < sorted.length; i++) lines[i] = serializeBead(sorted[i])
-  return lines.join('\n') + '\n'
+  const parts: Buffer[] = []
+  let pending: string[] = []
+  const flush = () => {
+    if (pending.length) parts.push(Buffer.from(pending.join('\n') + '\n', 'utf8'))
+    pending = []
+  }
+  for (const b of sorted) {
+    const line = encodeBeadLine(b)
+    if (typeof line === 'string') pending.push(line)
+    else {
+      flush()
+      parts.push(line, NL)
+    }
+  }
+  flush()
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts)
 }
 
 // ------------------------------------------------------------ rejected lines
@@ -282,25 +556,4 @@ export function serializeTracker(beads: Bead[]): string {
 /** `<file>.rejected-YYYYMMDDTHHMMSSZ` (SPEC 2.1). */
 export function rejectedFileName(file: string, now: Date = new Date()): string {
   return `${file}.rejected-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`
-}
-
-/**
- * The losing copies of duplicate ids (every line of a duplicated id except the
- * last), verbatim with their line numbers. A rewrite keeps only the last copy,
- * so callers save these lines instead of dropping them silently.
- */
-export function supersededDuplicateLines(text: string, snap: TrackerSnapshot): Array<{line: number; text: string}> {
-  if (snap.duplicateIds.length === 0) return []
-  const dup = new Set(snap.duplicateIds)
-  const lastLine = new Map<string, number>()
-  const found: Array<{line: number; text: string; id: string}> = []
-  for (const [n, line] of lines(text)) {
-    if (isBlank(line)) continue
-    const r = parseLine(line)
-    if (typeof r !== 'string' && dup.has(r.id)) {
-      found.push({line: n, text: line, id: r.id})
-      lastLine.set(r.id, n)
-    }
-  }
-  return found.filter((f) => lastLine.get(f.id) !== f.line).map(({line, text}) => ({line, text}))
 }

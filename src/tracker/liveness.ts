@@ -1,9 +1,19 @@
 /**
- * Claim liveness (SPEC 2.4). Cheap checks first: age (no process lookup), then
+ * Claim liveness (SPEC 2.4, 13.3). Cheap checks first: age (no process lookup), then
  * the recorded pid and start token, and only then a process-table scan.
+ *
+ * Provably dead (13.3): a claim of THIS host with a recorded start token whose
+ * pid is gone (or runs with another start token), and with no process on this
+ * host carrying a dispatch id of the claim (`HELIX_DISPATCH_ID` =
+ * `<claim-token>.<n>`), is stale at once, whatever its age. The ps-list clause
+ * (a helix process naming the bead) still keeps it live.
  */
 import type {Bead, ClaimLiveness, ProcessProbe, TrackerSnapshot} from './types.js'
 import {statusOf} from './queries.js'
+import {processesOfDispatch, taggedProcesses} from '../util/tagged.js'
+
+/** A timestamp more than this far in the future is no evidence (clock skew, hand edits). */
+export const FUTURE_SKEW_MS = 5 * 60_000
 
 export const DEFAULT_ORPHAN_THRESHOLD_SEC = 7200
 
@@ -21,21 +31,60 @@ export function claimPid(b: Bead): number | null {
   return Number.isInteger(n) && n > 0 ? n : null
 }
 
-/** Seconds since the claim (claimed-at, else updated_at); null when neither parses. */
+/**
+ * Seconds since the claim (claimed-at, else updated_at); null when neither
+ * parses. A value more than 5 minutes in the future is no evidence of age and
+ * is skipped (SPEC 13.3).
+ */
 export function claimAgeSec(b: Bead, now: Date): number | null {
   for (const k of ['claimed-at', 'updated_at']) {
     const v = b[k]
     if (typeof v === 'string' && v !== '') {
       const t = Date.parse(v)
-      if (!Number.isNaN(t)) return Math.max(0, Math.floor((now.getTime() - t) / 1000))
+      if (Number.isNaN(t) || t - now.getTime() > FUTURE_SKEW_MS) continue
+      return Math.max(0, Math.floor((now.getTime() - t) / 1000))
     }
   }
   return null
 }
 
+function tokenString(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined
+}
+
+/** true when some process on this host carries a dispatch id of this claim token. */
+function dispatchAlive(probe: ProcessProbe, token: string): boolean {
+  if (probe.dispatchAlive) return probe.dispatchAlive(token)
+  return processesOfDispatch(token, {prefix: true}).length > 0
+}
+
+/**
+ * SPEC 13.3: the claimer is provably dead (this host, start token recorded,
+ * the pid gone or reused, no process of the claim's dispatches alive).
+ * The caller still applies the ps-list clause.
+ */
+export function claimerProvablyDead(bead: Bead, probe: ProcessProbe): boolean {
+  const machine = bead['claimed-machine']
+  if (typeof machine !== 'string' || machine === '' || machine !== probe.hostname()) return false
+  const recorded = tokenString(bead['claimed-start'])
+  if (recorded === undefined) return false
+  const pid = claimPid(bead)
+  if (pid !== null && probe.isRunning(pid)) {
+    const current = probe.startToken(pid)
+    if (current === undefined || current === recorded) return false
+  }
+  const token = tokenString(bead['claim-token'])
+  if (token !== undefined && dispatchAlive(probe, token)) return false
+  return true
+}
+
 export async function claimLiveness(bead: Bead, probe: ProcessProbe, now: Date, thresholdSec: number): Promise<ClaimLiveness> {
   const age = claimAgeSec(bead, now)
   const pid = claimPid(bead)
+  if (claimerProvablyDead(bead, probe)) {
+    if (await probe.helixProcessNamesBead(bead.id)) return {live: true, reason: 'helix-process', ageSeconds: age, pid}
+    return {live: false, reason: 'stale', ageSeconds: age, pid}
+  }
   // No evidence of age: treat as young, never reclaim on missing evidence.
   if (age === null || age < thresholdSec) return {live: true, reason: 'fresh', ageSeconds: age, pid}
   const machine = bead['claimed-machine']
@@ -54,14 +103,29 @@ export async function claimLiveness(bead: Bead, probe: ProcessProbe, now: Date, 
   return {live: false, reason: 'stale', ageSeconds: age, pid}
 }
 
+/** A probe whose dispatch lookups share one /proc scan (taken on first use) across many beads. */
+function withOneDispatchScan(probe: ProcessProbe): ProcessProbe {
+  if (probe.dispatchAlive) return probe
+  let ids: string[] | null = null
+  return {
+    ...probe,
+    dispatchAlive(token: string): boolean {
+      ids ??= taggedProcesses().map((p) => p.dispatchId)
+      return ids.some((id) => id === token || id.startsWith(`${token}.`))
+    },
+  }
+}
+
 /** Ids of `in_progress` beads whose claim is stale. */
-export async function staleClaimIds(snap: TrackerSnapshot, probe: ProcessProbe, now: Date, thresholdSec: number): Promise<Set<string>> {
+export async function staleClaimIds(snap: TrackerSnapshot, probeIn: ProcessProbe, now: Date, thresholdSec: number): Promise<Set<string>> {
+  const probe = withOneDispatchScan(probeIn)
   const out = new Set<string>()
   for (const b of snap.beads) {
     if (statusOf(b) !== 'in_progress') continue
-    // fresh (or undated) claims are live: decide without an await per bead
+    // fresh (or undated) claims are live unless their claimer is provably dead:
+    // decide without an await per bead
     const age = claimAgeSec(b, now)
-    if (age === null || age < thresholdSec) continue
+    if ((age === null || age < thresholdSec) && !claimerProvablyDead(b, probe)) continue
     const l = await claimLiveness(b, probe, now, thresholdSec)
     if (!l.live) out.add(b.id)
   }

@@ -14,10 +14,11 @@ import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
 import {STATUSES} from './types.js'
 import {mutateTracker, readTracker} from './store.js'
 import {serializeBead} from './codec.js'
-import {depIds, openDeps, statusOf} from './queries.js'
+import {depIds, openDeps, ownClaim, statusOf} from './queries.js'
 import {claimLiveness, claimPid} from './liveness.js'
 import {beadProblems} from './schema.js'
 import {isExecutableFile} from '../util/files.js'
+import {FIELD_BY_KEY, verbatimFields} from './fields.js'
 
 /** Keys that make up a claim (removed by unclaim/close/reopen; `owner` handled separately). */
 export const CLAIM_KEYS = ['claimed-at', 'claimed-pid', 'claimed-machine', 'claimed-start', 'claim-token'] as const
@@ -80,21 +81,20 @@ export function splitList(s: string | string[] | undefined): string[] {
  * labels: comma list; status: one of the six).
  */
 export function coerceSetValue(key: string, raw: string): unknown {
-  switch (key) {
+  switch (FIELD_BY_KEY.get(key)?.kind) {
     case 'id':
       throw new HelixError('cannot set id', EXIT.ERROR)
-    case 'dependencies':
+    case 'deps':
       throw new HelixError("use 'helix tracker dep add|remove' to change dependencies", EXIT.ERROR)
     case 'title':
       return requireTitle(raw)
     case 'priority':
       return parsePriority(raw)
-    case 'queue-rank':
-    case 'schema_version':
+    case 'int':
       return parseInt0(key, raw)
-    case 'execution-eligible':
+    case 'bool':
       return parseBool(key, raw)
-    case 'labels':
+    case 'list':
       return splitList(raw)
     case 'status':
       return parseStatus(raw)
@@ -121,8 +121,11 @@ export function configPrefix(configFile: string): string | undefined {
   let text: string
   try {
     text = readFileSync(configFile, 'utf8')
-  } catch {
-    return undefined
+  } catch (error) {
+    // no config file is the normal case; an unreadable one is a real problem
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
+    throw new HelixError(`cannot read ${configFile}: ${(error as Error).message}`, EXIT.ERROR)
   }
   let inBead = false
   for (const raw of text.split('\n')) {
@@ -238,15 +241,12 @@ export async function createBead(paths: ProjectPaths, input: CreateInput, env: N
   }
   const labels = splitList(input.labels)
   if (labels.length) bead.labels = labels
-  if (input.parent) bead.parent = input.parent
-  if (input.description !== undefined) bead.description = input.description
-  if (input.acceptance !== undefined) bead.acceptance = input.acceptance
-  if (input.notes !== undefined) bead.notes = input.notes
-  if (input.specId !== undefined) bead['spec-id'] = input.specId
-  if (input.design !== undefined) bead.design = input.design
+  // the free-text fields of the field table (parent, description, notes, spec-id, …)
+  for (const f of verbatimFields('create')) {
+    const v = (input as unknown as Record<string, unknown>)[f.prop!]
+    if (typeof v === 'string' && (f.key !== 'parent' || v !== '')) bead[f.key] = v
+  }
   if (input.executionEligible !== undefined) bead['execution-eligible'] = parseBool('execution-eligible', input.executionEligible)
-  if (input.supersededBy !== undefined) bead['superseded-by'] = input.supersededBy
-  if (input.replaces !== undefined) bead.replaces = input.replaces
   for (const [k, v] of Object.entries(set)) bead[k] = coerceSetValue(k, v)
   const prefix = idPrefix(paths, env)
 
@@ -292,6 +292,8 @@ function describeClaim(b: Bead): string {
 async function applyClaim(snap: TrackerSnapshot, b: Bead, opts: ClaimOptions, now: Date): Promise<void> {
   const s = statusOf(b)
   if (s === 'in_progress') {
+    // another owner's claim is never taken over, stale or not (SPEC 13.3): unclaim it first
+    if (!ownClaim(b, opts.owner?.trim() || 'helix')) throw new HelixError(`cannot claim ${b.id}: ${describeClaim(b)}`, EXIT.CLAIM)
     const l = await claimLiveness(b, opts.probe, now, opts.thresholdSec)
     if (l.live) throw new HelixError(`cannot claim ${b.id}: ${describeClaim(b)}`, EXIT.CLAIM)
   } else if (s !== 'open') {
@@ -352,33 +354,45 @@ export function closedUnclaimMessage(id: string): string {
 
 // ------------------------------------------------------------ close/reopen
 
-export interface CloseOptions {
-  /** the caller's claim token (HELIX_CLAIM_TOKEN): a mismatch refuses with exit 3 */
-  claimToken?: string
-  /**
-   * the bead the token was issued for (HELIX_BEAD_ID). When given, the fence
-   * does not apply to OTHER beads that carry no claim token (e.g. children or
-   * review findings an agent filed and closes itself). Without it, the fence
-   * applies to every bead.
-   */
-  targetId?: string
+export interface CloseOptions extends Fence {
   now?: Date
 }
 
-/** SPEC 2.3 fence: does a close of `b` by a holder of `opts.claimToken` need the token to match? */
-function fenced(b: Bead, opts: CloseOptions): boolean {
-  if (opts.claimToken === undefined || opts.claimToken === '') return false
-  if (opts.targetId === undefined || opts.targetId === '' || opts.targetId === b.id) return true
-  return typeof b['claim-token'] === 'string' && b['claim-token'] !== ''
+/** The caller's claim (HELIX_CLAIM_TOKEN / HELIX_BEAD_ID from the agent's environment). */
+export interface Fence {
+  claimToken?: string
+  targetId?: string
+}
+
+/** The fence of an agent's process environment. */
+export function fenceFromEnv(env: NodeJS.ProcessEnv = process.env): Fence {
+  return {claimToken: env.HELIX_CLAIM_TOKEN, targetId: env.HELIX_BEAD_ID}
+}
+
+export function claimLostMessage(id: string): string {
+  return `claim on ${id} was lost (token mismatch); not changing it`
+}
+
+/**
+ * SPEC 13.3 fence, for every write an agent can make to a bead: with a claim
+ * token set, refuse (exit 3) when the bead carries a different `claim-token`,
+ * or when it is the agent's own bead (HELIX_BEAD_ID) and its claim was
+ * released (no `claim-token`). Other beads are not fenced.
+ */
+export function checkFence(b: Bead, f: Fence | undefined): void {
+  const token = f?.claimToken
+  if (token === undefined || token === '') return
+  const raw = b['claim-token']
+  const has = typeof raw === 'string' && raw !== '' ? raw : typeof raw === 'number' ? String(raw) : undefined
+  const lost = has !== undefined ? has !== token : f?.targetId !== undefined && f.targetId !== '' && f.targetId === b.id
+  if (lost) throw new HelixError(claimLostMessage(b.id), EXIT.CLAIM)
 }
 
 export async function closeBead(paths: ProjectPaths, id: string, opts: CloseOptions = {}): Promise<Bead> {
   return mutateTracker(paths, (snap) => {
     const b = getBead(snap, id)
     if (statusOf(b) === 'closed') return {beads: null, result: b}
-    if (fenced(b, opts) && b['claim-token'] !== opts.claimToken) {
-      throw new HelixError(`claim on ${id} was lost (token mismatch); not closing`, EXIT.CLAIM)
-    }
+    checkFence(b, opts)
     const waiting = openDeps(snap, b)
     if (waiting.length) throw new HelixError(`cannot close ${id}: dependencies not closed: ${waiting.join(', ')}`, EXIT.ERROR)
     b.status = 'closed'
@@ -393,9 +407,10 @@ function appendText(existing: unknown, text: string): string {
   return cur.trim() === '' ? text : `${cur.replace(/\s+$/, '')}\n\n${text}`
 }
 
-export async function reopenBead(paths: ProjectPaths, id: string, reason?: string, opts: {now?: Date} = {}): Promise<Bead> {
+export async function reopenBead(paths: ProjectPaths, id: string, reason?: string, opts: {now?: Date} & Fence = {}): Promise<Bead> {
   return mutateTracker(paths, (snap) => {
     const b = getBead(snap, id)
+    checkFence(b, opts)
     const s = statusOf(b)
     if (s !== 'closed' && s !== 'in_progress' && s !== 'blocked') {
       throw new HelixError(`cannot reopen ${id}: it is ${s} (only closed, in_progress or blocked beads reopen)`, EXIT.ERROR)
@@ -447,7 +462,17 @@ function hasChanges(c: UpdateChanges): boolean {
   })
 }
 
+export interface UpdateResult {
+  bead: Bead
+  /** set when nothing was written for a reason that is not an error (e.g. `--unclaim` of a closed bead) */
+  notice?: string
+}
+
 export async function updateBead(paths: ProjectPaths, id: string, changes: UpdateChanges): Promise<Bead> {
+  return (await updateBeadDetailed(paths, id, changes)).bead
+}
+
+export async function updateBeadDetailed(paths: ProjectPaths, id: string, changes: UpdateChanges): Promise<UpdateResult> {
   if (!hasChanges(changes)) throw new HelixError('nothing to update', EXIT.ERROR)
   if (changes.claim && changes.unclaim) throw new HelixError('--claim and --unclaim cannot be combined', EXIT.ERROR)
   // Validate everything that needs no tracker before taking the lock.
@@ -465,8 +490,9 @@ export async function updateBead(paths: ProjectPaths, id: string, changes: Updat
   const now = c.now ?? c.claim?.now ?? new Date()
   await beadProblems({id: 'warm-up'}) // load zod before taking the lock
 
-  return mutateTracker(paths, async (snap) => {
+  return mutateTracker<UpdateResult>(paths, async (snap) => {
     const b = getBead(snap, id)
+    checkFence(b, c)
     if (c.parent !== undefined && c.parent !== '') {
       if (c.parent === id) throw new HelixError(`${id} cannot be its own parent`, EXIT.ERROR)
       if (!snap.byId.has(c.parent)) throw new HelixError(`unknown parent '${c.parent}'`, EXIT.ERROR)
@@ -474,7 +500,8 @@ export async function updateBead(paths: ProjectPaths, id: string, changes: Updat
     if (c.claim) await applyClaim(snap, b, {...c.claim, owner: c.assignee ?? c.claim.owner}, now)
     if (c.unclaim) {
       const s = statusOf(b)
-      if (s === 'closed') throw new HelixError(closedUnclaimMessage(id), EXIT.OK)
+      // not an error: the bead stays closed and nothing is written (exit 0)
+      if (s === 'closed') return {beads: null, result: {bead: b, notice: closedUnclaimMessage(id)}}
       if (s === 'in_progress') b.status = 'open'
       dropClaim(b, true)
     }
@@ -484,9 +511,6 @@ export async function updateBead(paths: ProjectPaths, id: string, changes: Updat
       // close rules (token fence, open dependencies, claim keys removed), and
       // leaving in_progress drops the claim so no claim fields linger.
       if (c.status === 'closed') {
-        if (fenced(b, c) && b['claim-token'] !== c.claimToken) {
-          throw new HelixError(`claim on ${id} was lost (token mismatch); not closing`, EXIT.CLAIM)
-        }
         const waiting = openDeps(snap, b)
         if (waiting.length) throw new HelixError(`cannot close ${id}: dependencies not closed: ${waiting.join(', ')}`, EXIT.ERROR)
       }
@@ -497,23 +521,20 @@ export async function updateBead(paths: ProjectPaths, id: string, changes: Updat
     if (c.labels !== undefined) b.labels = splitList(c.labels)
     for (const l of c.addLabels ?? []) for (const x of splitList(l)) addLabelTo(b, x)
     for (const l of c.removeLabels ?? []) for (const x of splitList(l)) if (Array.isArray(b.labels)) b.labels = b.labels.filter((y) => y !== x)
-    if (c.parent !== undefined) b.parent = c.parent
-    if (c.description !== undefined) b.description = c.description
-    if (c.acceptance !== undefined) b.acceptance = c.acceptance
-    if (c.notes !== undefined) b.notes = c.notes
+    // the free-text fields of the field table (parent, description, notes, spec-id, …)
+    for (const f of verbatimFields('update')) {
+      const v = (c as unknown as Record<string, unknown>)[f.prop!]
+      if (typeof v === 'string') b[f.key] = v
+    }
     if (c.appendNotes !== undefined && c.appendNotes !== '') b.notes = appendText(b.notes, c.appendNotes)
-    if (c.specId !== undefined) b['spec-id'] = c.specId
-    if (c.design !== undefined) b.design = c.design
     if (ee !== undefined) b['execution-eligible'] = ee
-    if (c.supersededBy !== undefined) b['superseded-by'] = c.supersededBy
-    if (c.replaces !== undefined) b.replaces = c.replaces
     if (c.assignee !== undefined && !c.claim) b.owner = c.assignee
     for (const [k, v] of setVals) b[k] = v
     for (const k of c.unset ?? []) delete b[k]
     b.updated_at = isoNow(now)
     const problems = await beadProblems(b)
     if (problems.length) throw new HelixError(`invalid bead after update: ${problems[0]}`, EXIT.ERROR)
-    return {beads: snap.beads, result: b}
+    return {beads: snap.beads, result: {bead: b}}
   })
 }
 
@@ -549,10 +570,11 @@ function depPath(snap: TrackerSnapshot, from: string, to: string): string[] | nu
   return null
 }
 
-export async function depAdd(paths: ProjectPaths, id: string, dependsOn: string, opts: {now?: Date; type?: string} = {}): Promise<{changed: boolean}> {
+export async function depAdd(paths: ProjectPaths, id: string, dependsOn: string, opts: {now?: Date; type?: string} & Fence = {}): Promise<{changed: boolean}> {
   if (id === dependsOn) throw new HelixError(`${id} cannot depend on itself`, EXIT.ERROR)
   return mutateTracker<{changed: boolean}>(paths, (snap) => {
     const b = getBead(snap, id)
+    checkFence(b, opts)
     if (!snap.byId.has(dependsOn)) throw notFound(dependsOn)
     if (depIds(b).includes(dependsOn)) return {beads: null, result: {changed: false}}
     const cycle = depPath(snap, dependsOn, id)
@@ -565,9 +587,10 @@ export async function depAdd(paths: ProjectPaths, id: string, dependsOn: string,
   })
 }
 
-export async function depRemove(paths: ProjectPaths, id: string, dependsOn: string, opts: {now?: Date} = {}): Promise<{changed: boolean}> {
+export async function depRemove(paths: ProjectPaths, id: string, dependsOn: string, opts: {now?: Date} & Fence = {}): Promise<{changed: boolean}> {
   return mutateTracker(paths, (snap) => {
     const b = getBead(snap, id)
+    checkFence(b, opts)
     if (!depIds(b).includes(dependsOn)) throw new HelixError(`${id} does not depend on ${dependsOn}`, EXIT.ERROR)
     b.dependencies = (b.dependencies ?? []).filter((d) => !(d && d.depends_on_id === dependsOn))
     b.updated_at = isoNow(opts.now)

@@ -124,16 +124,33 @@ function eligible(snap: TrackerSnapshot, b: Bead): boolean {
   return depsClosed(snap, b)
 }
 
+/** The owner this process claims as: HELIX_OWNER, else `helix` (SPEC 2.3, 13.3). */
+export function helixOwner(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HELIX_OWNER?.trim() || 'helix'
+}
+
+/**
+ * May `owner` take over this stale claim? Only its own claims, or ones with no
+ * owner recorded (older tools): a bead of another owner is never taken (13.3).
+ */
+export function ownClaim(b: Bead, owner: string): boolean {
+  return typeof b.owner !== 'string' || b.owner.trim() === '' || b.owner === owner
+}
+
 /**
  * SPEC 2.3 ready set, sorted. `in_progress` beads count only when their id is in
- * `staleClaims` (claims found stale by liveness.staleClaimIds).
+ * `staleClaims` (claims found stale by liveness.staleClaimIds) AND the claim is
+ * `owner`'s (SPEC 13.3: another owner's stale claim is never taken by `helix run`
+ * nor listed by `helix next`). `owner` defaults to HELIX_OWNER / `helix`; pass
+ * null to list every stale claim (`tracker ready` shows them as "claimed by … (stale)").
  */
-export function readyBeads(snap: TrackerSnapshot, opts: {staleClaims?: Set<string>} = {}): Bead[] {
+export function readyBeads(snap: TrackerSnapshot, opts: {staleClaims?: Set<string>; owner?: string | null} = {}): Bead[] {
   const stale = opts.staleClaims
+  const owner = opts.owner === undefined ? helixOwner() : opts.owner
   const out: Bead[] = []
   for (const b of snap.beads) {
     const s = statusOf(b)
-    if (s === 'open' || (s === 'in_progress' && stale?.has(b.id))) {
+    if (s === 'open' || (s === 'in_progress' && stale?.has(b.id) && (owner === null || ownClaim(b, owner)))) {
       if (eligible(snap, b)) out.push(b)
     }
   }

@@ -6,9 +6,10 @@
 import {projectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from './types.js'
 import {readTracker} from './store.js'
-import {blockedBeads, depIds, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from './queries.js'
+import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from './queries.js'
 import {orphanThresholdSec, staleClaimIds} from './liveness.js'
 import {realProbe} from '../recovery/probe.js'
+import {sanitize, sanitizeBlock} from '../util/sanitize.js'
 
 export interface ReportOptions {
   cwd?: string
@@ -31,27 +32,32 @@ async function staleSet(snap: TrackerSnapshot, env: NodeJS.ProcessEnv): Promise<
   return staleClaimIds(snap, realProbe(), new Date(), orphanThresholdSec(env))
 }
 
-/** The ready list (SPEC 2.3) from a snapshot, with stale in_progress claims included. */
+/**
+ * The ready list (SPEC 2.3) from a snapshot, with stale in_progress claims
+ * included, those of other owners too (SPEC 13.3: `tracker ready` shows them as
+ * `claimed by <owner> (stale)`; only `helix run` and `helix next` skip them).
+ */
 export async function readyFromSnapshot(snap: TrackerSnapshot, env: NodeJS.ProcessEnv = process.env): Promise<Bead[]> {
-  return readyBeads(snap, {staleClaims: await staleSet(snap, env)})
+  return readyBeads(snap, {staleClaims: await staleSet(snap, env), owner: null})
 }
 
-/**
+/** ` (claimed by <owner> (stale))` for a ready bead that is a stale claim of another owner. */
+function staleClaimNote(b: Bead, env: NodeJS.ProcessEnv): string {
+  if (statusOf(b) !== 'in_progress') return ''
+  const owner = typeof b.owner === 'string' && b.owner.trim() !== '' ? b.owner : null
+  if (owner === null || owner === helixOwner(env)) return ''
+  return `  (claimed by ${oneLine(owner)} (stale))`
+}
+
+/*
  * Text output is for a terminal, and ids, titles and notes are untrusted
- * (agents write them): control characters (ESC, CR, newlines, …) become spaces
+ * (agents write them): every such string goes through the one sanitizer
+ * (SPEC 13.5): control and bidi characters become `?`, an embedded newline `⏎`,
  * so a title can neither drive the terminal nor forge extra list lines.
  * `--json` output is never altered.
  */
-export function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-}
-
-/** Like oneLine, but keeps newlines and tabs (multi-line fields of `show`). */
-function multiLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, ' ')
-}
+const oneLine = sanitize
+const multiLine = sanitizeBlock
 
 function titleOf(b: Bead): string {
   return typeof b.title === 'string' ? oneLine(b.title) : ''
@@ -73,7 +79,7 @@ export async function trackerReadyOutput(opts: ReportOptions = {}): Promise<stri
   const ready = await readyFromSnapshot(snap, env)
   if (opts.json) return jsonLine(ready)
   let out = ''
-  for (const b of ready) out += listLine(b) + '\n'
+  for (const b of ready) out += listLine(b) + staleClaimNote(b, env) + '\n'
   return out
 }
 

@@ -55,6 +55,12 @@ export interface ProcessProbe {
   startToken(pid: number): string | undefined
   /** true when a running helix process on this host has the bead id on its command line */
   helixProcessNamesBead(beadId: string): Promise<boolean> | boolean
+  /**
+   * true when a process on this host carries a dispatch id of this claim token
+   * (HELIX_DISPATCH_ID `<token>.<n>`, SPEC 13.3/14.5). Optional: without it the
+   * liveness check scans /proc itself (src/util/tagged.ts).
+   */
+  dispatchAlive?(claimToken: string): boolean
 }
 
 export interface ClaimLiveness {

@@ -193,13 +193,13 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       expect(r.stderr).toMatch(/claimed \d+s ago \(threshold 7200s\), too fresh to reclaim/)
       expect(r.stderr).toMatch(/helix: reclaiming orphaned hx-otherhost/)
       expect(r.stderr).not.toContain('reclaiming orphaned hx-otherown')
-      // SPEC 2.3: a stale claim is ready whoever owns it, so the loop may claim it (compare-and-set)
+      // SPEC 13.3: a bead of another owner is never claimed by helix run, stale or not
       const order = implOrder(p)
-      expect(order.sort()).toEqual(['hx-otherhost', 'hx-otherown', 'hx-stale'])
+      expect(order.sort()).toEqual(['hx-otherhost', 'hx-stale'])
       const t = beads(p)
       expect(t.get('hx-live')!.status).toBe('in_progress')
       expect(t.get('hx-fresh')!.status).toBe('in_progress')
-      expect(t.get('hx-otherown')!.owner).toBe('helix')
+      expect(t.get('hx-otherown')!.owner).toBe('someone')
     } finally {
       sleeper.kill('SIGKILL')
     }

@@ -95,6 +95,8 @@ describe('helix doctor', () => {
     const s = sleeper()
     kids.push(s.pid!)
     writeFileSync(path.join(lock, 'pid'), `${s.pid}\n`)
+    // a live writer took the lock after it started (else its pid counts as reused, SPEC 13.1)
+    writeFileSync(path.join(lock, 'acquired_at'), new Date().toISOString() + '\n')
     utimesSync(lock, old, old)
     const live = helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(live.stdout).toMatch(new RegExp(`^ok +tracker lock: held by DDx writer pid ${s.pid}`, 'm'))

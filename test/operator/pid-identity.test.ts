@@ -19,7 +19,10 @@ describe('pid identity', () => {
     } finally {
       c.kill('SIGKILL')
     }
-    expect(pidMatchesRecord(process.pid, 'not a time')).toBe(true)
+    // issue 9: an unparsable (or missing, or future) start field is never trusted
+    expect(pidMatchesRecord(process.pid, 'not a time')).toBe(false)
+    expect(pidMatchesRecord(process.pid, '')).toBe(false)
+    expect(pidMatchesRecord(process.pid, '2099-01-01T00:00:00.000Z')).toBe(false)
     expect(pidMatchesRecord(999_999_999, '2020-01-01T00:00:00Z')).toBe(true) // unknown: trust kill(0)
   })
 })

@@ -73,10 +73,10 @@ describe('helix tracker: happy paths', () => {
     expect(typeof claimed['claimed-pid']).toBe('number')
     oneLineError(helix(root, ['tracker', 'update', 'hx-1', '--claim']), 3, `helix: cannot claim hx-1: already claimed by helix (pid ${claimed['claimed-pid']})`)
     const before = sha(path.join(root, '.ddx', 'beads.jsonl'))
-    oneLineError(helix(root, ['tracker', 'close', 'hx-1'], {HELIX_CLAIM_TOKEN: 'nope'}), 3, 'helix: claim on hx-1 was lost (token mismatch); not closing')
+    oneLineError(helix(root, ['tracker', 'close', 'hx-1'], {HELIX_CLAIM_TOKEN: 'nope'}), 3, 'helix: claim on hx-1 was lost (token mismatch); not changing it')
     expect(sha(path.join(root, '.ddx', 'beads.jsonl'))).toBe(before)
     // `update --status closed` is not a way around the fence
-    oneLineError(helix(root, ['tracker', 'update', 'hx-1', '--status', 'closed'], {HELIX_CLAIM_TOKEN: 'nope', HELIX_BEAD_ID: 'hx-1'}), 3, 'helix: claim on hx-1 was lost (token mismatch); not closing')
+    oneLineError(helix(root, ['tracker', 'update', 'hx-1', '--status', 'closed'], {HELIX_CLAIM_TOKEN: 'nope', HELIX_BEAD_ID: 'hx-1'}), 3, 'helix: claim on hx-1 was lost (token mismatch); not changing it')
     expect(sha(path.join(root, '.ddx', 'beads.jsonl'))).toBe(before)
     const un = helix(root, ['tracker', 'update', 'hx-2', '--unclaim'])
     expect([un.code, un.stderr]).toEqual([0, 'helix: hx-2 is closed; leaving it closed\n'])

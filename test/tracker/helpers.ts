@@ -1,4 +1,5 @@
-import {mkdirSync, mkdtempSync, realpathSync, writeFileSync, readFileSync, copyFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, realpathSync, writeFileSync, readFileSync, copyFileSync, rmSync} from 'node:fs'
+import {afterAll} from 'vitest'
 import {createHash} from 'node:crypto'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -10,9 +11,22 @@ export const REPO = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(REPO, 'bin', 'run.js')
 export {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
-/** A temp project with `.ddx/` and optionally a tracker body. */
-export function tempProject(body?: string): {root: string; paths: ProjectPaths} {
-  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-tracker-')))
+const created: string[] = []
+// every test file that uses these helpers removes the projects it made
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, {recursive: true, force: true})
+})
+
+/** A fresh temp directory, removed after the test file. */
+export function tempDir(prefix = 'helix-tracker-'): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
+  created.push(dir)
+  return dir
+}
+
+/** A temp project with `.ddx/` and optionally a tracker body (removed after the test file). */
+export function tempProject(body?: string | Buffer): {root: string; paths: ProjectPaths} {
+  const root = tempDir()
   mkdirSync(path.join(root, '.ddx'))
   if (body !== undefined) writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), body)
   return {root, paths: projectPaths(root, {})}
@@ -40,7 +54,7 @@ export interface RunResult {
 
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', ...extra}
-  for (const k of ['HELIX_CLAIM_TOKEN', 'DDX_BEAD_DIR', 'DDX_BEAD_PREFIX', 'HELIX_OWNER', 'HELIX_LOCK_TIMEOUT', 'HELIX_ORPHAN_THRESHOLD']) {
+  for (const k of ['HELIX_CLAIM_TOKEN', 'HELIX_BEAD_ID', 'HELIX_DISPATCH_ID', 'HELIX_TEST_PAUSE_BEFORE_RENAME', 'DDX_BEAD_DIR', 'DDX_BEAD_PREFIX', 'HELIX_OWNER', 'HELIX_LOCK_TIMEOUT', 'HELIX_ORPHAN_THRESHOLD']) {
     if (!(k in extra)) delete env[k]
   }
   return env
@@ -65,7 +79,7 @@ export function helixAsync(cwd: string, args: string[], extraEnv: Record<string,
 }
 
 /** A scripted ProcessProbe that counts lookups. */
-export function fakeProbe(opts: {host?: string; running?: Record<number, string | undefined>; helixNames?: string[]} = {}): ProcessProbe & {psCalls: number; runCalls: number} {
+export function fakeProbe(opts: {host?: string; running?: Record<number, string | undefined>; helixNames?: string[]; dispatches?: string[]} = {}): ProcessProbe & {psCalls: number; runCalls: number} {
   const running = opts.running ?? {}
   const p = {
     psCalls: 0,
@@ -80,6 +94,8 @@ export function fakeProbe(opts: {host?: string; running?: Record<number, string 
       p.psCalls++
       return (opts.helixNames ?? []).includes(id)
     },
+    /** claim tokens some live process carries a dispatch id of */
+    dispatchAlive: (token: string) => (opts.dispatches ?? []).includes(token),
   }
   return p
 }

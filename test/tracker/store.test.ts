@@ -78,8 +78,11 @@ describe('DDx lock directory interop', () => {
     const path = await import('node:path')
     mkdirSync(paths.lockDir)
     writeFileSync(path.join(paths.lockDir, 'pid'), `${pid}\n`)
-    writeFileSync(path.join(paths.lockDir, 'acquired_at'), '2020-01-01T00:00:00Z\n')
     const old = new Date(Date.now() - ageMs)
+    // a real writer took the lock after it started: acquired_at is after the pid's start
+    const {processStartMs} = await import('../../src/state/pid-identity.js')
+    const started = processStartMs(pid)
+    writeFileSync(path.join(paths.lockDir, 'acquired_at'), new Date(started === null ? old.getTime() : started + 1000).toISOString() + '\n')
     utimesSync(paths.lockDir, old, old)
   }
 
@@ -138,7 +141,8 @@ describe('duplicate ids on a mutation', () => {
     const {paths} = tempProject('{"id":"a","title":"first"}\n{"id":"b"}\n{"id":"a", "title":"second"}\n')
     const warnings: string[] = []
     await mutateTracker(paths, (s) => ({beads: s.beads, result: 0}), {onWarning: (l) => warnings.push(l)})
-    expect(readFileSync(paths.file, 'utf8')).toBe('{"id":"a","title":"second"}\n{"id":"b"}\n')
+    // the kept line is unchanged: written back byte for byte (SPEC 13.2)
+    expect(readFileSync(paths.file, 'utf8')).toBe('{"id":"a", "title":"second"}\n{"id":"b"}\n')
     const rejected = readdirSync(paths.dir).filter((f) => f.startsWith('beads.jsonl.rejected-'))
     expect(rejected).toHaveLength(1)
     expect(readFileSync(path.join(paths.dir, rejected[0]), 'utf8')).toBe('{"id":"a","title":"first"}\n')

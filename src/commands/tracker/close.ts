@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {closeBead} from '../../tracker/ops.js'
+import {sanitize} from '../../util/sanitize.js'
 import {serializeBead} from '../../tracker/codec.js'
 
 export default class TrackerClose extends HelixCommand {
@@ -15,6 +16,6 @@ export default class TrackerClose extends HelixCommand {
       claimToken: process.env.HELIX_CLAIM_TOKEN,
       targetId: process.env.HELIX_BEAD_ID,
     })
-    this.out(flags.json ? serializeBead(bead) : `closed ${bead.id}`)
+    this.out(flags.json ? serializeBead(bead) : `closed ${sanitize(bead.id)}`)
   }
 }

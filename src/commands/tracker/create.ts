@@ -2,25 +2,19 @@ import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {createBead, parseSetPairs} from '../../tracker/ops.js'
+import {sanitize} from '../../util/sanitize.js'
 import {serializeBead} from '../../tracker/codec.js'
+import {inputFromFlags} from '../../tracker/fields.js'
+import {tableFlags} from '../../tracker/field-flags.js'
 
 export default class TrackerCreate extends HelixCommand {
   static override description = 'Create a bead; prints the new id (or the record with --json)'
   static override args = {title: Args.string({required: true, description: 'title (quote it)'})}
   static override flags = {
-    type: Flags.string({description: 'issue type (task, epic, bug, chore, …)'}),
-    priority: Flags.string({description: 'priority 0-4 (0 highest, default 2)'}),
+    // every plain field flag comes from the one field table (src/tracker/fields.ts)
+    ...tableFlags('create'),
     labels: Flags.string({description: 'comma-separated labels'}),
-    parent: Flags.string({description: 'parent epic id'}),
     deps: Flags.string({description: 'comma-separated ids this bead depends on'}),
-    description: Flags.string({}),
-    acceptance: Flags.string({}),
-    notes: Flags.string({}),
-    'spec-id': Flags.string({}),
-    design: Flags.string({}),
-    'execution-eligible': Flags.string({options: ['true', 'false']}),
-    'superseded-by': Flags.string({}),
-    replaces: Flags.string({}),
     set: Flags.string({multiple: true, multipleNonGreedy: true, description: 'key=value (repeatable)'}),
     json: Flags.boolean({description: 'print the stored record'}),
   }
@@ -31,24 +25,14 @@ export default class TrackerCreate extends HelixCommand {
       projectPaths(),
       {
         title: args.title,
-        type: flags.type,
-        priority: flags.priority,
+        ...inputFromFlags('create', flags),
         labels: flags.labels,
-        parent: flags.parent,
         deps: flags.deps,
-        description: flags.description,
-        acceptance: flags.acceptance,
-        notes: flags.notes,
-        specId: flags['spec-id'],
-        design: flags.design,
-        executionEligible: flags['execution-eligible'],
-        supersededBy: flags['superseded-by'],
-        replaces: flags.replaces,
         set: parseSetPairs(flags.set),
-        warn: (line) => this.err(line),
+        warn: (line) => this.err(sanitize(line)),
       },
       process.env,
     )
-    this.out(flags.json ? serializeBead(bead) : bead.id)
+    this.out(flags.json ? serializeBead(bead) : sanitize(bead.id))
   }
 }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
+import {sanitize} from '../../util/sanitize.js'
 import {importFromBd} from '../../tracker/admin.js'
 
 export default class TrackerImport extends HelixCommand {
@@ -18,7 +19,7 @@ export default class TrackerImport extends HelixCommand {
       this.out(JSON.stringify(r))
       return
     }
-    for (const s of r.skipped) this.err(`helix: skipped ${s.id ?? `line ${s.line}`}: ${s.why}`)
-    this.out(`imported ${r.count} bead(s) from ${r.file}, skipped ${r.skipped.length}`)
+    for (const s of r.skipped) this.err(`helix: skipped ${s.id === undefined ? `line ${s.line}` : sanitize(s.id)}: ${sanitize(s.why)}`)
+    this.out(`imported ${r.count} bead(s) from ${sanitize(r.file)}, skipped ${r.skipped.length}`)
   }
 }

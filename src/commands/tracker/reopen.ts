@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
-import {reopenBead} from '../../tracker/ops.js'
+import {reopenBead, fenceFromEnv} from '../../tracker/ops.js'
+import {sanitize} from '../../util/sanitize.js'
 import {serializeBead} from '../../tracker/codec.js'
 
 export default class TrackerReopen extends HelixCommand {
@@ -14,7 +15,7 @@ export default class TrackerReopen extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(TrackerReopen)
-    const bead = await reopenBead(projectPaths(), args.id, flags.reason)
-    this.out(flags.json ? serializeBead(bead) : `reopened ${bead.id}`)
+    const bead = await reopenBead(projectPaths(), args.id, flags.reason, fenceFromEnv())
+    this.out(flags.json ? serializeBead(bead) : `reopened ${sanitize(bead.id)}`)
   }
 }

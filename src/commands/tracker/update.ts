@@ -2,8 +2,11 @@ import os from 'node:os'
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
-import {parseSetPairs, updateBead} from '../../tracker/ops.js'
+import {parseSetPairs, updateBeadDetailed} from '../../tracker/ops.js'
 import {serializeBead} from '../../tracker/codec.js'
+import {inputFromFlags} from '../../tracker/fields.js'
+import {tableFlags} from '../../tracker/field-flags.js'
+import {sanitize} from '../../util/sanitize.js'
 import {orphanThresholdSec} from '../../tracker/liveness.js'
 import {realProbe, startTokenOf} from '../../recovery/probe.js'
 
@@ -13,22 +16,12 @@ export default class TrackerUpdate extends HelixCommand {
   static override description = 'Change a bead (status changes only through --status, --claim, --unclaim)'
   static override args = {id: Args.string({required: true, description: 'bead id'})}
   static override flags = {
-    title: Flags.string({}),
-    status: Flags.string({description: 'open, in_progress, closed, blocked, proposed, cancelled'}),
-    priority: Flags.string({description: '0-4'}),
+    // every plain field flag comes from the one field table (src/tracker/fields.ts)
+    ...tableFlags('update'),
     labels: Flags.string({description: 'replace labels (comma-separated)'}),
     'add-label': Flags.string({...multi}),
     'remove-label': Flags.string({...multi}),
-    parent: Flags.string({}),
-    description: Flags.string({}),
-    acceptance: Flags.string({}),
-    notes: Flags.string({description: 'replace notes'}),
     'append-notes': Flags.string({description: 'append to notes after a blank line'}),
-    'spec-id': Flags.string({}),
-    design: Flags.string({}),
-    'execution-eligible': Flags.string({options: ['true', 'false']}),
-    'superseded-by': Flags.string({}),
-    replaces: Flags.string({}),
     assignee: Flags.string({description: 'owner (also the claimer with --claim)'}),
     set: Flags.string({...multi, description: 'key=value (repeatable)'}),
     unset: Flags.string({...multi, description: 'remove a key (repeatable)'}),
@@ -43,23 +36,12 @@ export default class TrackerUpdate extends HelixCommand {
     // The claimer of a CLI claim is the process that ran this command (our parent):
     // this process exits at once, its caller (agent shell, script) lives on.
     const claimPid = process.ppid > 1 ? process.ppid : process.pid
-    const bead = await updateBead(projectPaths(), args.id, {
-      title: flags.title,
-      status: flags.status,
-      priority: flags.priority,
+    const {bead, notice} = await updateBeadDetailed(projectPaths(), args.id, {
+      ...inputFromFlags('update', flags),
       labels: flags.labels,
       addLabels: flags['add-label'],
       removeLabels: flags['remove-label'],
-      parent: flags.parent,
-      description: flags.description,
-      acceptance: flags.acceptance,
-      notes: flags.notes,
       appendNotes: flags['append-notes'],
-      specId: flags['spec-id'],
-      design: flags.design,
-      executionEligible: flags['execution-eligible'],
-      supersededBy: flags['superseded-by'],
-      replaces: flags.replaces,
       assignee: flags.assignee,
       set: parseSetPairs(flags.set),
       unset: flags.unset,
@@ -77,6 +59,11 @@ export default class TrackerUpdate extends HelixCommand {
           }
         : undefined,
     })
-    this.out(flags.json ? serializeBead(bead) : `updated ${bead.id}`)
+    if (notice !== undefined) {
+      this.err(`helix: ${sanitize(notice)}`)
+      if (flags.json) this.out(serializeBead(bead))
+      return
+    }
+    this.out(flags.json ? serializeBead(bead) : `updated ${sanitize(bead.id)}`)
   }
 }

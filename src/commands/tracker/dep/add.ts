@@ -1,7 +1,8 @@
 import {Args} from '@oclif/core'
 import {HelixCommand} from '../../../util/base-command.js'
 import {projectPaths} from '../../../util/root.js'
-import {depAdd} from '../../../tracker/ops.js'
+import {sanitize} from '../../../util/sanitize.js'
+import {depAdd, fenceFromEnv} from '../../../tracker/ops.js'
 
 export default class TrackerDepAdd extends HelixCommand {
   static override description = 'Make <id> depend on <depends-on> (refuses self, unknown ids, cycles)'
@@ -12,7 +13,8 @@ export default class TrackerDepAdd extends HelixCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(TrackerDepAdd)
-    const r = await depAdd(projectPaths(), args.id, args['depends-on'])
-    this.out(r.changed ? `${args.id} now depends on ${args['depends-on']}` : `${args.id} already depends on ${args['depends-on']}`)
+    const r = await depAdd(projectPaths(), args.id, args['depends-on'], fenceFromEnv())
+    const [a, b] = [sanitize(args.id), sanitize(args['depends-on'])]
+    this.out(r.changed ? `${a} now depends on ${b}` : `${a} already depends on ${b}`)
   }
 }

@@ -1,7 +1,8 @@
 import {Args} from '@oclif/core'
 import {HelixCommand} from '../../../util/base-command.js'
 import {projectPaths} from '../../../util/root.js'
-import {depRemove} from '../../../tracker/ops.js'
+import {sanitize} from '../../../util/sanitize.js'
+import {depRemove, fenceFromEnv} from '../../../tracker/ops.js'
 
 export default class TrackerDepRemove extends HelixCommand {
   static override description = 'Remove the dependency of <id> on <depends-on>'
@@ -12,7 +13,7 @@ export default class TrackerDepRemove extends HelixCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(TrackerDepRemove)
-    await depRemove(projectPaths(), args.id, args['depends-on'])
-    this.out(`${args.id} no longer depends on ${args['depends-on']}`)
+    await depRemove(projectPaths(), args.id, args['depends-on'], fenceFromEnv())
+    this.out(`${sanitize(args.id)} no longer depends on ${sanitize(args['depends-on'])}`)
   }
 }

@@ -1,0 +1,137 @@
+/**
+ * Durable atomic replace of a file (issue 13): write a temp file BESIDE the
+ * target, fsync it, rename it over the target, fsync the directory.
+ *
+ * - A symlink is kept: the write goes to the link's final target (realpath),
+ *   the temp file is made beside that target, and the link itself is untouched
+ *   (`fs.rename` over a symlink would replace the link with a regular file).
+ * - The target keeps its permission bits (open's mode is filtered by the umask,
+ *   so the temp file is chmod'ed explicitly).
+ * - `beforeRename` runs after the temp file is durable and right before the
+ *   rename; when it throws, the temp file is removed and nothing is replaced.
+ *   The tracker store uses it for its "still the file I read, still my lock"
+ *   check (SPEC 13.1).
+ */
+import {promises as fsp} from 'node:fs'
+import path from 'node:path'
+
+export interface AtomicWriteOptions {
+  /** mode for a file that does not exist yet (default 0o644) */
+  mode?: number
+  /** called with the temp path right before the rename; throwing aborts the write */
+  beforeRename?: (tmp: string, target: string) => Promise<void> | void
+}
+
+/** `.<name>.tmp-<pid>-<random>` beside `file`: the pattern cleanup code looks for. */
+export function tempNameFor(file: string): string {
+  const rand = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
+  return path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${rand}`)
+}
+
+/** The path a write to `file` really replaces: the symlink's final target, or `file` itself. */
+export async function writeTarget(file: string): Promise<string> {
+  try {
+    const st = await fsp.lstat(file)
+    if (!st.isSymbolicLink()) return file
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return file
+    throw error
+  }
+  try {
+    return await fsp.realpath(file)
+  } catch (error) {
+    // a dangling link: write to where it points, so the link stays a link
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    const to = await fsp.readlink(file)
+    return path.resolve(path.dirname(file), to)
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  let dh: fsp.FileHandle | undefined
+  try {
+    dh = await fsp.open(dir, 'r')
+    await dh.sync()
+  } catch (error) {
+    // Some filesystems (and platforms) refuse fsync on a directory; the rename
+    // has already happened and is atomic, only its durability across a power
+    // loss is weaker there. Anything else is a real failure.
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'EBADF') throw error
+  } finally {
+    await dh?.close()
+  }
+}
+
+/** Atomically replace `file` (or its symlink target) with `data`. Returns the path written. */
+export async function atomicWrite(file: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<string> {
+  const target = await writeTarget(file)
+  const dir = path.dirname(target)
+  let mode = opts.mode ?? 0o644
+  try {
+    mode = (await fsp.stat(target)).mode & 0o7777
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  const tmp = tempNameFor(target)
+  const fh = await fsp.open(tmp, 'wx', mode)
+  try {
+    await fh.chmod(mode)
+    await fh.writeFile(data)
+    await fh.sync()
+  } catch (error) {
+    await fh.close().catch(() => undefined) // the write error is the one to report
+    await fsp.rm(tmp, {force: true})
+    throw error
+  }
+  await fh.close()
+  try {
+    if (opts.beforeRename) await opts.beforeRename(tmp, target)
+    await fsp.rename(tmp, target)
+  } catch (error) {
+    await fsp.rm(tmp, {force: true})
+    throw error
+  }
+  await fsyncDir(dir)
+  return target
+}
+
+/** Append `data` to `file` (created if missing) and fsync it. */
+export async function appendDurable(file: string, data: string | Uint8Array): Promise<void> {
+  const fh = await fsp.open(file, 'a', 0o644)
+  try {
+    await fh.writeFile(data)
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
+/**
+ * Remove temp files in `dir` whose name matches `pattern` and whose mtime is
+ * older than `maxAgeMs` (left by a killed writer). Returns the removed paths.
+ */
+export async function removeOldTempFiles(dir: string, pattern: RegExp, maxAgeMs: number, now: number = Date.now()): Promise<string[]> {
+  let names: string[]
+  try {
+    names = await fsp.readdir(dir)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
+  const removed: string[] = []
+  for (const name of names) {
+    if (!pattern.test(name)) continue
+    const p = path.join(dir, name)
+    try {
+      const st = await fsp.lstat(p)
+      if (!st.isFile() || now - st.mtimeMs < maxAgeMs) continue
+      await fsp.rm(p, {force: true})
+      removed.push(p)
+    } catch (error) {
+      // removed by another writer between readdir and here: that is the goal
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+  }
+  return removed
+}
