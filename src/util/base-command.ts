@@ -1,5 +1,6 @@
 import {Command} from '@oclif/core'
 import {HelixError, helixMessage} from './errors.js'
+import {sanitize} from './sanitize.js'
 
 /**
  * Every helix command extends this. It turns a thrown HelixError into one line
@@ -10,12 +11,12 @@ import {HelixError, helixMessage} from './errors.js'
 export abstract class HelixCommand extends Command {
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
     if (err instanceof HelixError) {
-      process.stderr.write(helixMessage(err.message) + '\n')
+      process.stderr.write(helixMessage(sanitize(err.message)) + '\n')
       return this.exit(err.exitCode)
     }
     // oclif's own ExitError (from this.exit): let it through untouched.
     if (err && (err as {code?: string}).code === 'EEXIT') throw err
-    process.stderr.write(helixMessage(parseErrorLine(err)) + '\n')
+    process.stderr.write(helixMessage(sanitize(parseErrorLine(err))) + '\n')
     return this.exit(1)
   }
 
