@@ -15,7 +15,7 @@ const handlers: Record<string, Handler> = {
   status: async (json) => {
     const {statusOutput} = await import('../status/report.js')
     const tty = process.stdout.isTTY
-    return statusOutput({json, width: tty ? process.stdout.columns : undefined, height: tty ? process.stdout.rows : undefined})
+    return statusOutput({json, width: tty ? process.stdout.columns : undefined, height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */})
   },
   'tracker ready': async (json) => (await import('../tracker/report.js')).trackerReadyOutput({json}),
   'tracker status': async (json) => (await import('../tracker/report.js')).trackerStatusOutput({json}),

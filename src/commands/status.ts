@@ -30,7 +30,7 @@ export default class Status extends HelixCommand {
       const text = await statusOutput({
         json: flags.json,
         width: tty ? process.stdout.columns : undefined,
-        height: tty ? process.stdout.rows : undefined,
+        height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */,
       })
       process.stdout.write(text)
       return

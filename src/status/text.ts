@@ -217,14 +217,17 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     last.push('Last Run: none')
   }
 
+  // several workers: their beads have their own rows above, Claimed lists the other claims
+  const shownAbove = new Set(m.in_flight.length > 1 ? m.in_flight.map((w) => w.bead) : [])
+  const claimed = m.claimed.filter((c) => !shownAbove.has(c.id))
   // the claim meta; a stale claim reads `claimed by <owner> (stale)`
-  const claimMeta = m.claimed.map((c) => {
+  const claimMeta = claimed.map((c) => {
     const rest = [c.pid !== null ? `pid ${c.pid}` : null, `${formatAge(c.claim_age_seconds)} ago`]
     if (!c.live) return ` — ${[`claimed by ${c.owner ? sanitize(c.owner) : '?'} (stale)`, ...rest].filter(Boolean).join(', ')}`
     return ` (${[c.owner ? `by ${sanitize(c.owner)}` : null, ...rest].filter(Boolean).join(', ')})`
   })
   // put the meta first so truncation of a long title does not hide it
-  const claimedRows = m.claimed.map((c, i) => {
+  const claimedRows = claimed.map((c, i) => {
     const who = claimMeta[i]
     const full = `  ${sanitize(c.id)}  ${sanitize(c.title)}${who}`
     if (displayWidth(full) <= width) return full
@@ -240,7 +243,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
   // row budget: fixed sections first, then share what remains between the lists
   const fixed = tracker.length + run.length + last.length
   let remaining = height - fixed
-  const claimedNeed = m.claimed.length ? m.claimed.length + 1 : 1
+  const claimedNeed = claimed.length ? claimed.length + 1 : 1
   const parkedNeed = m.parked.length ? m.parked.length + 1 : 1
   let claimedBudget: number
   let parkedBudget: number

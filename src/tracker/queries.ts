@@ -135,7 +135,7 @@ export function blockedNoteReason(b: Bead): string | null {
   const notes = typeof b.notes === 'string' ? b.notes : ''
   let reason: string | null = null
   for (const line of notes.split('\n')) {
-    const m = /^BLOCKED(?: \[[^\]]*\])?:\s*(.*)$/.exec(line)
+    const m = /^BLOCKED(?: \[[^\]]*\])?:\s*([^\n]*)$/.exec(line)
     if (m) reason = m[1]
   }
   return reason
