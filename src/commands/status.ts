@@ -14,7 +14,7 @@ export default class Status extends HelixCommand {
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --json', '<%= config.bin %> status --watch 5']
 
   static override flags = {
-    json: Flags.boolean({description: 'print the SPEC 7.1 JSON object'}),
+    json: Flags.boolean({description: 'print the status as one JSON object (counts, active run, progress, workers, parked beads)'}),
     watch: Flags.string({
       char: 'w',
       description: 'redraw in place every SECONDS (default 2) until Ctrl-C',

@@ -8,20 +8,20 @@ export default class TrackerCreate extends HelixCommand {
   static override description = 'Create a bead; prints the new id (or the record with --json)'
   static override args = {title: Args.string({required: true, description: 'title (quote it)'})}
   static override flags = {
-    type: Flags.string({description: 'issue type (task, epic, bug, chore, …)'}),
+    type: Flags.string({description: 'issue type (task, epic, bug, chore, …) (default: task)'}),
     priority: Flags.string({description: 'priority 0-4 (0 highest, default 2)'}),
-    labels: Flags.string({description: 'comma-separated labels'}),
-    parent: Flags.string({description: 'parent epic id'}),
-    deps: Flags.string({description: 'comma-separated ids this bead depends on'}),
-    description: Flags.string({}),
-    acceptance: Flags.string({}),
-    notes: Flags.string({}),
-    'spec-id': Flags.string({}),
-    design: Flags.string({}),
-    'execution-eligible': Flags.string({options: ['true', 'false']}),
-    'superseded-by': Flags.string({}),
-    replaces: Flags.string({}),
-    set: Flags.string({multiple: true, multipleNonGreedy: true, description: 'key=value (repeatable)'}),
+    labels: Flags.string({description: 'comma-separated labels (default: none)'}),
+    parent: Flags.string({description: 'parent epic id (default: none)'}),
+    deps: Flags.string({description: 'comma-separated ids this bead depends on (default: none)'}),
+    description: Flags.string({description: 'what the bead is about (default: empty)'}),
+    acceptance: Flags.string({description: 'acceptance criteria (default: none)'}),
+    notes: Flags.string({description: 'notes (default: none)'}),
+    'spec-id': Flags.string({description: 'governing spec id (default: none)'}),
+    design: Flags.string({description: 'design notes (default: none)'}),
+    'execution-eligible': Flags.string({options: ['true', 'false'], description: 'false keeps the bead out of ready (default: eligible)'}),
+    'superseded-by': Flags.string({description: 'id of the bead that replaces this one (default: none)'}),
+    replaces: Flags.string({description: 'id of the bead this one replaces (default: none)'}),
+    set: Flags.string({multiple: true, multipleNonGreedy: true, description: 'key=value (repeatable) (default: none)'}),
     json: Flags.boolean({description: 'print the stored record'}),
   }
 
