@@ -15,7 +15,7 @@ export default class Report extends HelixCommand {
   static override flags = {
     since: Flags.string({description: 'runs that ended after this: a duration back from now (30m, 24h, 7d, 2w) or a date (2026-11-22, 2026-11-22T18:00)', default: '24h', helpValue: '24h|DATE'}),
     json: Flags.boolean({description: 'print the report as JSON', default: false}),
-    html: Flags.string({description: 'also write a self-contained HTML page (timeline per slot, cumulative beads chart) to FILE (default: none)', helpValue: 'FILE'}),
+    html: Flags.string({description: 'write a self-contained HTML page (timeline of cycles per slot, cumulative beads chart, the tables) to FILE instead of printing the text report (default: text on stdout)', helpValue: 'FILE'}),
   }
 
   async run(): Promise<void> {
