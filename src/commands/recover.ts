@@ -5,6 +5,7 @@ import {projectPaths} from '../util/root.js'
 import {recoverOrphans} from '../recovery/orphans.js'
 import {realProbe} from '../recovery/probe.js'
 import {orphanThresholdSec} from '../tracker/liveness.js'
+import {sanitize} from '../util/sanitize.js'
 
 export default class Recover extends HelixCommand {
   // Declared (hidden) only so that a stray word reaches this command and is
@@ -14,7 +15,7 @@ export default class Recover extends HelixCommand {
   static override description = "Reclaim orphaned in_progress beads (helix's own stale claims) now"
 
   static override flags = {
-    'dry-run': Flags.boolean({description: 'list what would be reclaimed; change nothing'}),
+    'dry-run': Flags.boolean({description: 'list what would be reclaimed; change nothing', default: false}),
   }
 
   async run(): Promise<void> {
@@ -26,7 +27,7 @@ export default class Recover extends HelixCommand {
       probe: realProbe(),
       thresholdSec: orphanThresholdSec(env),
       dryRun: flags['dry-run'],
-      say: (line) => this.out(line),
+      say: (line) => this.out(sanitize(line)),
     })
     if (res.recovered.length === 0) this.out('helix: no orphaned claims to recover')
   }

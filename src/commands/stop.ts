@@ -3,6 +3,7 @@ import {HelixCommand} from '../util/base-command.js'
 import {HelixError} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {stopRun} from '../status/control.js'
+import {sanitize} from '../util/sanitize.js'
 
 export default class Stop extends HelixCommand {
   // Declared (hidden) only so that a stray word reaches this command and is
@@ -16,7 +17,7 @@ export default class Stop extends HelixCommand {
     if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
     const {pid, killed, released} = await stopRun({paths: projectPaths(process.cwd(), process.env)})
     if (killed) this.err(`helix: pid ${pid} ignored SIGTERM for 15s; sent SIGKILL`)
-    for (const id of released ?? []) this.err(`helix: unclaimed ${id} (its run was killed)`)
+    for (const id of released ?? []) this.err(`helix: unclaimed ${sanitize(id)} (its run was killed)`)
     this.out(`helix: stopped (pid=${pid})`)
   }
 }
