@@ -5,7 +5,7 @@
  * skipped and counted, never fatal: the history is append-only and a run killed
  * mid-write may leave half a line.
  */
-import {closeSync, fstatSync, openSync, readFileSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readFileSync} from 'node:fs'
 import {HelixError} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {CycleOutcome, RunHistoryCycle, RunHistoryRecord} from '../state/types.js'
@@ -127,7 +127,8 @@ export function parseHistory(text: string): History {
 export function readHistory(file: string): History {
   let fd: number
   try {
-    fd = openSync(file, 'r')
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {runs: [], skipped_lines: []}
     throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize((error as Error).message)}`, 1)
