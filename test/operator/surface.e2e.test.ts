@@ -225,6 +225,12 @@ describe('16.6 small things', () => {
     const review = helix(root, ['doctor', '--agent', 'myagent', '--review-agent', '/nonexistent/reviewer'], env)
     expect(review.code).toBe(1)
     expect(review.stdout).toMatch(/^FAIL  review agent \/nonexistent\/reviewer: not an executable file$/m)
+    // agent names from flags and env are untrusted text on the terminal
+    const evil = helix(root, ['doctor', '--agent', 'ag\u001b]0;x\u0007\u202e'], {...env, HELIX_REVIEW_AGENT: 'rv\u001b[2J'})
+    expect(evil.code).toBe(1)
+    expect(evil.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)
+    expect(evil.stdout).toMatch(/^FAIL  implementation agent ag\?\]0;x\?\?: not found on PATH$/m)
+    expect(evil.stdout).toMatch(/^FAIL  review agent rv\?\[2J: not found on PATH$/m)
     const both = helix(root, ['doctor', '--claude', '--codex'], env)
     expect(both.code).toBe(1)
     expect(both.stdout).toMatch(/^FAIL  agent flags: --claude and --codex cannot be used together$/m)
