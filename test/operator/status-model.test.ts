@@ -162,3 +162,30 @@ describe('last run', () => {
     expect(renderStatusText(m)).toContain('Stopped: no stop recorded (killed?)')
   })
 })
+
+describe('status progress (SPEC 16.4)', () => {
+  const iso = (msAgo: number) => new Date(NOW.getTime() - msAgo).toISOString()
+  const beads: Bead[] = Array.from({length: 30}, (_, i) => ({id: `hx-${i}`, title: `A rather long bead title number ${i} that goes on and on`, status: i < 10 ? 'in_progress' : 'open', owner: i < 10 ? 'helix' : undefined, labels: i >= 25 ? ['blocked'] : undefined}))
+  const workers = [1, 2, 3, 4].map((slot) => ({slot, bead: `hx-${slot}`, title: beads[slot].title as string, attempt: 1, started_at: iso(slot * 61_000), worktree: `/w/${slot}`, branch: `helix/w${slot}`, pid: 4242, timeout_s: 2700, last_output: `slot ${slot} says something fairly long about what the agent is doing right now`}))
+  const rs = runState({pid: 4242, phase: 'paused', started_at: iso(7_200_000), current_cycle: 9, attempted_cycles: 8, completed_cycles: 6, total_tokens: 1_234_567, total_cost_usd: 12.5, max_cycles: null, workers, paused_until: iso(-1_800_000), pause_reason: 'quota', cycles: [{n: 1, bead: 'hx-0', outcome: 'COMPLETE', started_at: iso(7_000_000), ended_at: iso(6_880_000), duration_ms: 120_000, tokens: 1, rc: 0}]})
+
+  it('four workers, paused, many claims and parked beads: at most 24 rows of 80 columns, every slot shown', () => {
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
+    const lines = renderStatusText(m).trimEnd().split('\n')
+    expect(lines.length).toBeLessThanOrEqual(24)
+    for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(80)
+    expect(lines).toContain('  Progress: 6/∞ completed (8 attempted), 1,234,567 tokens, $12.50')
+    expect(lines).toContain('  Time:    2h elapsed, cycle mean 2m, last 2m')
+    expect(lines).toContain('  Cycle:   9  (paused)  Workers: 4 busy')
+    for (const slot of [1, 2, 3, 4]) expect(lines.some((l) => l.startsWith(`  w${slot} hx-${slot}  ${slot}m ${slot}s of 45m  » slot ${slot} says`))).toBe(true)
+    expect(lines.some((l) => l.startsWith('  Paused: quota, resumes at '))).toBe(true)
+    // the workers' beads are not repeated under Claimed
+    expect(lines.some((l) => /^ {2}hx-1 {2}/.test(l))).toBe(false)
+    expect(lines.some((l) => l.startsWith('Last Run'))).toBe(false)
+    const j = statusJson(m) as any
+    expect(j.progress).toEqual({completed: 6, attempted: 8, max_cycles: null, tokens: 1_234_567, cost_usd: 12.5, elapsed_s: 7200, mean_cycle_s: 120})
+    expect(j.workers).toHaveLength(4)
+    expect(j.paused_until).toBe(iso(-1_800_000))
+    expect(j.last_stop_reason).toBeNull()
+  })
+})
