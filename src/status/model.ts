@@ -5,7 +5,7 @@
  */
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import type {RunState} from '../state/types.js'
-import type {StatusCounts} from '../tracker/queries.js'
+import {blockedNoteReason, labelledBlocked, type StatusCounts} from '../tracker/queries.js'
 
 /** The tracker's own counts (`helix tracker status`), shown under `Tracker:`. */
 export type TrackerCounts = StatusCounts
@@ -201,7 +201,10 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     for (const s of rs.skipped ?? []) park(snap.byId.get(s.id), s.id, 'skipped', `skipped this run: ${s.reason}`, null)
   }
   for (const b of snap.beads) {
-    if (Array.isArray(b.labels) && b.labels.includes('blocked')) park(b, b.id, 'blocked-label', "label 'blocked' (remove it to retry)", null)
+    if (!labelledBlocked(b)) continue
+    // the reason from the run's BLOCKED note, as `tracker blocked` shows it
+    const why = blockedNoteReason(b)
+    park(b, b.id, 'blocked-label', why ? `blocked: ${why}` : "label 'blocked' (helix unblock to retry)", null)
   }
   for (const b of snap.beads) {
     if (statusOf(b) === 'blocked') park(b, b.id, 'blocked-status', "status 'blocked'", null)

@@ -166,6 +166,8 @@ describe('helix status text never carries control characters', () => {
     expect(r.stdout).toMatch(/^  Stopped: error\?\]0;x\?\?\[2J\?\?\?⏎x \(boom\?\]0;x\?\?\[2J\?\?\?\), /m)
     expect(r.stdout).toContain('hx-x?]0;x??[2J???')
     expect(r.stdout).toContain('Title?]0;x??[2J???⏎')
+    // the BLOCKED note's reason, sanitized, in Parked
+    expect(r.stdout).toMatch(/^  hx-x\?\]0;x\?\?\[2J\?\?\?  blocked: why\?\]0;x\?\?\[2J\?\?\? — /m)
     const b = helix(root, ['tracker', 'blocked', '--json'])
     expect(b.code).toBe(0)
     expect(JSON.parse(b.stdout).map((r: {id: string; blocked_reason?: string}) => [r.id, r.blocked_reason])).toEqual([[`hx-x${BAD}`, `why${BAD}`]])
