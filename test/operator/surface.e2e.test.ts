@@ -79,6 +79,12 @@ describe('16.1 only inside a project', () => {
         expect(r.stdout).toBe('')
       }
     }
+    // the startup fast path (status, tracker ready/status) and oclif say the same
+    for (const args of [['status'], ['tracker', 'ready', '--json'], ['tracker', 'status']]) {
+      const r = helix(dir, args, {HELIX_NO_FAST_PATH: '1'})
+      expect(r.code).toBe(1)
+      expect(r.stderr).toBe(NOT_PROJECT)
+    }
     expect(existsSync(marker)).toBe(false)
     expect(tree(dir)).toEqual(before)
   })
