@@ -9,7 +9,7 @@ export default class Status extends HelixCommand {
   // refused in one line, instead of oclif looking for a command 'status:<word>'.
   static override args = {unexpected: Args.string({hidden: true})}
 
-  static override description = 'Show the tracker, the active run, claimed and parked beads, and the last run (one screen)'
+  static override description = "Show the tracker, the active run's progress and in-flight beads, claimed and parked beads, and the last run (one screen)"
 
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --json', '<%= config.bin %> status --watch 5']
 

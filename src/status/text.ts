@@ -131,7 +131,7 @@ function inFlightRows(list: InFlight[], multi: boolean, width: number): string[]
   const out: string[] = []
   if (!multi) {
     const w = list[0]
-    if (w) out.push(`  Agent:   ${ofTimeout(w)}${w.last_output ? `  » ${sanitize(w.last_output)}` : ''}`)
+    if (w && (w.elapsed_s !== null || w.last_output)) out.push(`  Agent:   ${ofTimeout(w)}${w.last_output ? `  » ${sanitize(w.last_output)}` : ''}`)
     return out
   }
   for (const w of list) {
