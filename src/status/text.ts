@@ -125,18 +125,21 @@ function ofTimeout(w: InFlight): string {
  * In-flight beads. One worker: the bead is on the Cycle line already, so one row
  * with its elapsed time and the agent's last output line. Several: one row per slot
  * (bead, elapsed of timeout, title), and under it the last output line while there
- * are at most two slots (four slots would not fit 24 rows otherwise).
+ * are at most two slots (four slots would not fit 24 rows otherwise). Never more
+ * than `cap` rows: slots that do not fit end in `… and N more slots`.
  */
-function inFlightRows(list: InFlight[], multi: boolean, width: number): string[] {
+function inFlightRows(list: InFlight[], multi: boolean, width: number, cap: number): string[] {
   const out: string[] = []
   if (!multi) {
     const w = list[0]
     if (w && (w.elapsed_s !== null || w.last_output)) out.push(`  Agent:   ${ofTimeout(w)}${w.last_output ? `  » ${sanitize(w.last_output)}` : ''}`)
     return out
   }
-  for (const w of list) {
+  const roomy = list.length <= 2 && list.length * 2 <= cap
+  const shown = list.length <= cap ? list : list.slice(0, Math.max(0, cap - 1))
+  for (const w of shown) {
     const head = `  w${w.slot} ${sanitize(w.bead)}  ${ofTimeout(w)}`
-    if (list.length <= 2) {
+    if (roomy) {
       out.push(`${head}  ${sanitize(w.title)}`)
       if (w.last_output) out.push(`       » ${sanitize(w.last_output)}`)
     } else {
@@ -144,6 +147,7 @@ function inFlightRows(list: InFlight[], multi: boolean, width: number): string[]
       out.push(truncate(`${head}  ${rest}`, width))
     }
   }
+  if (shown.length < list.length) out.push(`  … and ${list.length - shown.length} more slots`)
   return out
 }
 
@@ -195,9 +199,10 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     if (m.paused_until) {
       run.push(`  Paused: ${sanitize(m.pause_reason || 'quota')}, resumes at ${clockTime(m.paused_until)}`)
     }
-    const rows = inFlightRows(m.in_flight, multi, width)
-    run.push(...rows)
-    if (m.focused_epic) run.push(`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`)
+    const epic = m.focused_epic ? [`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`] : []
+    // rows left for the slots: the tracker, the rest of this section, Claimed and Parked (2 each)
+    const cap = Math.max(1, height - tracker.length - run.length - epic.length - 4)
+    run.push(...inFlightRows(m.in_flight, multi, width, cap), ...epic)
   } else if (m.stalePid !== null) {
     run.push(`Active Run: none (stale PID file removed: pid=${m.stalePid} was not running)`)
   } else {

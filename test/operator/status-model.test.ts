@@ -188,4 +188,16 @@ describe('status progress (SPEC 16.4)', () => {
     expect(j.paused_until).toBe(iso(-1_800_000))
     expect(j.last_stop_reason).toBeNull()
   })
+
+  it('twelve workers still fit: the slots that do not fit are counted', () => {
+    const many = Array.from({length: 12}, (_, i) => ({...workers[0], slot: i + 1, bead: `hx-${i}`}))
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: {...rs, workers: many}, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
+    const lines = renderStatusText(m).trimEnd().split('\n')
+    expect(lines.length).toBeLessThanOrEqual(24)
+    const more = lines.find((l) => /^ {2}… and \d+ more slots$/.test(l))
+    expect(more).toBeDefined()
+    const shownSlots = lines.filter((l) => /^ {2}w\d+ /.test(l)).length
+    expect(shownSlots + Number(/(\d+) more/.exec(more!)![1])).toBe(12)
+    expect(lines.at(-1)).not.toBe('Tracker:')
+  })
 })
