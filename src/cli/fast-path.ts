@@ -7,6 +7,7 @@
  * The output comes from the same domain functions the oclif commands call.
  */
 import {HelixError, helixMessage} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
 
 type Handler = (json: boolean) => Promise<string>
 
@@ -14,7 +15,7 @@ const handlers: Record<string, Handler> = {
   status: async (json) => {
     const {statusOutput} = await import('../status/report.js')
     const tty = process.stdout.isTTY
-    return statusOutput({json, width: tty ? process.stdout.columns : undefined, height: tty ? process.stdout.rows : undefined})
+    return statusOutput({json, width: tty ? process.stdout.columns : undefined, height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */})
   },
   'tracker ready': async (json) => (await import('../tracker/report.js')).trackerReadyOutput({json}),
   'tracker status': async (json) => (await import('../tracker/report.js')).trackerStatusOutput({json}),
@@ -37,7 +38,7 @@ export async function runFastPath(argv: readonly string[]): Promise<boolean> {
     process.stdout.write(await handlers[hit.key](hit.json))
   } catch (error) {
     const e = error as Error
-    process.stderr.write(helixMessage(String(e?.message ?? e).split('\n')[0]) + '\n')
+    process.stderr.write(helixMessage(sanitize(String(e?.message ?? e).split('\n')[0])) + '\n')
     process.exitCode = error instanceof HelixError ? error.exitCode : 1
   }
   return true

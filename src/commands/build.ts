@@ -13,7 +13,7 @@ export default class Build extends HelixCommand {
 
   static override flags = {
     ...agentFlags,
-    'review-agent': Flags.string({description: 'review agent (HELIX_REVIEW_AGENT)'}),
+    'review-agent': Flags.string({description: 'review agent (default: HELIX_REVIEW_AGENT, else the other of codex/claude when installed, else the implementation agent)'}),
     'review-threshold': Flags.integer({description: 'review when the cycle changed at least N lines or 3 files (0 = always)', default: 100, min: 0}),
     'auto-review': Flags.boolean({description: 'post-implementation review (--no-auto-review disables)', allowNo: true, default: true}),
     summary: Flags.boolean({char: 's', description: 'summary lines only'}),

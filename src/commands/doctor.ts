@@ -1,6 +1,8 @@
 import {Args, Flags} from '@oclif/core'
+import {agentFlags} from '../cli/agent-flags.js'
 import {HelixCommand} from '../util/base-command.js'
 import {HelixError} from '../util/errors.js'
+import {NOT_A_PROJECT} from '../util/root.js'
 import {doctorReport, renderDoctor} from '../status/doctor.js'
 
 export default class Doctor extends HelixCommand {
@@ -8,17 +10,22 @@ export default class Doctor extends HelixCommand {
   // refused in one line, instead of oclif looking for a command 'doctor:<word>'.
   static override args = {unexpected: Args.string({hidden: true})}
 
-  static override description = 'Check node, agent binaries, tracker health, stale locks and pid files (exit 1 when something needs fixing)'
+  static override description =
+    'Check node, the agent a run with the same agent flags would use, tracker health, stale locks and pid files (exit 1 when something needs fixing)'
 
   static override flags = {
-    json: Flags.boolean({description: 'print {checks: [{level, what, detail, fix?}], problems}'}),
+    // every agent flag of `helix run` is accepted, so a suggested `--agent X` works here too
+    ...agentFlags,
+    'review-agent': Flags.string({description: 'review agent to check (default: HELIX_REVIEW_AGENT, else none required)', helpValue: 'AGENT'}),
+    json: Flags.boolean({description: 'print {checks: [{level, what, detail, fix?}], problems} as JSON', default: false}),
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Doctor)
     if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
-    const report = await doctorReport()
+    const report = await doctorReport({agents: {agent: flags.agent, claude: flags.claude, codex: flags.codex, reviewAgent: flags['review-agent']}})
     process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderDoctor(report))
+    if (report.not_a_project) this.err(`helix: ${NOT_A_PROJECT}`)
     if (report.problems) this.exit(1)
   }
 }

@@ -4,19 +4,29 @@ import path from 'node:path'
 import {HelixCommand} from '../util/base-command.js'
 import {HelixError} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
-import {followLog, newestSessionLog, renderLogFile} from '../output/log-render.js'
+import {sanitize} from '../util/sanitize.js'
+import {followLog, newestSessionLog, parseLineRange, renderLogFile, renderLogLines} from '../output/log-render.js'
 
 export default class Logs extends HelixCommand {
   static override description = 'Show the newest session log (.helix-logs/helix-*.log) for people'
 
-  static override examples = ['<%= config.bin %> logs', '<%= config.bin %> logs --follow', '<%= config.bin %> logs .helix-logs/helix-20260101-120000.log']
+  static override examples = [
+    '<%= config.bin %> logs',
+    '<%= config.bin %> logs --follow',
+    '<%= config.bin %> logs .helix-logs/helix-20260101-120000.log',
+    '<%= config.bin %> logs --lines L12–L340 .helix-logs/helix-20260101-120000.log',
+  ]
 
   static override args = {
     file: Args.string({description: 'a log file (default: the newest session log)', required: false}),
   }
 
   static override flags = {
-    follow: Flags.boolean({char: 'f', description: 'keep printing new records until Ctrl-C'}),
+    follow: Flags.boolean({char: 'f', description: 'keep printing new records until Ctrl-C', default: false}),
+    lines: Flags.string({
+      description: "print exactly the records on these lines, with their line numbers: a summary line's pointer (L12–L340, L12-L340 or 12-340) (default: the whole log)",
+      helpValue: 'A-B',
+    }),
   }
 
   private readonly abort = new AbortController()
@@ -46,13 +56,15 @@ export default class Logs extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Logs)
+    const range = flags.lines === undefined ? null : parseLineRange(flags.lines)
+    if (range && flags.follow) throw new HelixError('--lines and --follow cannot be combined', 1)
     const paths = projectPaths(process.cwd(), process.env)
     const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
     let file: string
     if (args.file) {
       const candidates = [path.resolve(args.file), path.join(paths.logDir, args.file)]
       const found = candidates.find((c) => existsSync(c))
-      if (!found) throw new HelixError(`log file not found: ${args.file}`, 1)
+      if (!found) throw new HelixError(`log file not found: ${sanitize(args.file)}`, 1)
       file = found
     } else {
       let newest = newestSessionLog(paths.logDir)
@@ -60,7 +72,7 @@ export default class Logs extends HelixCommand {
         newest = await this.waitForFirstLog(paths.logDir)
         if (!newest) return // interrupted while waiting: a normal end
       }
-      if (!newest) throw new HelixError(`no session logs in ${paths.logDir}`, 1)
+      if (!newest) throw new HelixError(`no session logs in ${sanitize(paths.logDir)}`, 1)
       file = newest
     }
     if (!flags.follow) {
@@ -68,10 +80,18 @@ export default class Logs extends HelixCommand {
       process.stdout.on('error', () => {
         gone = true // reader went away (e.g. `| head`): stop quietly
       })
+      const write = (t: string) => !gone && (process.stdout.write(t) || true)
+      let short: number | null = null
       try {
-        await renderLogFile(file, (t) => !gone && (process.stdout.write(t) || true), {color})
+        if (range) short = await renderLogLines(file, range, write, {color})
+        else await renderLogFile(file, write, {color})
       } catch (error) {
-        throw new HelixError(`cannot read ${file}: ${(error as Error).message}`, 1)
+        throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize((error as Error).message)}`, 1)
+      }
+      if (range && short !== null) {
+        // the pointer names lines the file does not have (a different log, or it was cut)
+        const rel = sanitize(path.relative(process.cwd(), file) || file)
+        throw new HelixError(short < range.from ? `${rel} has only ${short} lines; none in L${range.from}–L${range.to}` : `${rel} has only ${short} lines; printed L${range.from}–L${short}`, 1)
       }
       return
     }

@@ -6,6 +6,7 @@ import {recoverOrphans} from '../recovery/orphans.js'
 import {realProbe} from '../recovery/probe.js'
 import {orphanThresholdSec} from '../tracker/liveness.js'
 import {recoverWorktrees} from '../git/worktrees.js'
+import {sanitize} from '../util/sanitize.js'
 
 export default class Recover extends HelixCommand {
   // Declared (hidden) only so that a stray word reaches this command and is
@@ -15,8 +16,8 @@ export default class Recover extends HelixCommand {
   static override description = "Reclaim orphaned in_progress beads (helix's own stale claims) now"
 
   static override flags = {
-    'dry-run': Flags.boolean({description: 'list what would be reclaimed; change nothing'}),
-    worktrees: Flags.boolean({description: 'remove stale .helix/worktrees/* of --workers runs (never refs/helix/preserved/*) instead'}),
+    'dry-run': Flags.boolean({description: 'list what would be reclaimed; change nothing', default: false}),
+    worktrees: Flags.boolean({description: 'remove stale .helix/worktrees/* of --workers runs (never refs/helix/preserved/*) instead', default: false}),
   }
 
   async run(): Promise<void> {
@@ -32,7 +33,7 @@ export default class Recover extends HelixCommand {
       probe: realProbe(),
       thresholdSec: orphanThresholdSec(env),
       dryRun: flags['dry-run'],
-      say: (line) => this.out(line),
+      say: (line) => this.out(sanitize(line)),
     })
     if (res.recovered.length === 0) this.out('helix: no orphaned claims to recover')
   }

@@ -12,7 +12,7 @@ export default class Run extends HelixCommand {
     'max-cycles': Flags.integer({description: 'stop after N completed cycles (0 = unlimited)', default: 0, min: 0}),
     summary: Flags.boolean({char: 's', description: 'summary lines only on stderr; stdout stays empty (implies --quiet)'}),
     quiet: Flags.boolean({char: 'q', description: 'do not echo agent output on stdout'}),
-    'review-agent': Flags.string({description: 'review agent (HELIX_REVIEW_AGENT)'}),
+    'review-agent': Flags.string({description: 'review agent (default: HELIX_REVIEW_AGENT, else the other of codex/claude when installed, else the implementation agent)'}),
     'review-every': Flags.integer({description: 'periodic alignment every N completed cycles (0 disables)', default: 15, min: 0}),
     'review-threshold': Flags.integer({description: 'review when a cycle changed at least N lines or 3 files (0 = always)', default: 100, min: 0}),
     'auto-review': Flags.boolean({description: 'post-implementation review (--no-auto-review disables)', allowNo: true, default: true}),

@@ -1,5 +1,6 @@
 import {HelixCommand} from '../util/base-command.js'
 import {startRun} from '../status/control.js'
+import {sanitize} from '../util/sanitize.js'
 
 export default class Start extends HelixCommand {
   static override description = 'Start `helix run --summary` in the background (own session, output to .helix-logs/start-*.log)'
@@ -15,7 +16,7 @@ export default class Start extends HelixCommand {
     // no parse: oclif rejects flags it does not know even when not strict, and
     // `helix run` (the child) validates the flags and reports bad ones itself
     const {pid, log, finished} = await startRun({args: this.argv})
-    this.out(`helix: started (pid=${pid}, log=${log})`)
+    this.out(`helix: started (pid=${pid}, log=${sanitize(log)})`)
     if (finished) this.err('helix: the run already finished (rc=0)')
   }
 }

@@ -9,12 +9,12 @@ export default class Status extends HelixCommand {
   // refused in one line, instead of oclif looking for a command 'status:<word>'.
   static override args = {unexpected: Args.string({hidden: true})}
 
-  static override description = 'Show the tracker, the active run, claimed and parked beads, and the last run (one screen)'
+  static override description = "Show the tracker, the active run's progress and in-flight beads, claimed and parked beads, and the last run (one screen)"
 
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --json', '<%= config.bin %> status --watch 5']
 
   static override flags = {
-    json: Flags.boolean({description: 'print the SPEC 7.1 JSON object'}),
+    json: Flags.boolean({description: 'print the status as one JSON object (counts, active run, progress, workers, parked beads)'}),
     watch: Flags.string({
       char: 'w',
       description: 'redraw in place every SECONDS (default 2) until Ctrl-C',
@@ -30,7 +30,7 @@ export default class Status extends HelixCommand {
       const text = await statusOutput({
         json: flags.json,
         width: tty ? process.stdout.columns : undefined,
-        height: tty ? process.stdout.rows : undefined,
+        height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */,
       })
       process.stdout.write(text)
       return

@@ -13,16 +13,16 @@
 import {closeSync, openSync, readdirSync, readSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {hhmmss} from '../util/time.js'
+import {sanitize} from '../util/sanitize.js'
+import {HelixError} from '../util/errors.js'
 
 const LEVELS: Record<number, string> = {10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL'}
 const SKIP_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v', 'stream', 'dispatch'])
 const AGENT_INDENT = '           │ '
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
-
+/** The one terminal sanitizer (SPEC 13.5): control and bidi characters → `?`, newline → `⏎`. */
 function clean(text: string): string {
-  return text.replace(CONTROL, '�')
+  return sanitize(text)
 }
 
 function clock(time: unknown): string {
@@ -150,6 +150,64 @@ export async function renderLogFile(file: string, write: (text: string) => boole
     rl.close()
     stream.destroy()
   }
+}
+
+/**
+ * `--lines A-B`: the line range a log pointer names. Accepts `12-340`, `L12-L340`
+ * and `L12–L340` (en dash, as the summary lines print it), and a single `L12`.
+ */
+export function parseLineRange(text: string): {from: number; to: number} {
+  const m = /^\s*L?(\d{1,9})(?:\s*[-–—]\s*L?(\d{1,9}))?\s*$/i.exec(text)
+  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(text)}': ${why}`, 1)
+  if (!m) throw bad('use A-B, e.g. 12-340 or L12–L340')
+  const from = Number(m[1])
+  const to = m[2] === undefined ? from : Number(m[2])
+  if (from < 1) throw bad('line numbers start at 1')
+  if (to < from) throw bad('the range ends before it starts')
+  return {from, to}
+}
+
+/**
+ * Render the records on file lines `from`..`to` (1-based, split on `\n` exactly as
+ * the pointers count them), each prefixed with its line number: `L12  04:10:03 INFO …`.
+ * Returns the number of lines the file has when it ends before `to`, else null.
+ */
+export async function renderLogLines(file: string, range: {from: number; to: number}, write: (text: string) => boolean, opts: RenderOptions = {}): Promise<number | null> {
+  const {createReadStream} = await import('node:fs')
+  const {StringDecoder} = await import('node:string_decoder')
+  const stream = createReadStream(file, {highWaterMark: 256 * 1024})
+  const decoder = new StringDecoder('utf8')
+  const width = String(range.to).length + 1
+  let n = 0
+  let rest = ''
+  let batch: string[] = []
+  const take = (line: string): boolean => {
+    n++
+    if (n < range.from) return true
+    if (n > range.to) return false
+    const r = renderLogLine(line.endsWith('\r') ? line.slice(0, -1) : line, opts)
+    batch.push(`${`L${n}`.padEnd(width)}  ${r ?? ''}`)
+    if (batch.length >= 256) {
+      const ok = write(batch.join('\n') + '\n')
+      batch = []
+      return ok
+    }
+    return true
+  }
+  try {
+    let going = true
+    for await (const chunk of stream) {
+      const parts = (rest + decoder.write(chunk as Buffer)).split('\n')
+      rest = parts.pop() ?? ''
+      for (const line of parts) if (!(going = take(line))) break
+      if (!going) break
+    }
+    if (going && rest !== '') take(rest + decoder.end())
+    if (batch.length) write(batch.join('\n') + '\n')
+  } finally {
+    stream.destroy()
+  }
+  return n < range.to ? n : null
 }
 
 /** The newest `helix-*.log` in `logDir` (names carry the start time; mtime breaks ties), or null. */

@@ -5,7 +5,9 @@
  */
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {projectPaths, type ProjectPaths} from '../util/root.js'
+import {NOT_A_PROJECT, projectPaths, type ProjectPaths} from '../util/root.js'
+import {HelixError} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
 import {pidAlive, readPidFile} from '../state/pidfile.js'
 import {inspectLock, LOCK_STALE_MS, type LockInfo} from '../tracker/store.js'
 import {doctorTracker, type DoctorReport as TrackerDoctorReport} from '../tracker/admin.js'
@@ -60,25 +62,28 @@ function isExecutable(file: string): boolean {
  * the configured review agent too when HELIX_REVIEW_AGENT names one. Other
  * known agents are listed for information.
  */
-export function agentChecks(env: NodeJS.ProcessEnv, root: string): DoctorCheck[] {
+export function agentChecks(env: NodeJS.ProcessEnv, root: string, chosen: DoctorAgentFlags = {}): DoctorCheck[] {
   const out: DoctorCheck[] = []
-  const impl = env.HELIX_AGENT?.trim() || 'codex'
-  const review = env.HELIX_REVIEW_AGENT?.trim() || ''
+  if (chosen.claude && chosen.codex) return [{level: 'fail', what: 'agent flags', detail: '--claude and --codex cannot be used together', fix: 'pass one of them'}]
+  // the agent a `helix run` with the same flags would use
+  const impl = (chosen.claude ? 'claude' : chosen.codex ? 'codex' : chosen.agent?.trim()) || env.HELIX_AGENT?.trim() || 'codex'
+  const review = chosen.reviewAgent?.trim() || env.HELIX_REVIEW_AGENT?.trim() || ''
   const names = [impl, ...(review && review !== impl ? [review] : [])]
   for (const known of ['codex', 'claude']) if (!names.includes(known)) names.push(known)
   for (const name of names) {
     const required = name === impl || name === review
     const role = name === impl ? 'implementation agent' : name === review ? 'review agent' : 'agent'
+    const shown = sanitize(name)
     const found = looksLikePath(name) ? (isExecutable(path.resolve(root, name)) ? path.resolve(root, name) : undefined) : findOnPath(name, env)
-    if (found) out.push({level: 'ok', what: `${role} ${name}`, detail: found})
+    if (found) out.push({level: 'ok', what: `${role} ${shown}`, detail: sanitize(found)})
     else if (required)
       out.push({
         level: 'fail',
-        what: `${role} ${name}`,
+        what: `${role} ${shown}`,
         detail: looksLikePath(name) ? 'not an executable file' : 'not found on PATH',
-        fix: `install ${name} or choose another agent (--agent / HELIX_AGENT${name === review ? ' / HELIX_REVIEW_AGENT' : ''})`,
+        fix: `install ${shown} or choose another agent (--agent / HELIX_AGENT${name === review ? ' / --review-agent / HELIX_REVIEW_AGENT' : ''})`,
       })
-    else out.push({level: 'warn', what: `${role} ${name}`, detail: 'not found on PATH (only needed when selected)'})
+    else out.push({level: 'warn', what: `${role} ${shown}`, detail: 'not found on PATH (only needed when selected)'})
   }
   return out
 }
@@ -174,15 +179,38 @@ export function pidCheck(paths: ProjectPaths): DoctorCheck {
 export interface DoctorReport {
   checks: DoctorCheck[]
   problems: number
+  /** set when the cwd is not inside a project */
+  not_a_project?: true
 }
 
-export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date} = {}): Promise<DoctorReport> {
+/** The agent flags of `helix run` that doctor accepts, to check the agent such a run would use. */
+export interface DoctorAgentFlags {
+  agent?: string
+  claude?: boolean
+  codex?: boolean
+  reviewAgent?: string
+}
+
+export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date; agents?: DoctorAgentFlags} = {}): Promise<DoctorReport> {
   const env = opts.env ?? process.env
   const now = opts.now ?? new Date()
-  const paths = projectPaths(opts.cwd ?? process.cwd(), env)
+  const cwd = opts.cwd ?? process.cwd()
+  let paths: ProjectPaths
+  try {
+    paths = projectPaths(cwd, env)
+  } catch (error) {
+    if (!(error instanceof HelixError) || error.message !== NOT_A_PROJECT) throw error
+    // outside a project: the environment checks still help, and the project line fails
+    const checks: DoctorCheck[] = [
+      nodeVersionCheck(),
+      ...agentChecks(env, path.resolve(cwd), opts.agents),
+      {level: 'fail', what: 'project', detail: 'not a helix project (no .ddx/ here or above)', fix: "run 'helix tracker init' at the project root"},
+    ]
+    return {checks, problems: checks.filter((c) => c.level === 'fail').length, not_a_project: true}
+  }
   const checks: DoctorCheck[] = [
     nodeVersionCheck(),
-    ...agentChecks(env, paths.root),
+    ...agentChecks(env, paths.root, opts.agents),
     ...(await trackerChecks(paths, env, now)),
     pidCheck(paths),
     ...(await worktreeChecks(paths, env)),
@@ -195,8 +223,8 @@ const TAG: Record<CheckLevel, string> = {ok: 'ok  ', warn: 'WARN', fail: 'FAIL'}
 export function renderDoctor(r: DoctorReport): string {
   const lines: string[] = []
   for (const c of r.checks) {
-    lines.push(`${TAG[c.level]}  ${c.what}: ${c.detail}`)
-    if (c.fix && c.level !== 'ok') lines.push(`      fix: ${c.fix}`)
+    lines.push(`${TAG[c.level]}  ${sanitize(c.what)}: ${sanitize(c.detail)}`)
+    if (c.fix && c.level !== 'ok') lines.push(`      fix: ${sanitize(c.fix)}`)
   }
   lines.push(r.problems ? `${r.problems} problem(s) need fixing` : 'no problems found')
   return lines.join('\n') + '\n'

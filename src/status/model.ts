@@ -5,7 +5,7 @@
  */
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import type {RunState} from '../state/types.js'
-import type {StatusCounts} from '../tracker/queries.js'
+import {blockedNoteReason, labelledBlocked, type StatusCounts} from '../tracker/queries.js'
 
 /** The tracker's own counts (`helix tracker status`), shown under `Tracker:`. */
 export type TrackerCounts = StatusCounts
@@ -40,7 +40,36 @@ export interface ParkedBead {
   age_seconds: number | null
 }
 
+/** SPEC 16.4: the active run's progress. */
+export interface RunProgress {
+  completed: number
+  attempted: number
+  /** --max-cycles of the run; null = unlimited (∞) */
+  max_cycles: number | null
+  tokens: number
+  cost_usd: number | null
+  elapsed_s: number | null
+  mean_cycle_s: number | null
+  last_cycle_s: number | null
+}
+
+/** One in-flight bead (a busy worker slot, or the single worker's current bead). */
+export interface InFlight {
+  slot: number
+  bead: string
+  title: string
+  elapsed_s: number | null
+  timeout_s: number | null
+  last_output: string | null
+}
+
 export interface StatusModel {
+  /** SPEC 16.4 (null without an active run) */
+  progress: RunProgress | null
+  in_flight: InFlight[]
+  paused_until: string | null
+  pause_reason: string | null
+  last_output: string | null
   now: string
   tracker: TrackerCounts
   /** the live run holding .ddx/helix.pid, or null */
@@ -63,6 +92,8 @@ export interface StatusModel {
     completed_cycles: number
     total_tokens: number
     stop_reason: string | null
+    /** the run's stop message (agent failure line, quota reset…) */
+    stop_message?: string | null
   } | null
   run: RunState | null
 }
@@ -170,7 +201,10 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     for (const s of rs.skipped ?? []) park(snap.byId.get(s.id), s.id, 'skipped', `skipped this run: ${s.reason}`, null)
   }
   for (const b of snap.beads) {
-    if (Array.isArray(b.labels) && b.labels.includes('blocked')) park(b, b.id, 'blocked-label', "label 'blocked' (remove it to retry)", null)
+    if (!labelledBlocked(b)) continue
+    // the reason from the run's BLOCKED note, as `tracker blocked` shows it
+    const why = blockedNoteReason(b)
+    park(b, b.id, 'blocked-label', why ? `blocked: ${why}` : "label 'blocked' (helix unblock to retry)", null)
   }
   for (const b of snap.beads) {
     if (statusOf(b) === 'blocked') park(b, b.id, 'blocked-status', "status 'blocked'", null)
@@ -180,13 +214,54 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     park(w.bead, w.bead.id, 'waiting-deps', `waiting on ${w.waitingOn.join(', ')}`, null)
   }
 
+  let progress: RunProgress | null = null
+  const in_flight: InFlight[] = []
+  if (runIsLive && rs) {
+    const cycles = Array.isArray(rs.cycles) ? rs.cycles : []
+    const durations = cycles.map((c) => c.duration_ms).filter((d): d is number => typeof d === 'number' && Number.isFinite(d) && d >= 0)
+    const cost = typeof rs.total_cost_usd === 'number' && Number.isFinite(rs.total_cost_usd) ? rs.total_cost_usd : null
+    progress = {
+      completed: rs.completed_cycles ?? 0,
+      attempted: rs.attempted_cycles ?? 0,
+      max_cycles: typeof rs.max_cycles === 'number' && rs.max_cycles > 0 ? rs.max_cycles : null,
+      tokens: rs.total_tokens ?? 0,
+      cost_usd: cost,
+      elapsed_s: ageSeconds(rs.started_at ?? livePid?.started, now),
+      mean_cycle_s: durations.length ? Math.round(durations.reduce((a, b) => a + b, 0) / durations.length / 1000) : null,
+      last_cycle_s: durations.length ? Math.round(durations[durations.length - 1] / 1000) : null,
+    }
+    const workers = Array.isArray(rs.workers) ? rs.workers : []
+    for (const w of workers) {
+      if (!w || typeof w.bead !== 'string') continue
+      in_flight.push({
+        slot: typeof w.slot === 'number' ? w.slot : in_flight.length + 1,
+        bead: w.bead,
+        title: typeof w.title === 'string' ? w.title : titleOf(snap.byId.get(w.bead)),
+        elapsed_s: ageSeconds(w.started_at, now),
+        timeout_s: typeof w.timeout_s === 'number' ? w.timeout_s : null,
+        last_output: typeof w.last_output === 'string' ? w.last_output : null,
+      })
+    }
+    if (in_flight.length === 0 && rs.current_bead) {
+      in_flight.push({
+        slot: 1,
+        bead: rs.current_bead,
+        title: titleOf(snap.byId.get(rs.current_bead)),
+        elapsed_s: ageSeconds(rs.current_bead_started_at, now),
+        timeout_s: null,
+        last_output: typeof rs.last_output === 'string' ? rs.last_output : null,
+      })
+    }
+  }
+
   let lastRun: StatusModel['lastRun'] = null
   let last_stop_reason: string | null = null
-  if (rs) {
+  // SPEC 16.4: Last Run describes the previous run; it is hidden while a run is active
+  if (rs && !active) {
     const finished = !runIsLive && rs.started_at
     if (finished && rs.last_run && rs.last_run.started_at === rs.started_at) {
       // the run wrote its own summary when it stopped
-      lastRun = {...rs.last_run, stop_reason: rs.last_run.stop_reason ?? null}
+      lastRun = {...rs.last_run, stop_reason: rs.last_run.stop_reason ?? null, stop_message: typeof rs.stop_message === 'string' ? rs.stop_message : null}
     } else if (finished) {
       // no summary: the run died (SIGKILL, crash) — show what run-state has
       lastRun = {
@@ -196,6 +271,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
         completed_cycles: rs.completed_cycles ?? 0,
         total_tokens: rs.total_tokens ?? 0,
         stop_reason: rs.stop_reason ?? null,
+        stop_message: typeof rs.stop_message === 'string' ? rs.stop_message : null,
       }
     } else if (rs.last_run) {
       lastRun = {...rs.last_run, stop_reason: rs.last_run.stop_reason ?? null}
@@ -205,6 +281,11 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
 
   return {
     now: now.toISOString(),
+    progress,
+    in_flight,
+    paused_until: runIsLive && rs && typeof rs.paused_until === 'string' && rs.paused_until ? rs.paused_until : null,
+    pause_reason: runIsLive && rs && typeof rs.pause_reason === 'string' ? rs.pause_reason : null,
+    last_output: runIsLive && rs ? (typeof rs.last_output === 'string' ? rs.last_output : (in_flight[0]?.last_output ?? null)) : null,
     tracker: counts,
     active,
     stalePid: input.stalePid ?? null,
@@ -239,5 +320,19 @@ export function statusJson(m: StatusModel): Record<string, unknown> {
     tracker: m.tracker,
     run: m.run,
     active_run: m.active ? {pid: m.active.pid, started: m.active.started, log: m.active.log} : null,
+    progress: m.progress
+      ? {
+          completed: m.progress.completed,
+          attempted: m.progress.attempted,
+          max_cycles: m.progress.max_cycles,
+          tokens: m.progress.tokens,
+          cost_usd: m.progress.cost_usd,
+          elapsed_s: m.progress.elapsed_s,
+          mean_cycle_s: m.progress.mean_cycle_s,
+        }
+      : null,
+    last_output: m.last_output,
+    paused_until: m.paused_until,
+    workers: m.in_flight,
   }
 }

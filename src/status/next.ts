@@ -5,6 +5,7 @@
  * what that run would pick next; without an active run a fresh run's view is used.
  */
 import {projectPaths} from '../util/root.js'
+import {sanitize} from '../util/sanitize.js'
 import {pidAlive, readPidFile, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {readTracker} from '../tracker/store.js'
@@ -33,5 +34,5 @@ export async function nextOutput(opts: {cwd?: string; env?: NodeJS.ProcessEnv; n
     }
   }
   const bead = nextSelectable(snap, sel)
-  return (bead ? bead.id : NO_READY) + '\n'
+  return (bead ? sanitize(bead.id) : NO_READY) + '\n'
 }

@@ -5,18 +5,15 @@
  * concatenated, never used as a format string; control characters are replaced
  * so a title cannot move the cursor.
  */
-import type {StatusModel} from './model.js'
+import type {InFlight, StatusModel} from './model.js'
+import {sanitize} from '../util/sanitize.js'
 
 export interface TextOptions {
   width?: number
   height?: number
 }
 
-/** Replace control characters (ESC, CR, tabs, newlines…) so text cannot drive the terminal. */
-export function sanitize(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-}
+export {sanitize}
 
 /**
  * Terminal columns of one code point: 2 for East Asian wide/fullwidth characters
@@ -112,6 +109,48 @@ function when(iso: string | null | undefined, now: string): string {
   return s >= 0 ? `${formatTime(iso)} (${formatAge(s)} ago)` : `${formatTime(iso)} (in ${formatAge(-s)})`
 }
 
+/** `HH:MM` local time (the operator's clock) of an ISO time; the raw text when unparsable. */
+export function clockTime(iso: string): string {
+  const t = Date.parse(iso)
+  if (Number.isNaN(t)) return sanitize(iso)
+  const d = new Date(t)
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`
+}
+
+function ofTimeout(w: InFlight): string {
+  return `${formatAge(w.elapsed_s)}${w.timeout_s ? ` of ${formatAge(w.timeout_s)}` : ''}`
+}
+
+/**
+ * In-flight beads. One worker: the bead is on the Cycle line already, so one row
+ * with its elapsed time and the agent's last output line. Several: one row per slot
+ * (bead, elapsed of timeout, title), and under it the last output line while there
+ * are at most two slots (four slots would not fit 24 rows otherwise). Never more
+ * than `cap` rows: slots that do not fit end in `… and N more slots`.
+ */
+function inFlightRows(list: InFlight[], multi: boolean, width: number, cap: number): string[] {
+  const out: string[] = []
+  if (!multi) {
+    const w = list[0]
+    if (w && (w.elapsed_s !== null || w.last_output)) out.push(`  Agent:   ${ofTimeout(w)}${w.last_output ? `  » ${sanitize(w.last_output)}` : ''}`)
+    return out
+  }
+  const roomy = list.length <= 2 && list.length * 2 <= cap
+  const shown = list.length <= cap ? list : list.slice(0, Math.max(0, cap - 1))
+  for (const w of shown) {
+    const head = `  w${w.slot} ${sanitize(w.bead)}  ${ofTimeout(w)}`
+    if (roomy) {
+      out.push(`${head}  ${sanitize(w.title)}`)
+      if (w.last_output) out.push(`       » ${sanitize(w.last_output)}`)
+    } else {
+      const rest = w.last_output ? `» ${sanitize(w.last_output)}` : sanitize(w.title)
+      out.push(truncate(`${head}  ${rest}`, width))
+    }
+  }
+  if (shown.length < list.length) out.push(`  … and ${list.length - shown.length} more slots`)
+  return out
+}
+
 /** A list section: header, then items, capped to `budget` rows including the `… and N more` row. */
 function listSection(header: string, items: string[], budget: number): string[] {
   if (items.length === 0) return [`${header} none`]
@@ -148,8 +187,22 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
       ? `${sanitize(m.running_bead.id)} (claimed ${formatAge(m.running_bead.claim_age_seconds)} ago) ${sanitize(m.running_bead.title)}`
       : 'none'
     const phase = m.phase && m.phase !== 'implementing' && m.phase !== 'running' ? `  (${sanitize(m.phase)})` : ''
-    run.push(`  Cycle:   ${m.current_cycle ?? '?'}${phase}  Bead: ${bead}`)
-    if (m.focused_epic) run.push(`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`)
+    const multi = m.in_flight.length > 1
+    run.push(`  Cycle:   ${m.current_cycle ?? '?'}${phase}  ${multi ? `Workers: ${m.in_flight.length} busy` : `Bead: ${bead}`}`)
+    if (m.progress) {
+      const p = m.progress
+      const cost = p.cost_usd !== null && p.cost_usd > 0 ? `, $${p.cost_usd.toFixed(2)}` : ''
+      run.push(`  Progress: ${p.completed}/${p.max_cycles ?? '∞'} completed (${p.attempted} attempted), ${p.tokens.toLocaleString('en-US')} tokens${cost}`)
+      const mean = p.mean_cycle_s !== null ? `, cycle mean ${formatAge(p.mean_cycle_s)}, last ${formatAge(p.last_cycle_s)}` : ''
+      run.push(`  Time:    ${formatAge(p.elapsed_s)} elapsed${mean}`)
+    }
+    if (m.paused_until) {
+      run.push(`  Paused: ${sanitize(m.pause_reason || 'quota')}, resumes at ${clockTime(m.paused_until)}`)
+    }
+    const epic = m.focused_epic ? [`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`] : []
+    // rows left for the slots: the tracker, the rest of this section, Claimed and Parked (2 each)
+    const cap = Math.max(1, height - tracker.length - run.length - epic.length - 4)
+    run.push(...inFlightRows(m.in_flight, multi, width, cap), ...epic)
   } else if (m.stalePid !== null) {
     run.push(`Active Run: none (stale PID file removed: pid=${m.stalePid} was not running)`)
   } else {
@@ -161,22 +214,28 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     const r = m.lastRun
     last.push('Last Run:')
     last.push(`  Cycles:  ${r.completed_cycles} completed / ${r.attempted_cycles} attempted   Tokens: ${r.total_tokens}`)
-    last.push(`  Stopped: ${r.stop_reason ?? 'no stop recorded (killed?)'}, ${when(r.ended_at, m.now)}`)
+    const msg = r.stop_message ? ` (${sanitize(r.stop_message)})` : ''
+    last.push(`  Stopped: ${r.stop_reason ? sanitize(r.stop_reason) : 'no stop recorded (killed?)'}${msg}, ${when(r.ended_at, m.now)}`)
+  } else if (m.active) {
+    // SPEC 16.4: Last Run (the previous run) is hidden while a run is active
   } else {
     last.push('Last Run: none')
   }
 
-  const claimedItems = m.claimed.map((c) => {
-    const who = [c.owner ? `by ${sanitize(c.owner)}` : null, c.pid !== null ? `pid ${c.pid}` : null, `${formatAge(c.claim_age_seconds)} ago`, c.live ? null : 'STALE']
-      .filter(Boolean)
-      .join(', ')
-    return `  ${sanitize(c.id)}  ${sanitize(c.title)} (${who})`
+  // several workers: their beads have their own rows above, Claimed lists the other claims
+  const shownAbove = new Set(m.in_flight.length > 1 ? m.in_flight.map((w) => w.bead) : [])
+  const claimed = m.claimed.filter((c) => !shownAbove.has(c.id))
+  // the claim meta; a stale claim reads `claimed by <owner> (stale)`
+  const claimMeta = claimed.map((c) => {
+    const rest = [c.pid !== null ? `pid ${c.pid}` : null, `${formatAge(c.claim_age_seconds)} ago`]
+    if (!c.live) return ` — ${[`claimed by ${c.owner ? sanitize(c.owner) : '?'} (stale)`, ...rest].filter(Boolean).join(', ')}`
+    return ` (${[c.owner ? `by ${sanitize(c.owner)}` : null, ...rest].filter(Boolean).join(', ')})`
   })
   // put the meta first so truncation of a long title does not hide it
-  const claimedRows = m.claimed.map((c, i) => {
-    const full = claimedItems[i]
+  const claimedRows = claimed.map((c, i) => {
+    const who = claimMeta[i]
+    const full = `  ${sanitize(c.id)}  ${sanitize(c.title)}${who}`
     if (displayWidth(full) <= width) return full
-    const who = full.slice(full.lastIndexOf(' ('))
     return truncate(`  ${sanitize(c.id)}  ${sanitize(c.title)}`, Math.max(10, width - displayWidth(who))) + who
   })
 
@@ -189,7 +248,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
   // row budget: fixed sections first, then share what remains between the lists
   const fixed = tracker.length + run.length + last.length
   let remaining = height - fixed
-  const claimedNeed = m.claimed.length ? m.claimed.length + 1 : 1
+  const claimedNeed = claimed.length ? claimed.length + 1 : 1
   const parkedNeed = m.parked.length ? m.parked.length + 1 : 1
   let claimedBudget: number
   let parkedBudget: number

@@ -14,10 +14,11 @@ import {runStateLockDir} from '../state/run-state.js'
 import {FUTURE_SKEW_MS} from './liveness.js'
 import {depIds, statusOf} from './queries.js'
 import {claimLiveness} from './liveness.js'
+import {ensureIgnored, gitignorePath} from '../util/runtime-paths.js'
 
 // -------------------------------------------------------------------- init
 
-export async function initTracker(paths: ProjectPaths, env: NodeJS.ProcessEnv = process.env): Promise<{created: string[]; file: string}> {
+export async function initTracker(paths: ProjectPaths, env: NodeJS.ProcessEnv = process.env): Promise<{created: string[]; file: string; ignored: string[]}> {
   const created: string[] = []
   await fsp.mkdir(paths.dir, {recursive: true})
   const ddx = path.join(paths.root, '.ddx')
@@ -39,7 +40,9 @@ export async function initTracker(paths: ProjectPaths, env: NodeJS.ProcessEnv = 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
   }
-  return {created, file: paths.file}
+  // SPEC 16.1: helix's runtime files never get committed by an agent's `git add -A`
+  const ignored = ensureIgnored(gitignorePath(paths.root))
+  return {created, file: paths.file, ignored}
 }
 
 // ------------------------------------------------------------------ doctor

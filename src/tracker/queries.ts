@@ -121,6 +121,7 @@ function eligible(snap: TrackerSnapshot, b: Bead): boolean {
   if (typeof sup === 'string' && sup.trim() !== '') return false
   if (b['execution-eligible'] === false) return false
   if (isEpic(b) && hasChildren(snap, b.id)) return false
+  if (labelledBlocked(b)) return false
   return depsClosed(snap, b)
 }
 
@@ -135,6 +136,22 @@ export function helixOwner(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function ownClaim(b: Bead, owner: string): boolean {
   return typeof b.owner !== 'string' || b.owner.trim() === '' || b.owner === owner
+}
+
+/** SPEC 16.2: a bead labelled `blocked` is parked everywhere (ready, next, run) until the label goes. */
+export function labelledBlocked(b: Bead): boolean {
+  return Array.isArray(b.labels) && b.labels.includes('blocked')
+}
+
+/** The reason from the bead's last `BLOCKED [time]: reason` note, or null. */
+export function blockedNoteReason(b: Bead): string | null {
+  const notes = typeof b.notes === 'string' ? b.notes : ''
+  let reason: string | null = null
+  for (const line of notes.split('\n')) {
+    const m = /^BLOCKED(?: \[[^\]]*\])?:\s*([^\n]*)$/.exec(line)
+    if (m) reason = m[1]
+  }
+  return reason
 }
 
 /**
@@ -169,12 +186,17 @@ export function readyBeads(snap: TrackerSnapshot, opts: {staleClaims?: Set<strin
   return keyed.map((k) => k.b)
 }
 
-/** Open beads waiting on an unclosed or missing dependency, plus status `blocked` beads; file order. */
-export function blockedBeads(snap: TrackerSnapshot): Array<{bead: Bead; waitingOn: string[]}> {
-  const out: Array<{bead: Bead; waitingOn: string[]}> = []
+/**
+ * SPEC 16.2 blocked set, file order: status `blocked`, labelled `blocked` (not
+ * closed/cancelled; `reason` from its last BLOCKED note), and open beads waiting
+ * on an unclosed or missing dependency.
+ */
+export function blockedBeads(snap: TrackerSnapshot): Array<{bead: Bead; waitingOn: string[]; reason?: string | null}> {
+  const out: Array<{bead: Bead; waitingOn: string[]; reason?: string | null}> = []
   for (const b of snap.beads) {
     const s = statusOf(b)
-    if (s === 'blocked') out.push({bead: b, waitingOn: openDeps(snap, b)})
+    if (labelledBlocked(b) && s !== 'closed' && s !== 'cancelled') out.push({bead: b, waitingOn: openDeps(snap, b), reason: blockedNoteReason(b)})
+    else if (s === 'blocked') out.push({bead: b, waitingOn: openDeps(snap, b)})
     else if (s === 'open') {
       const w = openDeps(snap, b)
       if (w.length > 0) out.push({bead: b, waitingOn: w})
@@ -188,7 +210,7 @@ export interface StatusCounts {
   open: number
   in_progress: number
   closed: number
-  /** what `helix tracker blocked` lists: open beads waiting on deps + status `blocked` */
+  /** what `helix tracker blocked` lists: status `blocked` + labelled `blocked` + open beads waiting on deps */
   blocked: number
   proposed: number
   cancelled: number

@@ -112,10 +112,11 @@ export async function trackerStatusOutput(opts: ReportOptions = {}): Promise<str
 export async function trackerBlockedOutput(opts: ReportOptions = {}): Promise<string> {
   const snap = await load(opts)
   const blocked = blockedBeads(snap)
-  if (opts.json) return jsonLine(blocked.map(({bead, waitingOn}) => ({...bead, waiting_on: waitingOn})))
+  if (opts.json) return jsonLine(blocked.map(({bead, waitingOn, reason}) => ({...bead, waiting_on: waitingOn, ...(reason !== undefined ? {blocked_reason: reason} : {})})))
   let out = ''
-  for (const {bead, waitingOn} of blocked) {
-    const why = waitingOn.length ? `waiting on ${waitingOn.join(', ')}` : `status ${statusOf(bead)}`
+  for (const {bead, waitingOn, reason} of blocked) {
+    const why =
+      reason !== undefined ? `label blocked${reason ? `: ${reason}` : ''}` : waitingOn.length ? `waiting on ${waitingOn.join(', ')}` : `status ${statusOf(bead)}`
     out += `${listLine(bead)}  (${oneLine(why)})\n`
   }
   return out

@@ -1,6 +1,7 @@
 import {existsSync, statSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
+import {HelixError} from './errors.js'
 
 function isDir(p: string): boolean {
   try {
@@ -10,18 +11,35 @@ function isDir(p: string): boolean {
   }
 }
 
-/**
- * SPEC 1: the project root is the nearest ancestor of `cwd` holding `.ddx/`,
- * else the git top level, else `cwd` itself.
- */
-export function findProjectRoot(cwd: string = process.cwd()): string {
+export const NOT_A_PROJECT = "not a helix project (no .ddx/ here or above); run 'helix tracker init' at the project root"
+
+/** The nearest ancestor of `cwd` (itself included) holding a `.ddx/` directory, or null. */
+export function findDdxRoot(cwd: string = process.cwd()): string | null {
   let dir = path.resolve(cwd)
   for (;;) {
     if (isDir(path.join(dir, '.ddx'))) return dir
     const parent = path.dirname(dir)
-    if (parent === dir) break
+    if (parent === dir) return null
     dir = parent
   }
+}
+
+/**
+ * The project root: the nearest ancestor of `cwd` holding `.ddx/`. There is no
+ * fallback to the git top level or the cwd: outside a project this throws the
+ * one-line "not a helix project" error (exit 1), so nothing is written there.
+ * An explicit tracker directory (`DDX_BEAD_DIR`, which must exist) also makes a
+ * project; its root is then the nearest `.ddx/` ancestor, else the cwd.
+ */
+export function findProjectRoot(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
+  const root = findDdxRoot(cwd)
+  if (root) return root
+  if (env.DDX_BEAD_DIR && isDir(path.resolve(cwd, env.DDX_BEAD_DIR))) return path.resolve(cwd)
+  throw new HelixError(NOT_A_PROJECT)
+}
+
+/** Where `tracker init` puts `.ddx/`: the git top level, or the cwd without git. */
+export function initRoot(cwd: string = process.cwd()): string {
   const git = spawnSync('git', ['rev-parse', '--show-toplevel'], {cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
   if (git.status === 0) {
     const top = git.stdout.trim()
@@ -50,7 +68,15 @@ export interface ProjectPaths {
 }
 
 export function projectPaths(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): ProjectPaths {
-  const root = findProjectRoot(cwd)
+  return pathsAt(findProjectRoot(cwd, env), env)
+}
+
+/** The paths `tracker init` creates: `.ddx/` at the git top level (or cwd), unless already inside a project. */
+export function initPaths(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): ProjectPaths {
+  return pathsAt(findDdxRoot(cwd) ?? initRoot(cwd), env)
+}
+
+function pathsAt(root: string, env: NodeJS.ProcessEnv): ProjectPaths {
   const dir = env.DDX_BEAD_DIR ? path.resolve(root, env.DDX_BEAD_DIR) : path.join(root, '.ddx')
   return {
     root,

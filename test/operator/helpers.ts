@@ -1,15 +1,29 @@
-import {copyFileSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {afterAll} from 'vitest'
 import type {Bead, TrackerSnapshot} from '../../src/tracker/types.js'
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(REPO, 'bin', 'run.js')
 export {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
+// Every temp directory a test file makes through these helpers is removed after that file.
+const created: string[] = []
+afterAll(() => {
+  while (created.length) rmSync(created.pop()!, {recursive: true, force: true})
+})
+
+/** A temp directory removed after the test file. */
+export function tempDir(prefix = 'helix-ops-'): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
+  created.push(dir)
+  return dir
+}
+
 export function project(opts: {beads?: Bead[]; copy?: string} = {}): string {
-  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-ops-')))
+  const root = tempDir('helix-ops-')
   mkdirSync(path.join(root, '.ddx'))
   if (opts.copy) copyFileSync(opts.copy, path.join(root, '.ddx', 'beads.jsonl'))
   else if (opts.beads) writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), opts.beads.map((b) => JSON.stringify(b)).join('\n') + '\n')

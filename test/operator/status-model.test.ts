@@ -18,9 +18,9 @@ describe('status model', () => {
     const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: null, livePid: null, now: NOW})
     const j = statusJson(m)
     expect(Object.keys(j).sort()).toEqual(
-      ['active_run', 'current_cycle', 'injected_supervisory', 'last_stop_reason', 'parked_beads', 'run', 'running_bead', 'tracker'].sort(),
+      ['active_run', 'current_cycle', 'injected_supervisory', 'last_stop_reason', 'parked_beads', 'run', 'running_bead', 'tracker', 'progress', 'last_output', 'paused_until', 'workers'].sort(),
     )
-    expect(j).toMatchObject({active_run: null, running_bead: null, current_cycle: null, parked_beads: [], last_stop_reason: null, run: null})
+    expect(j).toMatchObject({active_run: null, running_bead: null, current_cycle: null, parked_beads: [], last_stop_reason: null, run: null, progress: null, workers: []})
     const text = renderStatusText(m)
     expect(text).toContain('Active Run: none')
     expect(text).toContain('Last Run: none')
@@ -40,14 +40,16 @@ describe('status model', () => {
     expect(j.active_run).toEqual({pid: 4242, started: '2026-11-22T03:50:00Z', log: '/p/.helix-logs/helix-1.log'})
     expect(j.current_cycle).toBe(3)
     expect(j.running_bead).toEqual({id: 'hx-1', title: 'Work', claim_age_seconds: 120, started_at: '2026-11-22T03:58:00Z'})
-    expect(j.last_stop_reason).toBe('max_cycles')
+    // SPEC 16.4: the previous run's stop reason and Last Run are hidden while a run is active
+    expect(j.last_stop_reason).toBeNull()
     const text = renderStatusText(m)
     expect(text).toMatch(/^  PID: +4242$/m)
     expect(text).toMatch(/^  Log: +\/p\/\.helix-logs\/helix-1\.log$/m)
     expect(text).toMatch(/Cycle: +3 +Bead: hx-1 \(claimed 2m ago\)/)
     expect(text).toMatch(/Epic: +hx-epic The epic/)
     expect(text).toMatch(/^  hx-1 +Work \(by helix, pid 4242, 2m ago\)$/m)
-    expect(text).toMatch(/Cycles: +5 completed \/ 7 attempted +Tokens: 999/)
+    expect(text).not.toMatch(/Last Run/)
+    expect(text).not.toMatch(/Cycles: +5 completed/)
     // between beads the phase says what the run is doing
     const drain = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: {...rs, phase: 'check', current_bead: null}, livePid: {pid: 4242, started: 'x'}, now: NOW})
     expect(renderStatusText(drain)).toMatch(/^  Cycle: +3 +\(check\) +Bead: none$/m)
@@ -103,7 +105,7 @@ describe('status model', () => {
     expect(shownClaimed + more[0]).toBe(30)
     expect(shownParked + more[1]).toBe(40)
     // the claim meta survives title truncation
-    expect(lines.find((l) => l.startsWith('  hx-c0 '))).toMatch(/\(by helix, 1h ago, STALE\)$/)
+    expect(lines.find((l) => l.startsWith('  hx-c0 '))).toMatch(/ — claimed by helix \(stale\), 1h ago$/)
   })
 
   it('wide (CJK) titles are cut by terminal columns, so no line wraps an 80-column pane', () => {
@@ -158,5 +160,44 @@ describe('last run', () => {
     const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: null, now: NOW})
     expect(m.lastRun).toMatchObject({attempted_cycles: 2, completed_cycles: 1, stop_reason: null})
     expect(renderStatusText(m)).toContain('Stopped: no stop recorded (killed?)')
+  })
+})
+
+describe('status progress (SPEC 16.4)', () => {
+  const iso = (msAgo: number) => new Date(NOW.getTime() - msAgo).toISOString()
+  const beads: Bead[] = Array.from({length: 30}, (_, i) => ({id: `hx-${i}`, title: `A rather long bead title number ${i} that goes on and on`, status: i < 10 ? 'in_progress' : 'open', owner: i < 10 ? 'helix' : undefined, labels: i >= 25 ? ['blocked'] : undefined}))
+  const workers = [1, 2, 3, 4].map((slot) => ({slot, bead: `hx-${slot}`, title: beads[slot].title as string, attempt: 1, started_at: iso(slot * 61_000), worktree: `/w/${slot}`, branch: `helix/w${slot}`, pid: 4242, timeout_s: 2700, last_output: `slot ${slot} says something fairly long about what the agent is doing right now`}))
+  const rs = runState({pid: 4242, phase: 'paused', started_at: iso(7_200_000), current_cycle: 9, attempted_cycles: 8, completed_cycles: 6, total_tokens: 1_234_567, total_cost_usd: 12.5, max_cycles: null, workers, paused_until: iso(-1_800_000), pause_reason: 'quota', cycles: [{n: 1, bead: 'hx-0', outcome: 'COMPLETE', started_at: iso(7_000_000), ended_at: iso(6_880_000), duration_ms: 120_000, tokens: 1, rc: 0}]})
+
+  it('four workers, paused, many claims and parked beads: at most 24 rows of 80 columns, every slot shown', () => {
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
+    const lines = renderStatusText(m).trimEnd().split('\n')
+    expect(lines.length).toBeLessThanOrEqual(24)
+    for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(80)
+    expect(lines).toContain('  Progress: 6/∞ completed (8 attempted), 1,234,567 tokens, $12.50')
+    expect(lines).toContain('  Time:    2h elapsed, cycle mean 2m, last 2m')
+    expect(lines).toContain('  Cycle:   9  (paused)  Workers: 4 busy')
+    for (const slot of [1, 2, 3, 4]) expect(lines.some((l) => l.startsWith(`  w${slot} hx-${slot}  ${slot}m ${slot}s of 45m  » slot ${slot} says`))).toBe(true)
+    expect(lines.some((l) => l.startsWith('  Paused: quota, resumes at '))).toBe(true)
+    // the workers' beads are not repeated under Claimed
+    expect(lines.some((l) => /^ {2}hx-1 {2}/.test(l))).toBe(false)
+    expect(lines.some((l) => l.startsWith('Last Run'))).toBe(false)
+    const j = statusJson(m) as any
+    expect(j.progress).toEqual({completed: 6, attempted: 8, max_cycles: null, tokens: 1_234_567, cost_usd: 12.5, elapsed_s: 7200, mean_cycle_s: 120})
+    expect(j.workers).toHaveLength(4)
+    expect(j.paused_until).toBe(iso(-1_800_000))
+    expect(j.last_stop_reason).toBeNull()
+  })
+
+  it('twelve workers still fit: the slots that do not fit are counted', () => {
+    const many = Array.from({length: 12}, (_, i) => ({...workers[0], slot: i + 1, bead: `hx-${i}`}))
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: {...rs, workers: many}, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
+    const lines = renderStatusText(m).trimEnd().split('\n')
+    expect(lines.length).toBeLessThanOrEqual(24)
+    const more = lines.find((l) => /^ {2}… and \d+ more slots$/.test(l))
+    expect(more).toBeDefined()
+    const shownSlots = lines.filter((l) => /^ {2}w\d+ /.test(l)).length
+    expect(shownSlots + Number(/(\d+) more/.exec(more!)![1])).toBe(12)
+    expect(lines.at(-1)).not.toBe('Tracker:')
   })
 })

@@ -5,7 +5,7 @@ import {createBead, parseSetPairs} from '../../tracker/ops.js'
 import {sanitize} from '../../util/sanitize.js'
 import {serializeBead} from '../../tracker/codec.js'
 import {inputFromFlags} from '../../tracker/fields.js'
-import {tableFlags} from '../../tracker/field-flags.js'
+import {tableFlags} from '../../cli/field-flags.js'
 
 export default class TrackerCreate extends HelixCommand {
   static override description = 'Create a bead; prints the new id (or the record with --json)'
@@ -13,9 +13,9 @@ export default class TrackerCreate extends HelixCommand {
   static override flags = {
     // every plain field flag comes from the one field table (src/tracker/fields.ts)
     ...tableFlags('create'),
-    labels: Flags.string({description: 'comma-separated labels'}),
-    deps: Flags.string({description: 'comma-separated ids this bead depends on'}),
-    set: Flags.string({multiple: true, multipleNonGreedy: true, description: 'key=value (repeatable)'}),
+    labels: Flags.string({description: 'comma-separated labels (default: none)'}),
+    deps: Flags.string({description: 'comma-separated ids this bead depends on (default: none)'}),
+    set: Flags.string({multiple: true, multipleNonGreedy: true, description: 'key=value (repeatable) (default: none)'}),
     json: Flags.boolean({description: 'print the stored record'}),
   }
 

@@ -8,8 +8,8 @@ import {listLine, jsonLine} from '../../tracker/report.js'
 export default class TrackerList extends HelixCommand {
   static override description = 'List beads in file order'
   static override flags = {
-    status: Flags.string({description: 'only beads with this status (missing status counts as open)'}),
-    label: Flags.string({description: 'only beads carrying this label'}),
+    status: Flags.string({description: 'only beads with this status (missing status counts as open) (default: every status)'}),
+    label: Flags.string({description: 'only beads carrying this label (default: any)'}),
     json: Flags.boolean({description: 'print a JSON array of records'}),
   }
 

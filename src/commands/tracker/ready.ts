@@ -3,7 +3,7 @@ import {HelixCommand} from '../../util/base-command.js'
 import {trackerReadyOutput} from '../../tracker/report.js'
 
 export default class TrackerReady extends HelixCommand {
-  static override description = 'List beads ready to work on, in selection order (SPEC 2.3)'
+  static override description = 'List beads ready to work on, in selection order'
   static override flags = {
     json: Flags.boolean({description: 'print a JSON array of bead records'}),
     execution: Flags.boolean({description: 'accepted for DDx compatibility; same set'}),

@@ -9,7 +9,7 @@ export default class TrackerReopen extends HelixCommand {
   static override description = 'Reopen a closed, in_progress or blocked bead'
   static override args = {id: Args.string({required: true, description: 'bead id'})}
   static override flags = {
-    reason: Flags.string({description: 'appended to notes'}),
+    reason: Flags.string({description: 'appended to notes (default: none)'}),
     json: Flags.boolean({description: 'print the reopened record'}),
   }
 

@@ -5,7 +5,7 @@ import {projectPaths} from '../../util/root.js'
 import {parseSetPairs, updateBeadDetailed} from '../../tracker/ops.js'
 import {serializeBead} from '../../tracker/codec.js'
 import {inputFromFlags} from '../../tracker/fields.js'
-import {tableFlags} from '../../tracker/field-flags.js'
+import {tableFlags} from '../../cli/field-flags.js'
 import {sanitize} from '../../util/sanitize.js'
 import {orphanThresholdSec} from '../../tracker/liveness.js'
 import {realProbe, startTokenOf} from '../../recovery/probe.js'
@@ -18,13 +18,13 @@ export default class TrackerUpdate extends HelixCommand {
   static override flags = {
     // every plain field flag comes from the one field table (src/tracker/fields.ts)
     ...tableFlags('update'),
-    labels: Flags.string({description: 'replace labels (comma-separated)'}),
-    'add-label': Flags.string({...multi}),
-    'remove-label': Flags.string({...multi}),
-    'append-notes': Flags.string({description: 'append to notes after a blank line'}),
-    assignee: Flags.string({description: 'owner (also the claimer with --claim)'}),
-    set: Flags.string({...multi, description: 'key=value (repeatable)'}),
-    unset: Flags.string({...multi, description: 'remove a key (repeatable)'}),
+    labels: Flags.string({description: 'replace labels (comma-separated) (default: unchanged)'}),
+    'add-label': Flags.string({...multi, description: 'add a label (repeatable) (default: none)'}),
+    'remove-label': Flags.string({...multi, description: 'remove a label (repeatable) (default: none)'}),
+    'append-notes': Flags.string({description: 'append to notes after a blank line (default: none)'}),
+    assignee: Flags.string({description: 'owner (also the claimer with --claim) (default: unchanged; with --claim HELIX_OWNER or helix)'}),
+    set: Flags.string({...multi, description: 'key=value (repeatable) (default: none)'}),
+    unset: Flags.string({...multi, description: 'remove a key (repeatable) (default: none)'}),
     claim: Flags.boolean({description: 'claim (compare-and-set; exit 3 on conflict)'}),
     unclaim: Flags.boolean({description: 'release the claim (closed beads stay closed)'}),
     json: Flags.boolean({description: 'print the updated record'}),

@@ -7,8 +7,8 @@ import {depAdd, fenceFromEnv} from '../../../tracker/ops.js'
 export default class TrackerDepAdd extends HelixCommand {
   static override description = 'Make <id> depend on <depends-on> (refuses self, unknown ids, cycles)'
   static override args = {
-    id: Args.string({required: true}),
-    'depends-on': Args.string({required: true}),
+    id: Args.string({required: true, description: 'the bead that waits'}),
+    'depends-on': Args.string({required: true, description: 'the bead it waits for'}),
   }
 
   async run(): Promise<void> {

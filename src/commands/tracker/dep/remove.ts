@@ -7,8 +7,8 @@ import {depRemove, fenceFromEnv} from '../../../tracker/ops.js'
 export default class TrackerDepRemove extends HelixCommand {
   static override description = 'Remove the dependency of <id> on <depends-on>'
   static override args = {
-    id: Args.string({required: true}),
-    'depends-on': Args.string({required: true}),
+    id: Args.string({required: true, description: 'the bead that waits'}),
+    'depends-on': Args.string({required: true, description: 'the bead it no longer waits for'}),
   }
 
   async run(): Promise<void> {

@@ -7,7 +7,7 @@ import {notFound} from '../../../tracker/ops.js'
 
 export default class TrackerDepTree extends HelixCommand {
   static override description = 'Show what <id> depends on, recursively'
-  static override args = {id: Args.string({required: true})}
+  static override args = {id: Args.string({required: true, description: 'bead id (root of the tree)'})}
 
   async run(): Promise<void> {
     const {args} = await this.parse(TrackerDepTree)

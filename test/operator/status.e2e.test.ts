@@ -58,6 +58,11 @@ describe('helix status (built CLI)', () => {
       tracker: {total: 966, open: 2, in_progress: 0, closed: 927, blocked: 0, proposed: 0, cancelled: 36, ready: 1},
       run: null,
       active_run: null,
+      // SPEC 16.4 keys, empty without an active run
+      progress: null,
+      last_output: null,
+      paused_until: null,
+      workers: [],
     })
   })
 

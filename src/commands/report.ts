@@ -1,0 +1,27 @@
+import {Args, Flags} from '@oclif/core'
+import {HelixCommand} from '../util/base-command.js'
+import {HelixError} from '../util/errors.js'
+
+export default class Report extends HelixCommand {
+  static override summary = 'What happened overnight: beads closed, failures, blocks, tokens, cost and time'
+  static override description =
+    'Summarises the runs recorded in .helix-logs/runs.jsonl (one line per run, written when it stops): beads closed with titles and commits, failures and blocks with reasons, tokens, cost and time per bead, and the time agents were paused or idle.'
+
+  static override examples = ['<%= config.bin %> report', '<%= config.bin %> report --since 7d --json', '<%= config.bin %> report --since 2026-11-22 --html report.html']
+
+  // Declared (hidden) only so that a stray word is refused in one line.
+  static override args = {unexpected: Args.string({hidden: true})}
+
+  static override flags = {
+    since: Flags.string({description: 'runs that ended after this: a duration back from now (30m, 24h, 7d, 2w) or a date (2026-11-22, 2026-11-22T18:00)', default: '24h', helpValue: '24h|DATE'}),
+    json: Flags.boolean({description: 'print the report as JSON', default: false}),
+    html: Flags.string({description: 'write a self-contained HTML page (timeline of cycles per slot, cumulative beads chart, the tables) to FILE instead of printing the text report (default: text on stdout)', helpValue: 'FILE'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Report)
+    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
+    const {reportOutput} = await import('../report/index.js')
+    process.stdout.write(await reportOutput({since: flags.since, json: flags.json, html: flags.html}))
+  }
+}

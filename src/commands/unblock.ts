@@ -1,0 +1,13 @@
+import {Args} from '@oclif/core'
+import {HelixCommand} from '../util/base-command.js'
+
+export default class Unblock extends HelixCommand {
+  static override description = "Make a blocked bead selectable again: remove its 'blocked' label and turn status blocked into open"
+  static override args = {id: Args.string({required: true, description: 'bead id'})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(Unblock)
+    const {unblockBead} = await import('../status/unblock.js')
+    this.out(await unblockBead(args.id))
+  }
+}

@@ -1,0 +1,60 @@
+/** `helix report` body: reads `.helix-logs/runs.jsonl`, summarises the window, renders. */
+import {renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {projectPaths} from '../util/root.js'
+import {HelixError} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import {buildReport, DEFAULT_SINCE, parseSince, readHistory, type Report} from './history.js'
+
+export interface ReportOptions {
+  cwd?: string
+  env?: NodeJS.ProcessEnv
+  now?: Date
+  since?: string
+  json?: boolean
+  html?: string
+}
+
+export function historyFile(logDir: string): string {
+  return path.join(logDir, 'runs.jsonl')
+}
+
+export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
+  const now = opts.now ?? new Date()
+  // bad input first: nothing is read or written before the flags are known good
+  const since = parseSince(opts.since ?? DEFAULT_SINCE, now)
+  const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)
+  return buildReport(readHistory(historyFile(paths.logDir)), since, now)
+}
+
+/** Writes `text` to `file` through a temp file beside it, so a failed write leaves no half page. */
+function writePage(file: string, text: string): void {
+  const abs = path.resolve(file)
+  try {
+    if (statSync(abs).isDirectory()) throw new HelixError(`--html ${sanitize(file)} is a directory`, 1)
+  } catch (error) {
+    if (error instanceof HelixError) throw error
+  }
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp-${process.pid}`)
+  try {
+    writeFileSync(tmp, text)
+    renameSync(tmp, abs)
+  } catch (error) {
+    rmSync(tmp, {force: true})
+    throw new HelixError(`cannot write --html ${sanitize(file)}: ${sanitize((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`, 1)
+  }
+}
+
+/** stdout text of `helix report`. */
+export async function reportOutput(opts: ReportOptions = {}): Promise<string> {
+  const r = await reportModel(opts)
+  if (opts.html !== undefined) {
+    if (opts.html.trim() === '') throw new HelixError('--html needs a file name', 1)
+    const {renderReportHtml} = await import('./html.js')
+    writePage(opts.html, renderReportHtml(r))
+    return opts.json ? JSON.stringify(r, null, 2) + '\n' : `wrote ${sanitize(opts.html)} (${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.totals.cycles} cycles, ${r.totals.closed} closed)\n`
+  }
+  if (opts.json) return JSON.stringify(r, null, 2) + '\n'
+  const {renderReportText} = await import('./text.js')
+  return renderReportText(r)
+}

@@ -1,0 +1,315 @@
+/**
+ * The operator surface through the built CLI: only inside a project (16.1), one
+ * meaning of blocked (16.2), unknown commands, doctor's agent flags, logs --lines
+ * and the help text (16.6).
+ */
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {helix, project, REPO} from './helpers.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  while (dirs.length) rmSync(dirs.pop()!, {recursive: true, force: true})
+})
+function temp(prefix = 'helix-surface-'): string {
+  const d = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
+  dirs.push(d)
+  return d
+}
+function proj(beads: object[]): string {
+  const root = project({beads: beads as never})
+  dirs.push(root)
+  return root
+}
+/** Every path under `dir` (files and directories), sorted: "nothing on disk changed". */
+function tree(dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, {withFileTypes: true})) {
+      const p = path.join(d, e.name)
+      out.push(path.relative(dir, p) + (e.isDirectory() ? '/' : ''))
+      if (e.isDirectory() && e.name !== '.git') walk(p)
+    }
+  }
+  walk(dir)
+  return out.sort()
+}
+
+const NOT_PROJECT = "helix: not a helix project (no .ddx/ here or above); run 'helix tracker init' at the project root\n"
+
+describe('16.1 only inside a project', () => {
+  it('outside a project every command refuses in one line, exit 1, and writes nothing; an agent is never started', () => {
+    const dir = temp()
+    spawnSync('git', ['init', '-q'], {cwd: dir})
+    const sub = path.join(dir, 'sub')
+    mkdirSync(sub)
+    const marker = path.join(dir, 'agent-ran')
+    const agent = path.join(dir, 'agent.sh')
+    writeFileSync(agent, `#!/bin/sh\ntouch '${marker}'\necho COMPLETE\n`)
+    chmodSync(agent, 0o755)
+    const before = tree(dir)
+    const commands = [
+      ['status'],
+      ['status', '--json'],
+      ['next'],
+      ['run', '--agent', agent, '--max-cycles', '1'],
+      ['start', '--agent', agent],
+      ['stop'],
+      ['recover'],
+      ['logs'],
+      ['report'],
+      ['unblock', 'hx-1'],
+      ['tracker', 'create', 'A title'],
+      ['tracker', 'ready'],
+      ['tracker', 'ready', '--json'],
+      ['tracker', 'status'],
+      ['tracker', 'list'],
+      ['tracker', 'blocked'],
+      ['tracker', 'show', 'hx-1'],
+      ['check', '--agent', agent],
+    ]
+    for (const args of commands) {
+      for (const cwd of [dir, sub]) {
+        const r = helix(cwd, args)
+        expect(r.code, `helix ${args.join(' ')}`).toBe(1)
+        expect(r.stderr, `helix ${args.join(' ')}`).toBe(NOT_PROJECT)
+        expect(r.stdout).toBe('')
+      }
+    }
+    // the startup fast path (status, tracker ready/status) and oclif say the same
+    for (const args of [['status'], ['tracker', 'ready', '--json'], ['tracker', 'status']]) {
+      const r = helix(dir, args, {HELIX_NO_FAST_PATH: '1'})
+      expect(r.code).toBe(1)
+      expect(r.stderr).toBe(NOT_PROJECT)
+    }
+    expect(existsSync(marker)).toBe(false)
+    expect(tree(dir)).toEqual(before)
+  })
+
+  it('help and --version work outside a project; doctor says the same line and exits 1', () => {
+    const dir = temp()
+    expect(helix(dir, ['--help']).code).toBe(0)
+    expect(helix(dir, ['help', 'status']).code).toBe(0)
+    expect(helix(dir, ['--version']).stdout).toMatch(/^helix-cli\/\d/)
+    const d = helix(dir, ['doctor'])
+    expect(d.code).toBe(1)
+    expect(d.stderr).toBe(NOT_PROJECT)
+    expect(d.stdout).toMatch(/^FAIL  project: not a helix project \(no \.ddx\/ here or above\)$/m)
+    expect(d.stdout).toMatch(/^ {6}fix: run 'helix tracker init' at the project root$/m)
+    expect(d.stdout).toMatch(/^ok {4}node: v\d/m)
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('an explicit DDX_BEAD_DIR is a project', () => {
+    const dir = temp()
+    const beads = temp('helix-beads-')
+    writeFileSync(path.join(beads, 'beads.jsonl'), JSON.stringify({id: 'hx-1', title: 'One', status: 'open'}) + '\n')
+    const r = helix(dir, ['tracker', 'ready'], {DDX_BEAD_DIR: beads})
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^hx-1 /)
+  })
+
+  it('tracker init: .ddx/ at the git top level with the runtime paths in .gitignore, once; git add -A then skips them', () => {
+    const dir = temp()
+    spawnSync('git', ['init', '-q'], {cwd: dir})
+    writeFileSync(path.join(dir, '.gitignore'), 'node_modules/')
+    mkdirSync(path.join(dir, 'pkg'))
+    const r = helix(path.join(dir, 'pkg'), ['tracker', 'init'])
+    expect(r.code).toBe(0)
+    expect(existsSync(path.join(dir, '.ddx', 'beads.jsonl'))).toBe(true)
+    expect(existsSync(path.join(dir, 'pkg', '.ddx'))).toBe(false)
+    expect(r.stdout).toContain('added to .gitignore: .helix/ .helix-logs/ .ddx/helix.pid .ddx/run-state.json .ddx/beads.lock/ .ddx/*.tmp*')
+    const ignore = readFileSync(path.join(dir, '.gitignore'), 'utf8')
+    expect(ignore).toBe('node_modules/\n# helix runtime files\n.helix/\n.helix-logs/\n.ddx/helix.pid\n.ddx/run-state.json\n.ddx/beads.lock/\n.ddx/*.tmp*\n')
+    // idempotent
+    const again = helix(dir, ['tracker', 'init'])
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/^already initialized/)
+    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toBe(ignore)
+    // an agent's `git add -A` does not pick up helix's runtime files
+    for (const f of ['.ddx/helix.pid', '.ddx/run-state.json', '.ddx/beads.jsonl.tmp-1', '.helix/context.md', '.helix-logs/helix-1.log', '.ddx/beads.lock/pid']) {
+      mkdirSync(path.dirname(path.join(dir, f)), {recursive: true})
+      writeFileSync(path.join(dir, f), 'x')
+    }
+    spawnSync('git', ['add', '-A'], {cwd: dir})
+    const staged = spawnSync('git', ['diff', '--cached', '--name-only'], {cwd: dir, encoding: 'utf8'}).stdout.trim().split('\n').sort()
+    expect(staged).toEqual(['.ddx/beads.jsonl', '.ddx/config.yaml', '.gitignore'])
+  })
+
+  it('tracker init without git creates .ddx/ in the cwd', () => {
+    const dir = temp()
+    expect(helix(dir, ['tracker', 'init']).code).toBe(0)
+    expect(existsSync(path.join(dir, '.ddx', 'beads.jsonl'))).toBe(true)
+    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toContain('.ddx/run-state.json\n')
+  })
+})
+
+describe('16.2 one meaning of blocked', () => {
+  const beads = [
+    {id: 'hx-lab', title: 'Labelled', status: 'open', labels: ['blocked', 'x'], notes: 'first\nBLOCKED [2026-11-22T01:00:00Z]: old reason\nBLOCKED [2026-11-23T01:00:00Z]: failed 3 times (rc=1)'},
+    {id: 'hx-sta', title: 'Status blocked', status: 'blocked'},
+    {id: 'hx-wait', title: 'Waiting', status: 'open', dependencies: [{issue_id: 'hx-wait', depends_on_id: 'hx-missing', type: 'blocks'}]},
+    {id: 'hx-rdy', title: 'Ready', status: 'open', priority: 3},
+  ]
+
+  it('a labelled bead is out of ready, next and the Ready count, and in tracker blocked (with its reason) and the Blocked count', () => {
+    const root = proj(beads)
+    expect(helix(root, ['tracker', 'ready']).stdout.trim().split('\n').map((l) => l.split(' ')[0])).toEqual(['hx-rdy'])
+    expect(helix(root, ['next']).stdout).toBe('hx-rdy\n')
+    const blocked = helix(root, ['tracker', 'blocked'])
+    expect(blocked.code).toBe(0)
+    const lines = blocked.stdout.trim().split('\n')
+    expect(lines.map((l) => l.split(' ')[0])).toEqual(['hx-lab', 'hx-sta', 'hx-wait'])
+    expect(lines[0]).toContain('(label blocked: failed 3 times (rc=1))')
+    const counts = JSON.parse(helix(root, ['tracker', 'status', '--json']).stdout)
+    expect(counts).toMatchObject({open: 3, blocked: 3, ready: 1})
+    const status = helix(root, ['status'])
+    expect(status.stdout).toMatch(/^  Ready: +1$/m)
+    expect(status.stdout).toMatch(/^  Blocked: +3$/m)
+    expect(JSON.parse(helix(root, ['status', '--json']).stdout).tracker).toMatchObject({open: 3, blocked: 3, ready: 1})
+  })
+
+  it('helix unblock removes the label, turns status blocked into open; bad ids change nothing', () => {
+    const root = proj(beads)
+    const file = path.join(root, '.ddx', 'beads.jsonl')
+    const u = helix(root, ['unblock', 'hx-lab'])
+    expect(u.code).toBe(0)
+    expect(u.stdout).toBe("unblocked hx-lab (removed label 'blocked')\n")
+    const s = helix(root, ['unblock', 'hx-sta'])
+    expect(s.stdout).toBe('unblocked hx-sta (status blocked → open)\n')
+    const rows = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    expect(rows.find((b) => b.id === 'hx-lab').labels).toEqual(['x'])
+    expect(rows.find((b) => b.id === 'hx-sta').status).toBe('open')
+    expect(helix(root, ['tracker', 'ready']).stdout.trim().split('\n').map((l) => l.split(' ')[0]).sort()).toEqual(['hx-lab', 'hx-rdy', 'hx-sta'])
+
+    const bytes = readFileSync(file)
+    const n = helix(root, ['unblock', 'hx-rdy'])
+    expect(n.code).toBe(0)
+    expect(n.stdout).toBe('hx-rdy is not blocked; nothing changed\n')
+    const bad = helix(root, ['unblock', 'hx-nope\u001b[2J'])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toBe("helix: unknown bead 'hx-nope?[2J'\n")
+    const none = helix(root, ['unblock'])
+    expect(none.code).toBe(1)
+    expect(none.stderr).toBe('helix: missing required argument: id\n')
+    expect(readFileSync(file).equals(bytes)).toBe(true)
+  })
+})
+
+describe('16.6 small things', () => {
+  it('an unknown command or topic exits 1 with a did-you-mean, never 2', () => {
+    const root = proj([])
+    for (const [args, line] of [
+      [['stauts'], "helix: unknown command 'stauts' (did you mean 'status'?)\n"],
+      [['tracker', 'redy'], "helix: unknown command 'tracker redy' (did you mean 'tracker ready'?)\n"],
+      [['raport'], "helix: unknown command 'raport' (did you mean 'report'?)\n"],
+      [['zzqqxx'], "helix: unknown command 'zzqqxx'; run 'helix help' for the list\n"],
+    ] as const) {
+      const r = helix(root, [...args])
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr).toBe(line)
+    }
+  })
+
+  it('doctor takes the agent flags of run and checks that agent', () => {
+    const root = proj([])
+    const bin = temp('helix-bin-')
+    const agent = path.join(bin, 'myagent')
+    writeFileSync(agent, '#!/bin/sh\nexit 0\n')
+    chmodSync(agent, 0o755)
+    const env = {PATH: `${bin}:/usr/bin:/bin`}
+    const ok = helix(root, ['doctor', '--agent', agent, '--model', 'm', '--effort', 'high', '--timeout', '60'], env)
+    expect(ok.stdout).toMatch(new RegExp(`^ok {4}implementation agent ${agent.replaceAll('/', '\\/')}: ${agent.replaceAll('/', '\\/')}$`, 'm'))
+    const byName = helix(root, ['doctor', '--agent', 'myagent'], env)
+    expect(byName.stdout).toMatch(/^ok {4}implementation agent myagent: /m)
+    const claude = helix(root, ['doctor', '--claude'], env)
+    expect(claude.code).toBe(1)
+    expect(claude.stdout).toMatch(/^FAIL  implementation agent claude: not found on PATH$/m)
+    const review = helix(root, ['doctor', '--agent', 'myagent', '--review-agent', '/nonexistent/reviewer'], env)
+    expect(review.code).toBe(1)
+    expect(review.stdout).toMatch(/^FAIL  review agent \/nonexistent\/reviewer: not an executable file$/m)
+    // agent names from flags and env are untrusted text on the terminal
+    const evil = helix(root, ['doctor', '--agent', 'ag\u001b]0;x\u0007\u202e'], {...env, HELIX_REVIEW_AGENT: 'rv\u001b[2J'})
+    expect(evil.code).toBe(1)
+    expect(evil.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)
+    expect(evil.stdout).toMatch(/^FAIL  implementation agent ag\?\]0;x\?\?: not found on PATH$/m)
+    expect(evil.stdout).toMatch(/^FAIL  review agent rv\?\[2J: not found on PATH$/m)
+    const both = helix(root, ['doctor', '--claude', '--codex'], env)
+    expect(both.code).toBe(1)
+    expect(both.stdout).toMatch(/^FAIL  agent flags: --claude and --codex cannot be used together$/m)
+  })
+
+  it('logs --lines A-B prints exactly those records with their line numbers; bad ranges are one line', () => {
+    const root = proj([])
+    const logDir = path.join(root, '.helix-logs')
+    mkdirSync(logDir)
+    const t = Date.parse('2026-11-23T04:10:00Z')
+    const recs = [
+      {level: 30, time: t, msg: 'run start'},
+      {level: 30, time: t + 1000, msg: 'dispatch', dispatch: 1, action: 'implementation', agent: 'codex'},
+      {level: 30, time: t + 2000, msg: 'editing a.ts\u001b]0;x\u0007', stream: 'agent', dispatch: 1},
+      {level: 30, time: t + 3000, msg: 'second line', stream: 'agent', dispatch: 1},
+      {level: 30, time: t + 4000, msg: 'dispatch end', dispatch: 1, rc: 0, duration_ms: 3000},
+      {level: 30, time: t + 5000, msg: 'run stop'},
+    ]
+    const file = path.join(logDir, 'helix-20261123-041000.log')
+    writeFileSync(file, recs.map((r) => JSON.stringify(r)).join('\n') + '\n')
+    for (const spec of ['L2–L4', 'L2-L4', '2-4', '2–4']) {
+      const r = helix(root, ['logs', '--lines', spec, file])
+      expect(r.code, spec).toBe(0)
+      expect(r.stderr).toBe('')
+      const lines = r.stdout.trimEnd().split('\n')
+      expect(lines).toHaveLength(3)
+      expect(lines[0]).toMatch(/^L2 +\d\d:\d\d:\d\d INFO  dispatch #1: implementation via codex$/)
+      expect(lines[1]).toBe('L3  ' + '           │ editing a.ts?]0;x?')
+      expect(lines[2]).toBe('L4  ' + '           │ second line')
+    }
+    // the newest log is the default file
+    expect(helix(root, ['logs', '--lines', 'L6']).stdout).toMatch(/^L6 +\d\d:\d\d:\d\d INFO  run stop\n$/)
+    // past the end: what exists, then one line saying so
+    const past = helix(root, ['logs', '--lines', '5-9', file])
+    expect(past.code).toBe(1)
+    expect(past.stdout.trimEnd().split('\n').map((l) => l.split(' ')[0])).toEqual(['L5', 'L6'])
+    expect(past.stderr).toMatch(/^helix: .*helix-20261123-041000\.log has only 6 lines; printed L5–L6\n$/)
+    for (const [spec, msg] of [
+      ['4-2', "helix: invalid --lines '4-2': the range ends before it starts\n"],
+      ['abc', "helix: invalid --lines 'abc': use A-B, e.g. 12-340 or L12–L340\n"],
+      ['0-3', "helix: invalid --lines '0-3': line numbers start at 1\n"],
+    ]) {
+      const r = helix(root, ['logs', '--lines', spec, file])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toBe(msg)
+      expect(r.stdout).toBe('')
+    }
+    expect(helix(root, ['logs', '--lines', '1-2', '--follow']).stderr).toBe('helix: --lines and --follow cannot be combined\n')
+  })
+
+  it('every flag and argument in every --help has a description, option flags state their default, and no help mentions SPEC', () => {
+    const manifest = JSON.parse(readFileSync(path.join(REPO, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, {description?: string; summary?: string; examples?: unknown; flags: Record<string, {description?: string; default?: unknown; hidden?: boolean; type: string; required?: boolean}>; args: Record<string, {description?: string; hidden?: boolean}>}>
+    }
+    const problems: string[] = []
+    const ids = Object.keys(manifest.commands)
+    expect(ids.length).toBeGreaterThan(25)
+    for (const [id, c] of Object.entries(manifest.commands)) {
+      for (const [name, f] of Object.entries(c.flags)) {
+        if (f.hidden || name === 'help') continue
+        if (!f.description?.trim()) problems.push(`${id} --${name}: no description`)
+        else if (f.type !== 'boolean' && !f.required && f.default === undefined && !/default/i.test(f.description)) problems.push(`${id} --${name}: no default stated`)
+      }
+      for (const [name, a] of Object.entries(c.args)) if (!a.hidden && !a.description?.trim()) problems.push(`${id} ${name}: argument without description`)
+      if (/SPEC/.test(JSON.stringify([c.description, c.summary, c.examples, c.flags, c.args]))) problems.push(`${id}: mentions SPEC`)
+    }
+    expect(problems).toEqual([])
+    // and the rendered help of a few commands
+    for (const args of [['run', '--help'], ['doctor', '--help'], ['report', '--help'], ['status', '--help'], ['tracker', 'update', '--help']]) {
+      const r = helix(temp(), args)
+      expect(r.code).toBe(0)
+      expect(r.stdout).not.toMatch(/SPEC/)
+    }
+    expect(helix(temp(), ['report', '--help']).stdout).toMatch(/--since=24h\|DATE +\[default: 24h\] /)
+  })
+})
