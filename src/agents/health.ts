@@ -146,3 +146,38 @@ export function worseHealth(a: AgentHealth, b: AgentHealth): AgentHealth {
   const rank = (h: AgentHealth) => (h.kind === 'unavailable' ? 2 : h.kind === 'quota' ? 1 : 0)
   return rank(b) > rank(a) ? b : a
 }
+
+/** `1h42m`, `5m`, `40s` */
+export function shortDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000))
+  if (s < 60) return `${s}s`
+  const m = Math.round(s / 60)
+  if (m < 60) return `${m}m`
+  const h = Math.floor(m / 60)
+  const d = Math.floor(h / 24)
+  if (d > 0) return `${d}d${h % 24 ? `${h % 24}h` : ''}`
+  return `${h}h${m % 60 ? `${m % 60}m` : ''}`
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** A reset time for people: `03:10 (in 1h42m)` today/tomorrow, `2026-11-29 22:15 (in 6d6h)` further out (local time). */
+export function describeReset(resetAt: string, now: Date): string {
+  const d = new Date(resetAt)
+  if (!Number.isFinite(d.getTime())) return resetAt
+  const hhmm = `${pad(d.getHours())}:${pad(d.getMinutes())}`
+  const ms = d.getTime() - now.getTime()
+  const when = ms < 24 * 3600_000 ? hhmm : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${hhmm}`
+  return `${when} (in ${shortDuration(ms)})`
+}
+
+/**
+ * The one line a one-shot command ends with when the agent is not usable
+ * (SPEC 14.2 wording for unavailable; 14.3: one-shot commands do not pause).
+ * Untrusted parts must be sanitized by the caller.
+ */
+export function healthStopLine(agentName: string, h: Exclude<AgentHealth, {kind: 'ok'}>, now: Date): string {
+  if (h.kind === 'unavailable') return `helix: agent ${agentName} unavailable: ${h.reason}`
+  const when = h.resetAt ? `resets at ${describeReset(h.resetAt, now)}` : 'no reset time given, try again later'
+  return `helix: ${agentName} quota exhausted; ${when}${h.message ? ` — ${h.message}` : ''}`
+}

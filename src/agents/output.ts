@@ -384,7 +384,8 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
       if (e && typeof e.type === 'string') return v.track(event(e, raw))
       const d = textLine(raw)
       // body lines: usage-limit text anywhere; unauthorized only on error lines
-      if (d.show.length > 0 || CODEX_ERROR_LINE.test(raw.trim())) judge(raw, CODEX_ERROR_LINE.test(raw.trim()))
+      const isError = CODEX_ERROR_LINE.test(raw.trim())
+      if (d.show.length > 0 || isError) judge(raw.trim().replace(/^\[[^\]]*\]\s*/, '').replace(/^(?:error|fatal)\s*:?\s*/i, ''), isError)
       return v.track(d)
     },
     text: () => text.toString(),
