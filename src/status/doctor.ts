@@ -182,6 +182,7 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
   const checks: DoctorCheck[] = [
     nodeVersionCheck(),
     ...agentChecks(env, paths.root),
+    ...(await (await import('../agents/probe.js')).agentProbeChecks(env, paths.root)), // SPEC 14.6: --version, claude as root
     ...(await trackerChecks(paths, env, now)),
     pidCheck(paths),
   ]
