@@ -201,6 +201,15 @@ const CODEX_SECTIONS = new Set(['user', 'thinking', 'exec', 'codex', 'tokens use
 const CODEX_OLD_STAMP = /^\[\d{4}-\d{2}-\d{2}T[^\]]*\]\s*(.*)$/
 /** a text-mode line that reports an error (`ERROR: …`, `[ts] ERROR: …`, `error: …`) */
 const CODEX_ERROR_LINE = /^(?:\[[^\]]*\]\s*)?(?:error|fatal)\b/i
+/**
+ * codex's own diagnostics on stderr, measured with 0.169.0 offline: tracing lines
+ * (`2026-…Z ERROR codex_api::…: failed to connect …`, every ~5 s while it
+ * reconnects), `WARNING: proceeding, even though …` and `Reading additional input
+ * from stdin...`. Logged, never progress (they would keep a hung codex alive
+ * under the stall guard).
+ */
+const CODEX_TRACING = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z?\s+(ERROR|WARN|INFO|DEBUG|TRACE)\s+\S+?:\s*(.*)$/
+const CODEX_NOTICE = /^(?:WARNING:|Reading additional input from stdin)/
 
 /**
  * codex's text mode (stubs, builds before `--json`): a banner (`OpenAI Codex vX`
@@ -382,6 +391,13 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
     push(raw) {
       const e = parseJsonObject(raw)
       if (e && typeof e.type === 'string') return v.track(event(e, raw))
+      const trimmed = raw.trim()
+      const tracing = CODEX_TRACING.exec(trimmed)
+      if (tracing) {
+        if (tracing[1] === 'ERROR') judge(tracing[2], true)
+        return v.track({log: [raw], show: [], progress: false})
+      }
+      if (CODEX_NOTICE.test(trimmed)) return v.track({log: [raw], show: /^WARNING:/.test(trimmed) ? [raw] : [], progress: false})
       const d = textLine(raw)
       // body lines: usage-limit text anywhere; unauthorized only on error lines
       const isError = CODEX_ERROR_LINE.test(raw.trim())

@@ -120,6 +120,17 @@ describe('codex decoder on the real capture', () => {
   })
 })
 
+describe('codex decoder on stdout+stderr of the real codex 0.169.0, offline (merged like the runner merges them)', () => {
+  it('tracing ERROR lines, WARNING, the stdin notice, the ignored-config notice, reconnects: none is progress', () => {
+    const dec = codexDecoder({now})
+    const out = feed(dec, fixture('codex-0.169.0-offline-merged.txt'))
+    expect(out).toHaveLength(12)
+    expect(out.filter((o) => o.progress !== false)).toEqual([])
+    expect(out.flatMap((o) => o.show)).toEqual([expect.stringMatching(/^WARNING: proceeding, even though we could not create PATH aliases/)])
+    expect(dec.verdict!()).toMatchObject({health: {kind: 'ok'}, failed: false, lastLine: null})
+  })
+})
+
 describe('codex decoder, documented shapes', () => {
   it('agent_message is the text; commands and file changes one line each; turn usage summed (input + output)', () => {
     const dec = codexDecoder({now})
