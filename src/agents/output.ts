@@ -448,7 +448,8 @@ const CLAUDE_LOGGED_OUT = /not logged in|invalid api key/i
 
 /**
  * claude `--output-format stream-json --verbose`: one JSON event per line.
- * - `system` (init): logged as one short line, not shown, not progress (a start event)
+ * - `system`: logged as one short line, not shown; `init` (a start event) and
+ *   `api_retry` (claude offline retries with backoff) are not progress
  * - `assistant` text: logged and shown; `tool_use`: one line `⏺ Tool(summary)`;
  *   an `error` field `authentication_failed` (or `Not logged in` text with an error)
  *   → unavailable; `billing_error` → unavailable; `rate_limit` → quota
@@ -488,9 +489,11 @@ export function claudeDecoder(opts: DecoderOptions = {}): OutputDecoder {
       case 'system': {
         const bits = [`[claude ${String(e.subtype ?? 'system')}]`]
         if (typeof e.model === 'string') bits.push(`model=${e.model}`)
-        if (typeof e.session_id === 'string') bits.push(`session=${e.session_id}`)
+        if (typeof e.attempt === 'number') bits.push(`attempt=${e.attempt}/${Number(e.max_retries) || '?'}`, `error=${oneLine(String(e.error_status ?? e.error ?? '?'), 40)}`)
+        else if (typeof e.session_id === 'string') bits.push(`session=${e.session_id}`)
         out.log.push(bits.join(' '))
-        if (e.subtype === 'init') out.progress = false
+        // start event; `api_retry` is claude's reconnect notice (measured offline with 2.1.197)
+        if (e.subtype === 'init' || e.subtype === 'api_retry') out.progress = false
         break
       }
       case 'assistant': {

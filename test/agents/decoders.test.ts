@@ -48,6 +48,17 @@ describe('claude decoder on the real captures', () => {
   })
 })
 
+describe('claude decoder on claude 2.1.197 offline (captured on the dev machine: unshare -n, a fake API key)', () => {
+  it('init and api_retry events are not progress', () => {
+    const dec = claudeDecoder()
+    const out = feed(dec, fixture('claude-2.1.197-offline.stream.jsonl'))
+    expect(out.length).toBeGreaterThanOrEqual(3)
+    expect(out.filter((o) => o.progress !== false)).toEqual([])
+    expect(out.flatMap((o) => o.log).slice(1, 2)).toEqual([expect.stringMatching(/^\[claude api_retry\]/)])
+    expect(dec.verdict!()).toMatchObject({health: {kind: 'ok'}, failed: false, lastLine: null})
+  })
+})
+
 describe('claude decoder, documented shapes', () => {
   it('rate_limit_event rejected → quota with resetsAt; allowed → not progress; a 429 result keeps that reset', () => {
     const dec = claudeDecoder()
