@@ -56,7 +56,7 @@ describe('agent health through the runner (stub agents)', () => {
   })
 
   it('codex quota, text and --json shapes: `try again in 2s`, `try again at HH:MM`', async () => {
-    for (const env of [{}, {HELIX_STUB_CODEX_JSON: '1'}]) {
+    for (const env of [{}, {HELIX_STUB_CODEX_JSON: '1'}] as Array<Record<string, string>>) {
       const before = Date.now()
       const res = await run('codex', 'quota:2', env)
       expect(res.health?.kind).toBe('quota')
