@@ -79,10 +79,12 @@ function ours(p: Proj): number[] {
   return out
 }
 
+// The default backoff is kept on purpose: with HELIX_BACKOFF_SLEEP=0 a stalled bead is
+// retried at once and blocked after 4 stalls before a second bead ever stalls.
 function run(p: Proj, args: string[], env: Record<string, string>, offline = false): Promise<{code: number | null; stdout: string; stderr: string; ms: number}> {
   const base: NodeJS.ProcessEnv = {...process.env}
   for (const k of Object.keys(base)) if (k.startsWith('HELIX_') || k === 'IS_SANDBOX' || k.startsWith('ANTHROPIC_') || k.startsWith('OPENAI_') || k === 'CODEX_HOME') delete base[k]
-  const fullEnv = {...base, HOME: p.home, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', HELIX_BACKOFF_SLEEP: '0', HELIX_AUTO_ALIGN: '0', ...env}
+  const fullEnv = {...base, HOME: p.home, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', HELIX_AUTO_ALIGN: '0', ...env}
   const argv = [CLI, 'run', '--timeout', '120', ...args]
   const t0 = Date.now()
   const child = offline && CAN_UNSHARE ? spawn('unshare', ['-n', process.execPath, ...argv], {cwd: p.root, env: fullEnv}) : spawn(process.execPath, argv, {cwd: p.root, env: fullEnv})
