@@ -35,7 +35,7 @@ const UNIT_SECONDS: Array<[RegExp, number]> = [
  * not part of a duration; undefined when nothing at the start is a duration.
  */
 export function parseDuration(text: string): number | undefined {
-  const re = /^\s*(?:,|and\b)?\s*(\d+(?:\.\d+)?)\s*([a-z]+)\b/i
+  const re = /^\s*(?:,|and\b)?\s*(\d+(?:\.\d+)?)\s*([a-z]+)/i
   let rest = text
   let total = 0
   let any = false

@@ -349,7 +349,8 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
       }
       case 'error': {
         const msg = oneLineOf(String(e.message ?? e.error?.message ?? 'error'))
-        if (/^reconnecting/i.test(msg)) return {log: [`[codex] ${msg}`], show: [], progress: false}
+        // `Reconnecting... 2/5 (…)` (0.169.0); older builds said `stream error: …; retrying 1/5 in 201ms…`
+        if (/^reconnecting|\bretrying \d+\/\d+/i.test(msg)) return {log: [`[codex] ${msg}`], show: [], progress: false}
         pendingError = msg
         judge(msg, true)
         const l = `[codex error] ${msg}`

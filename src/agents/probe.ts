@@ -152,7 +152,7 @@ export async function agentProbeChecks(env: NodeJS.ProcessEnv, root: string): Pr
     .map((p) => ({
       level: p.status === 'ok' ? 'ok' : p.required ? 'fail' : 'warn',
       what: `${p.role} ${sanitize(p.name)} ${p.status === 'ok' ? 'version' : p.status}`,
-      detail: p.detail,
+      detail: sanitize(p.detail),
       ...(p.fix && p.status !== 'ok' ? {fix: p.fix} : {}),
     }))
 }
