@@ -35,6 +35,8 @@ export interface ProbeOptions {
   timeoutMs?: number
   /** the effective uid (default process.getuid()) */
   uid?: number
+  /** `helix run`'s agent flags (doctor's --agent/--claude/--codex/--review-agent) */
+  flags?: ProbeAgentFlags
 }
 
 export const VERSION_TIMEOUT_MS = 5000
@@ -89,10 +91,18 @@ export function runVersion(file: string, timeoutMs = VERSION_TIMEOUT_MS, env: No
   })
 }
 
-/** The agents doctor looks at: HELIX_AGENT (default codex), HELIX_REVIEW_AGENT, then codex and claude. */
-export function configuredAgents(env: NodeJS.ProcessEnv): Array<{name: string; role: AgentProbe['role']; required: boolean}> {
-  const impl = env.HELIX_AGENT?.trim() || 'codex'
-  const review = env.HELIX_REVIEW_AGENT?.trim() || ''
+/** `helix run`'s agent flags, when doctor is given them (they win over the environment). */
+export interface ProbeAgentFlags {
+  agent?: string
+  claude?: boolean
+  codex?: boolean
+  reviewAgent?: string
+}
+
+/** The agents doctor looks at: --claude/--codex/--agent or HELIX_AGENT (default codex), --review-agent or HELIX_REVIEW_AGENT, then codex and claude. */
+export function configuredAgents(env: NodeJS.ProcessEnv, flags: ProbeAgentFlags = {}): Array<{name: string; role: AgentProbe['role']; required: boolean}> {
+  const impl = flags.claude ? 'claude' : flags.codex ? 'codex' : flags.agent?.trim() || env.HELIX_AGENT?.trim() || 'codex'
+  const review = flags.reviewAgent?.trim() || env.HELIX_REVIEW_AGENT?.trim() || ''
   const out: Array<{name: string; role: AgentProbe['role']; required: boolean}> = [{name: impl, role: 'implementation agent', required: true}]
   if (review && review !== impl) out.push({name: review, role: 'review agent', required: true})
   for (const known of ['codex', 'claude']) if (!out.some((a) => a.name === known)) out.push({name: known, role: 'agent', required: false})
@@ -114,7 +124,7 @@ export async function probeAgents(opts: ProbeOptions = {}): Promise<AgentProbe[]
   const root = opts.root ?? process.cwd()
   const uid = opts.uid ?? (typeof process.getuid === 'function' ? process.getuid() : undefined)
   return Promise.all(
-    configuredAgents(env).map(async ({name, role, required}): Promise<AgentProbe> => {
+    configuredAgents(env, opts.flags).map(async ({name, role, required}): Promise<AgentProbe> => {
       const isPath = name.includes('/')
       const file = isPath ? (isExecutableFile(path.resolve(root, name)) ? path.resolve(root, name) : undefined) : findOnPath(name, env)
       const base = {name, role, required, path: file ?? null, version: null}
@@ -145,8 +155,8 @@ export async function probeAgents(opts: ProbeOptions = {}): Promise<AgentProbe[]
  * status/doctor.ts already reports missing ones): ok with the version; refusing
  * or broken as FAIL when the agent is selected, WARN otherwise.
  */
-export async function agentProbeChecks(env: NodeJS.ProcessEnv, root: string): Promise<Array<{level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}>> {
-  const probes = await probeAgents({env, root})
+export async function agentProbeChecks(env: NodeJS.ProcessEnv, root: string, flags?: ProbeAgentFlags): Promise<Array<{level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}>> {
+  const probes = await probeAgents({env, root, flags})
   return probes
     .filter((p) => p.status !== 'missing')
     .map((p) => ({

@@ -182,8 +182,8 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
   const checks: DoctorCheck[] = [
     nodeVersionCheck(),
     ...agentChecks(env, paths.root),
-    ...(await (await import('../agents/probe.js')).agentProbeChecks(env, paths.root)), // SPEC 14.6: --version, claude as root
     ...(await trackerChecks(paths, env, now)),
+    ...(await (await import('../agents/probe.js')).agentProbeChecks(env, paths.root)), // SPEC 14.6: --version, claude as root
     pidCheck(paths),
   ]
   return {checks, problems: checks.filter((c) => c.level === 'fail').length}

@@ -63,6 +63,16 @@ describe('agent probes', () => {
     expect(probes.find((x) => x.name === 'codex')).toMatchObject({status: 'broken', required: true})
   })
 
+  it('run flags win over the environment', async () => {
+    const p = stubProject()
+    projects.push(p)
+    const probes = await probeAgents({env: {...p.env, HELIX_AGENT: 'codex'}, root: p.root, uid: 1000, flags: {claude: true, reviewAgent: 'codex'}})
+    expect(probes.map((x) => [x.name, x.role])).toEqual([
+      ['claude', 'implementation agent'],
+      ['codex', 'review agent'],
+    ])
+  })
+
   it('a command agent is not run, only checked', async () => {
     const marker = path.join(os.tmpdir(), `helix-probe-ran-${process.pid}`)
     const agent = script('my-agent', `touch ${marker}`)
