@@ -1,3 +1,4 @@
+import {rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {dispatchAgent} from '../../src/agents/runner.js'
@@ -11,7 +12,7 @@ import {stubProject, type StubEnv} from './helpers.js'
 type Kind = 'codex' | 'claude' | 'command'
 const projects: StubEnv[] = []
 afterEach(() => {
-  for (const p of projects.splice(0)) p.cleanup()
+  for (const p of projects.splice(0)) rmSync(path.dirname(p.root), {recursive: true, force: true})
 })
 
 async function run(kind: Kind, step: string | string[], extraEnv: Record<string, string> = {}, extra: Partial<DispatchRequest> = {}) {

@@ -1,4 +1,4 @@
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 // @ts-expect-error plain ESM fixture without types
@@ -15,8 +15,6 @@ export interface StubEnv {
   paths: {codex: string; claude: string; command: string}
   script(s: Record<string, unknown>): void
   calls(): Array<Record<string, any>>
-  /** remove the whole temp tree */
-  cleanup(): void
 }
 
 /** A temp project with stub codex/claude/agent on PATH and a stub state dir. */
@@ -42,9 +40,6 @@ export function stubProject(): StubEnv {
     paths,
     script(s) {
       writeFileSync(path.join(stubDir, 'script.json'), JSON.stringify(s))
-    },
-    cleanup() {
-      rmSync(base, {recursive: true, force: true})
     },
     calls() {
       try {

@@ -1,3 +1,5 @@
+import path from 'node:path'
+import {rmSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import {afterEach, describe, expect, it} from 'vitest'
 import {CLI, stubProject, type StubEnv} from './helpers.js'
@@ -6,7 +8,7 @@ import {CLI, stubProject, type StubEnv} from './helpers.js'
 
 const projects: StubEnv[] = []
 afterEach(() => {
-  for (const p of projects.splice(0)) p.cleanup()
+  for (const p of projects.splice(0)) rmSync(path.dirname(p.root), {recursive: true, force: true})
 })
 
 describe('helix doctor prints the probes (built CLI)', () => {

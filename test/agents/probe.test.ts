@@ -12,7 +12,7 @@ const dirs: string[] = []
 const projects: StubEnv[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
-  for (const p of projects.splice(0)) p.cleanup()
+  for (const p of projects.splice(0)) rmSync(path.dirname(p.root), {recursive: true, force: true})
 })
 
 function script(name: string, body: string): string {
