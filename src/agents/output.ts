@@ -104,7 +104,8 @@ class Verdicts {
     // progress: what the operator saw (not helix's own bookkeeping lines); transient: anything
     const lines = d.progress === false ? (d.show.length > 0 ? d.show : d.log) : d.show
     for (let i = lines.length - 1; i >= 0; i--) {
-      if (lines[i].trim() === '') continue
+      // blank lines and helix's own markers (`[claude result: success, is_error]`) are not what the agent said
+      if (lines[i].trim() === '' || /^\[(?:claude|codex) [^\]]*\]$/.test(lines[i])) continue
       if (d.progress === false) this.lastTransient = oneLineOf(lines[i])
       else this.lastProgress = oneLineOf(lines[i])
       break

@@ -29,6 +29,7 @@ describe('claude decoder on the real captures', () => {
     expect(v.health).toEqual({kind: 'unavailable', reason: 'Not logged in · Please run /login'})
     expect(v.failed).toBe(true)
     expect(v.failureLine).toBe('Not logged in · Please run /login')
+    expect(v.lastLine).toBe('Not logged in · Please run /login')
     expect(v.costUsd).toBe(0)
     expect(v.tokensReported).toBe(true)
     expect(dec.tokens()).toBe(0)
