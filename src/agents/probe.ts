@@ -75,15 +75,20 @@ export function runVersion(file: string, timeoutMs = VERSION_TIMEOUT_MS, env: No
       kill()
       end(false, `--version did not answer within ${Math.round(timeoutMs / 100) / 10}s`)
     }, timeoutMs)
-    const take = (b: Buffer) => {
+    let err = ''
+    child.stdout?.on('data', (b: Buffer) => {
       if (out.length < 4096) out += b.toString('utf8')
-    }
-    child.stdout?.on('data', take)
-    child.stderr?.on('data', take)
+    })
+    child.stderr?.on('data', (b: Buffer) => {
+      if (err.length < 4096) err += b.toString('utf8')
+    })
     child.once('error', (err) => end(false, err.message))
     child.once('close', (code, signal) => {
       kill() // anything it left in its group
-      const first = out.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '') ?? ''
+      // the version is on stdout; stderr may open with notices (codex 0.169.0 with HOME under /tmp:
+      // `WARNING: proceeding, even though we could not create PATH aliases …`)
+      const lines = (text: string) => text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '')
+      const first = lines(out)[0] ?? lines(err).find((l) => !/^warning\b/i.test(l)) ?? lines(err)[0] ?? ''
       const line = sanitize(first.length > 120 ? first.slice(0, 119) + '…' : first)
       if (code === 0) end(true, line)
       else end(false, `--version exited ${code ?? signal}${line ? `: ${line}` : ''}`)

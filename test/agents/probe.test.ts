@@ -73,6 +73,11 @@ describe('agent probes', () => {
     ])
   })
 
+  it('the version comes from stdout, past notices on stderr (codex 0.169.0 warns when HOME is under /tmp)', async () => {
+    const v = script('codex', 'echo "WARNING: proceeding, even though we could not create PATH aliases" >&2; echo "codex-cli 0.169.0"')
+    expect(await runVersion(v, 2000)).toEqual({ok: true, line: 'codex-cli 0.169.0'})
+  })
+
   it('a command agent is not run, only checked', async () => {
     const marker = path.join(os.tmpdir(), `helix-probe-ran-${process.pid}`)
     const agent = script('my-agent', `touch ${marker}`)
