@@ -127,6 +127,22 @@ describe('helix run with the real claude and codex CLIs', () => {
     await expectQueueUntouched(p)
   })
 
+  it('helix doctor probes the real CLIs: versions, and claude refusing as root with the fix', () => {
+    const p = project()
+    const env = {...process.env, HOME: p.home, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_AGENT: 'claude'}
+    delete env.IS_SANDBOX
+    delete env.HELIX_REVIEW_AGENT
+    const sandboxed = spawnSync(process.execPath, [CLI, 'doctor'], {cwd: p.root, env: {...env, IS_SANDBOX: '1'}, encoding: 'utf8'})
+    expect(sandboxed.stdout).toMatch(/^ok {4}implementation agent claude version: 2\.1\.197 \(Claude Code\) \(/m)
+    expect(sandboxed.stdout).toMatch(/^ok {4}agent codex version: codex-cli 0\.169\.0 \(/m)
+    if (IS_ROOT) {
+      const asRoot = spawnSync(process.execPath, [CLI, 'doctor'], {cwd: p.root, env, encoding: 'utf8'})
+      expect(asRoot.status).toBe(1)
+      expect(asRoot.stdout).toContain('FAIL  implementation agent claude refusing: 2.1.197 (Claude Code) would refuse to run')
+      expect(asRoot.stdout).toContain('fix: run helix as a non-root user, or set IS_SANDBOX=1 inside a container you trust')
+    }
+  })
+
   it('real codex offline with --stall-timeout 5: stalls on two beads, then exit 4', async () => {
     const p = project()
     const r = await run(p, ['--codex', '--stall-timeout', '5'], {}, true)
