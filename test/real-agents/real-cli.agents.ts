@@ -129,7 +129,7 @@ describe('helix run with the real claude and codex CLIs', () => {
 
   it('helix doctor probes the real CLIs: versions, and claude refusing as root with the fix', () => {
     const p = project()
-    const env = {...process.env, HOME: p.home, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_AGENT: 'claude'}
+    const env: NodeJS.ProcessEnv = {...process.env, HOME: p.home, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_AGENT: 'claude'}
     delete env.IS_SANDBOX
     delete env.HELIX_REVIEW_AGENT
     const sandboxed = spawnSync(process.execPath, [CLI, 'doctor'], {cwd: p.root, env: {...env, IS_SANDBOX: '1'}, encoding: 'utf8'})
