@@ -7,7 +7,9 @@
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {openSessionLog} from '../output/session-log.js'
-import {HelixError} from '../util/errors.js'
+import {EXIT, HelixError} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import {healthStopLine} from './health.js'
 import {projectPaths} from '../util/root.js'
 import {buildPrompt, DEFAULT_REVIEW_SCOPE, DEFAULT_SCOPE} from './prompts.js'
 import {defaultEffort, defaultReviewAgent, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from './resolve.js'
@@ -92,21 +94,24 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
       timeoutSec: sel.timeoutSec,
       log,
       signal: opts.signal,
-      onLine: (l) => opts.out.stdout(line(l)),
+      onLine: (l) => opts.out.stdout(line(sanitize(l))),
     })
     const range = result.logRange ? `log ${result.logRange.first}–${result.logRange.last} in ${log.path}` : `log ${log.path}`
-    opts.out.stderr(line(`helix: [${hhmmss(now())}] ${sel.agent.name} complete (rc=${result.rc}, ${Math.round(result.durationMs / 1000)}s, ${result.tokens} tokens) — ${range}`))
-    const code = judge(opts.action, word, result, paths.root, opts.out, () => timeoutMessage(sel.agent.name, sel.timeoutSec, now()))
-    log.event(`helix ${word} exit`, {exit: code})
+    opts.out.stderr(line(`helix: [${hhmmss(now())}] ${sel.agent.name} complete (rc=${result.rc}, ${Math.round(result.durationMs / 1000)}s${result.tokensReported === false ? '' : `, ${result.tokens} tokens`}) — ${sanitize(range)}`))
+    const code =
+      !result.aborted && result.health && result.health.kind !== 'ok'
+        ? fail(opts.out, sanitize(healthStopLine(sel.agent.name, result.health, now())), EXIT.AGENT_UNAVAILABLE)
+        : judge(opts.action, word, result, paths.root, opts.out, () => timeoutMessage(sel.agent.name, sel.timeoutSec, now()))
+    log.event(`helix ${word} exit`, {exit: code, ...(result.health && result.health.kind !== 'ok' ? {health: result.health} : {})})
     return code
   } finally {
     log.close()
   }
 }
 
-function fail(out: OneShotOutput, msg: string): number {
+function fail(out: OneShotOutput, msg: string, code = 1): number {
   out.stderr(line(msg))
-  return 1
+  return code
 }
 
 function judge(action: OneShotAction, word: string, r: DispatchResult, root: string, out: OneShotOutput, timeoutLine: () => string): number {

@@ -33,7 +33,7 @@ export function buildInvocation(req: Pick<DispatchRequest, 'agent' | 'action' | 
       const args = ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', req.root]
       if (req.model) args.push('-m', req.model)
       if (effort) args.push('-c', `reasoning.effort=${effort}`)
-      args.push('--ephemeral', req.prompt)
+      args.push('--ephemeral', '--json', req.prompt)
       return {file: req.agent.path, args, stdin: 'ignore'}
     }
     case 'claude': {
@@ -363,7 +363,8 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       if (stalled) log.event(`helix: [${hhmmss(new Date())}] ${req.agent.name} ${stallMessage(req.stallTimeoutSec ?? 0)} — killed`, {dispatch: n}, 'warn')
       if (aborted) log.event(`helix: ${req.agent.name} interrupted — killed`, {dispatch: n}, 'warn')
       const tokens = decoder.tokens()
-      log.event('dispatch end', {dispatch: n, rc, tokens, duration_ms: durationMs, timed_out: timedOut})
+      const verdict = decoder.verdict?.()
+      log.event('dispatch end', {dispatch: n, rc, tokens, duration_ms: durationMs, timed_out: timedOut, ...(verdict && verdict.health.kind !== 'ok' ? {health: verdict.health} : {})})
       resolve({
         dispatchId,
         stalled,
@@ -376,6 +377,10 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
         logRange: first > 0 ? {first, last} : null,
         argv,
         dispatch: n,
+        // SPEC 14.1: what the output said about the agent and the attempt
+        ...(verdict
+          ? {health: verdict.health, failed: verdict.failed, failureLine: verdict.failureLine, costUsd: verdict.costUsd, tokensReported: verdict.tokensReported, lastLine: verdict.lastLine ?? null}
+          : {}),
       })
     }
 

@@ -56,7 +56,7 @@ describe('helix check', () => {
     const p = stubProject()
     const r = helix(p, ['check', 'src/x', '--dry-run', '--model', 'm1'])
     expect(r.code).toBe(0)
-    expect(r.stdout).toContain(`command: ${p.paths.codex} --dangerously-bypass-approvals-and-sandbox exec -C ${p.root} -m m1 -c reasoning.effort=low --ephemeral <prompt>`)
+    expect(r.stdout).toContain(`command: ${p.paths.codex} --dangerously-bypass-approvals-and-sandbox exec -C ${p.root} -m m1 -c reasoning.effort=low --ephemeral --json <prompt>`)
     expect(r.stdout).toContain('check action')
     expect(r.stdout).toContain('Scope: src/x')
     expect(existsSync(path.join(p.stubDir, 'calls.jsonl'))).toBe(false)

@@ -55,7 +55,7 @@ describe('codex output', () => {
 })
 
 describe('claude output', () => {
-  it('decodes events; result text and usage; non-JSON passes through', () => {
+  it('decodes events; result text and usage (cache tokens count, SPEC 14.1); non-JSON passes through', () => {
     const dec = claudeDecoder()
     const ev = (o: unknown) => JSON.stringify(o)
     const shown = feed(
@@ -69,7 +69,8 @@ describe('claude output', () => {
       ].join('\n'),
     )
     expect(shown).toEqual(['Looking.', '⏺ Read(/p/a.ts)', 'plain warning line', 'Done.', 'REVIEW_STATUS: CLEAN'])
-    expect(dec.tokens()).toBe(15)
+    expect(dec.tokens()).toBe(1015)
+    expect(dec.verdict!()).toMatchObject({health: {kind: 'ok'}, failed: false, tokensReported: true, lastLine: 'REVIEW_STATUS: CLEAN'})
     expect(dec.text()).toBe('Done.\nREVIEW_STATUS: CLEAN')
   })
 })

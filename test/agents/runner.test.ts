@@ -41,7 +41,7 @@ describe('buildInvocation', () => {
     const inv = buildInvocation({agent: agent('codex'), action: 'implementation', prompt: 'P', root: '/r', model: 'gpt-x'})
     expect(inv).toEqual({
       file: '/bin/codex',
-      args: ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', '/r', '-m', 'gpt-x', '-c', 'reasoning.effort=medium', '--ephemeral', 'P'],
+      args: ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', '/r', '-m', 'gpt-x', '-c', 'reasoning.effort=medium', '--ephemeral', '--json', 'P'],
       stdin: 'ignore',
     })
   })
@@ -59,7 +59,7 @@ describe('buildInvocation', () => {
   it('dry-run text shows the command line and the prompt', () => {
     const inv = buildInvocation({agent: agent('codex'), action: 'check', prompt: "it's $(x)", root: '/r'})
     const text = formatDryRun(inv, "it's $(x)", '/r')
-    expect(text).toContain('command: /bin/codex --dangerously-bypass-approvals-and-sandbox exec -C /r -c reasoning.effort=low --ephemeral <prompt>')
+    expect(text).toContain('command: /bin/codex --dangerously-bypass-approvals-and-sandbox exec -C /r -c reasoning.effort=low --ephemeral --json <prompt>')
     expect(text).toContain("stdin: /dev/null")
     expect(text).toContain("--- prompt ---\nit's $(x)\n--- end prompt ---")
   })
