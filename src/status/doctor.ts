@@ -212,7 +212,7 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
     nodeVersionCheck(),
     ...agentChecks(env, paths.root, opts.agents),
     ...(await trackerChecks(paths, env, now)),
-    ...(await (await import('../agents/probe.js')).agentProbeChecks(env, paths.root)), // SPEC 14.6: --version, claude as root
+    ...(await (await import('../agents/probe.js')).agentProbeChecks(env, paths.root, opts.agents)), // SPEC 14.6: --version, claude as root
     pidCheck(paths),
     ...(await worktreeChecks(paths, env)),
   ]
