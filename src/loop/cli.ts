@@ -1,20 +1,72 @@
 /**
- * Shared body of `helix run` and `helix build`: signals → abort, real wiring,
- * runLoop. Kept out of src/commands so the oclif commands stay thin.
+ * Shared body of `helix run` and `helix build`: flag limits validated first
+ * (nothing written on bad input), signals → abort, real wiring, runLoop. Kept
+ * out of src/commands so the oclif commands stay thin.
  */
+import {spawn} from 'node:child_process'
+import path from 'node:path'
+import {findOnPath} from '../agents/resolve.js'
 import {killAllAgentGroups} from '../agents/runner.js'
+import {HelixError} from '../util/errors.js'
+import {isExecutableFile} from '../util/files.js'
+import {parseRunLimits, type LimitFlags} from './limits.js'
 import {runLoop} from './orchestrator.js'
-import type {LoopOptions} from './ports.js'
+import type {LoopNotifier, LoopOptions} from './ports.js'
 import {realLoopDeps, type WiringInput} from './wiring.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
+  /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
+  limits?: LimitFlags
+}
+
+/**
+ * The notifier (SPEC 14.6). The landing engineer's `notify.ts` (createNotifier,
+ * validateNotify) is used when present; until it is merged a minimal one here.
+ * TODO(merge with branch `landing`): import {createNotifier, validateNotify} from './notify.js' statically.
+ */
+async function makeNotifier(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<LoopNotifier> {
+  const spec = './notify.js'
+  try {
+    const mod = (await import(spec)) as {createNotifier(cmd: string): LoopNotifier; validateNotify(cmd: string): void}
+    mod.validateNotify(argv.join(' '))
+    return mod.createNotifier(argv.join(' '))
+  } catch (error) {
+    if (error instanceof HelixError) throw error
+  }
+  const [cmd, ...args] = argv as [string, ...string[]]
+  const file = cmd.includes('/') ? path.resolve(cwd, cmd) : findOnPath(cmd, env)
+  if (!file || !isExecutableFile(file)) throw new HelixError(`--notify: '${cmd}' is not an executable file and not found on PATH`, 1)
+  return {
+    send(event) {
+      return new Promise((resolve) => {
+        const child = spawn(file, args, {stdio: ['pipe', 'ignore', 'ignore'], detached: false})
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+        child.on('error', () => {
+          clearTimeout(timer)
+          resolve()
+        })
+        child.on('close', () => {
+          clearTimeout(timer)
+          resolve()
+        })
+        child.stdin.on('error', () => undefined)
+        child.stdin.end(JSON.stringify(event) + '\n')
+      })
+    },
+  }
 }
 
 /** Runs the loop with SIGINT/SIGTERM handling; returns the exit code. */
 export async function runLoopCli(input: LoopCliInput): Promise<number> {
+  const once = input.options.once !== undefined
+  // bad input first: one line naming the flag, nothing on disk changed
+  const limits = parseRunLimits(input.limits ?? {}, input.env)
+  const workers = once ? 1 : limits.workers
+  const notify = limits.notify && !input.options.dryRun ? await makeNotifier(limits.notify, input.cwd, input.env) : undefined
   const ac = new AbortController()
-  const {deps, timeoutSec} = realLoopDeps({...input, signal: ac.signal})
+  const {deps, timeoutSec} = realLoopDeps({...input, signal: ac.signal, workers: input.options.dryRun ? 1 : workers})
+  if (notify) deps.notify = notify
   let signals = 0
   const onSignal = (sig: NodeJS.Signals) => {
     signals++
@@ -30,7 +82,17 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   // with the bead claimed and the pid file left behind
   process.on('SIGHUP', onSignal)
   try {
-    const r = await runLoop(deps, {...input.options, signal: ac.signal, timeoutSec})
+    const r = await runLoop(deps, {
+      ...input.options,
+      signal: ac.signal,
+      timeoutSec,
+      workers,
+      land: limits.land,
+      stallTimeoutSec: limits.stallTimeoutSec,
+      ...(limits.maxTokens !== undefined ? {maxTokens: limits.maxTokens} : {}),
+      ...(limits.maxCost !== undefined ? {maxCost: limits.maxCost} : {}),
+      maxQuotaWaitSec: limits.maxQuotaWaitSec,
+    })
     return r.exitCode
   } finally {
     process.off('SIGINT', onSignal)

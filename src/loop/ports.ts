@@ -146,6 +146,8 @@ export interface LoopDeps {
   history?: {append(record: RunHistoryRecord): Promise<void>}
   /** SPEC 15: worktrees and landing; required when `workers` > 1 */
   landing?: LoopLanding
+  /** SPEC 16.1: appends helix's runtime lines to .gitignore; returns the lines it added */
+  ignoreRuntime?: () => string[]
   /** the tracker directory (`.ddx/`) a worker's agent gets as DDX_BEAD_DIR */
   trackerDir?: string
 }

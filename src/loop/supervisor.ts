@@ -129,11 +129,23 @@ export class Run {
     })
     this.d.out.normal(`helix: run started (agent=${sanitize(agent)}, review=${sanitize(review)}${this.workers > 1 ? `, workers=${this.workers}` : ''}, log=${this.log.path})`)
     await this.ledger.save('starting')
+    this.ignoreRuntime()
     const rec = await this.d.recoverOrphans((line) => this.d.out.normal(line))
     const snap = rec.recovered.length > 0 ? await this.d.tracker.read() : first
     this.contextMd = await this.d.context(snap, null, true)
     await this.ledger.save('running')
     return runScheduler(this)
+  }
+
+  /** SPEC 16.1: the runtime lines go to .gitignore, said once */
+  private ignoreRuntime(): void {
+    if (!this.d.ignoreRuntime) return
+    try {
+      const added = this.d.ignoreRuntime()
+      if (added.length > 0) this.d.out.normal(`helix: added helix's runtime paths to .gitignore (${added.join(' ')})`)
+    } catch (error) {
+      this.log?.event('could not update .gitignore', {error: String(error)}, 'warn')
+    }
   }
 
   /** unclaim only while the claim is still ours (fencing token) */

@@ -27,6 +27,8 @@ import {HelixError} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import type {LoopDeps, LoopGates} from './ports.js'
 import {isExecutableFile} from '../util/files.js'
+import {appendRunHistory} from '../state/history.js'
+import {ensureIgnored, gitignorePath} from '../util/runtime-paths.js'
 
 export interface WiringInput {
   cwd: string
@@ -37,6 +39,8 @@ export interface WiringInput {
   quiet: boolean
   /** helix's own interrupt (SIGINT/SIGTERM): kills a running acceptance script */
   signal?: AbortSignal
+  /** --workers N (SPEC 15); > 1 needs the git landing */
+  workers?: number
 }
 
 function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {
@@ -252,7 +256,9 @@ export function realLoopDeps(input: WiringInput): RealLoop {
   const owner = env.HELIX_OWNER?.trim() || 'helix'
   const out = createTerminal({summary: input.summary, quiet: input.quiet})
   let logRef: {event: (m: string, f?: Record<string, unknown>) => void} | null = null
-  const placeholder: AgentSpec = {kind: 'command', name: input.agent.claude ? 'claude' : input.agent.codex ? 'codex' : input.agent.agent ?? env.HELIX_AGENT ?? 'codex', path: ''}
+  const named = input.agent.claude ? 'claude' : input.agent.codex ? 'codex' : input.agent.agent ?? env.HELIX_AGENT ?? 'codex'
+  // until check() resolves it (and for --dry-run without the agent installed): path '' means not found
+  const placeholder: AgentSpec = {kind: named === 'codex' || named === 'claude' ? named : 'command', name: named, path: ''}
   let model: string | undefined
   let effort: string | undefined
   // a bad --timeout / HELIX_AGENT_TIMEOUT is bad input: refuse before anything else happens
@@ -325,9 +331,20 @@ export function realLoopDeps(input: WiringInput): RealLoop {
           log: a.log,
           ...(a.onLine ? {onLine: a.onLine} : {}),
           ...(a.signal ? {signal: a.signal} : {}),
+          ...(a.cwd ? {cwd: a.cwd} : {}),
+          ...(a.env ? {env: a.env} : {}),
+          ...(a.stallTimeoutSec ? {stallTimeoutSec: a.stallTimeoutSec} : {}),
         }),
-      describe: (agent, action, prompt) =>
-        formatDryRun(buildInvocation({agent, action, prompt, root, ...(model ? {model} : {}), ...(effort ? {effort} : {})}), prompt, root).replace(/\n--- prompt ---[\s\S]*$/, ''),
+      describe(agent, action, prompt) {
+        // SPEC 16.6: --dry-run works with no agent installed and says so
+        const missing = agent.path === ''
+        const spec = missing ? {...agent, path: agent.name} : agent
+        const text = formatDryRun(buildInvocation({agent: spec, action, prompt, root, ...(model ? {model} : {}), ...(effort ? {effort} : {})}), prompt, root).replace(
+          /\n--- prompt ---[\s\S]*$/,
+          '',
+        )
+        return missing ? text.replace(/^(command: .*)$/m, '$1  (not found on PATH)') : text
+      },
     },
     out,
     gates: gitGates(root, (m, f) => logRef?.event(m, f), {timeoutSec, ...(input.signal ? {signal: input.signal} : {})}),
@@ -371,8 +388,20 @@ export function realLoopDeps(input: WiringInput): RealLoop {
     async blockerReport(a) {
       return writeBlockerReport(paths.logDir, a)
     },
+    history: {
+      async append(record) {
+        appendRunHistory(paths.logDir, record)
+      },
+    },
+    ignoreRuntime: () => ensureIgnored(gitignorePath(root)),
+    trackerDir: paths.dir,
     pid: process.pid,
     env,
+  }
+  if ((input.workers ?? 1) > 1) {
+    // TODO(merge with branch `landing`): deps.landing = createGitLanding({root, ...}) from ./landing.js.
+    // Until the git landing is wired, --workers > 1 is refused here, before anything is written.
+    throw new HelixError('--workers > 1 is not available in this build yet (the git landing is not wired); use --workers 1', 1)
   }
   return {deps, paths, timeoutSec}
 }
