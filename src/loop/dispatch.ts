@@ -47,7 +47,7 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
     ...(r.workers > 1 ? {slot} : {}),
   })
   r.ledger.addTokens(res.tokens, res.costUsd ?? 0)
-  const w = r.workers > 1 ? ` w${slot}` : ''
+  const w = r.workers > 1 && x.slot !== undefined ? ` w${slot}` : ''
   const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}` : 'none'
   const secs = Math.round(res.durationMs / 1000)
   const tokens = res.tokensReported === false ? '' : `, ${res.tokens} tokens`

@@ -69,6 +69,12 @@ export function selectOptions(r: Run, snap: TrackerSnapshot, stale: Set<string>,
 }
 
 async function select(r: Run, snap: TrackerSnapshot, active: ReadonlySet<string>): Promise<Selection> {
+  const sel = await selectFor(r, snap, active)
+  // `R ready` does not count beads another slot is on (their claim may not be written yet)
+  return active.size === 0 ? sel : {...sel, ready: sel.ready.filter((b) => !active.has(b.id))}
+}
+
+async function selectFor(r: Run, snap: TrackerSnapshot, active: ReadonlySet<string>): Promise<Selection> {
   const stale = await r.d.tracker.staleClaims(snap)
   const base = selectOptions(r, snap, stale, active)
   if (r.focusedEpic) {
@@ -176,7 +182,8 @@ export async function runScheduler(r: Run): Promise<Stop> {
         target: sel.target !== null,
         freeSlots: r.workers - running.size,
         busySlots: running.size,
-        holding: r.quota !== null && r.pausing,
+        // a pause holds every slot; and no more attempts than completed cycles still allowed
+        holding: (r.quota !== null && r.pausing) || (r.o.maxCycles > 0 && r.ledger.state.completed_cycles + running.size >= r.o.maxCycles),
         waiting: sel.waiting,
         excluded: r.exclude.size,
         idleSpins: r.idleSpins,
