@@ -12,7 +12,7 @@ import {isExecutableFile} from '../util/files.js'
 import {parseRunLimits, type LimitFlags} from './limits.js'
 import {runLoop} from './orchestrator.js'
 import type {LoopNotifier, LoopOptions} from './ports.js'
-import {realLoopDeps, type WiringInput} from './wiring.js'
+import {attachLanding, realLoopDeps, type WiringInput} from './wiring.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
@@ -25,15 +25,16 @@ export interface LoopCliInput extends WiringInput {
  * validateNotify) is used when present; until it is merged a minimal one here.
  * TODO(merge with branch `landing`): import {createNotifier, validateNotify} from './notify.js' statically.
  */
-async function makeNotifier(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<LoopNotifier> {
+async function makeNotifier(argv: string[], cwd: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<LoopNotifier> {
   const spec = './notify.js'
+  let mod: {createNotifier(cmd: string, o: {log?: (l: string) => void; env?: NodeJS.ProcessEnv; cwd?: string}): LoopNotifier} | null = null
   try {
-    const mod = (await import(spec)) as {createNotifier(cmd: string): LoopNotifier; validateNotify(cmd: string): void}
-    mod.validateNotify(argv.join(' '))
-    return mod.createNotifier(argv.join(' '))
-  } catch (error) {
-    if (error instanceof HelixError) throw error
+    mod = await import(spec)
+  } catch {
+    mod = null
   }
+  // validates too: HelixError(1) for a command that is neither an executable file nor on PATH
+  if (mod) return mod.createNotifier(argv.join(' '), {log, env, cwd})
   const [cmd, ...args] = argv as [string, ...string[]]
   const file = cmd.includes('/') ? path.resolve(cwd, cmd) : findOnPath(cmd, env)
   if (!file || !isExecutableFile(file)) throw new HelixError(`--notify: '${cmd}' is not an executable file and not found on PATH`, 1)
@@ -63,10 +64,11 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   // bad input first: one line naming the flag, nothing on disk changed
   const limits = parseRunLimits(input.limits ?? {}, input.env)
   const workers = once ? 1 : limits.workers
-  const notify = limits.notify && !input.options.dryRun ? await makeNotifier(limits.notify, input.cwd, input.env) : undefined
   const ac = new AbortController()
-  const {deps, timeoutSec} = realLoopDeps({...input, signal: ac.signal, workers: input.options.dryRun ? 1 : workers})
-  if (notify) deps.notify = notify
+  const real = realLoopDeps({...input, signal: ac.signal})
+  const {deps, timeoutSec} = real
+  if (limits.notify && !input.options.dryRun) deps.notify = await makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
+  if (workers > 1 && !input.options.dryRun) await attachLanding(real, input.env)
   let signals = 0
   const onSignal = (sig: NodeJS.Signals) => {
     signals++

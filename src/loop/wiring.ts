@@ -25,7 +25,7 @@ import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setF
 import {readTracker} from '../tracker/store.js'
 import {HelixError} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
-import type {LoopDeps, LoopGates} from './ports.js'
+import type {LoopDeps, LoopGates, LoopLanding} from './ports.js'
 import {isExecutableFile} from '../util/files.js'
 import {appendRunHistory} from '../state/history.js'
 import {ensureIgnored, gitignorePath} from '../util/runtime-paths.js'
@@ -39,8 +39,6 @@ export interface WiringInput {
   quiet: boolean
   /** helix's own interrupt (SIGINT/SIGTERM): kills a running acceptance script */
   signal?: AbortSignal
-  /** --workers N (SPEC 15); > 1 needs the git landing */
-  workers?: number
 }
 
 function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {
@@ -398,10 +396,24 @@ export function realLoopDeps(input: WiringInput): RealLoop {
     pid: process.pid,
     env,
   }
-  if ((input.workers ?? 1) > 1) {
-    // TODO(merge with branch `landing`): deps.landing = createGitLanding({root, ...}) from ./landing.js.
-    // Until the git landing is wired, --workers > 1 is refused here, before anything is written.
-    throw new HelixError('--workers > 1 is not available in this build yet (the git landing is not wired); use --workers 1', 1)
-  }
   return {deps, paths, timeoutSec}
 }
+
+/**
+ * SPEC 15: the git landing for `--workers` > 1. TODO(merge with branch `landing`):
+ * import {createGitLanding} from './landing.js' statically. Until that module is in
+ * the build, `--workers` > 1 is refused with exit 1 before anything is written.
+ */
+export async function attachLanding(real: RealLoop, env: NodeJS.ProcessEnv): Promise<void> {
+  const spec = './landing.js'
+  let mod: {createGitLanding(o: {root: string; trackerDir: string; env: NodeJS.ProcessEnv; now: () => Date; log?: (l: string) => void}): LoopLanding}
+  try {
+    mod = await import(spec)
+  } catch {
+    throw new HelixError('--workers > 1 is not available in this build (the git landing is missing); use --workers 1', 1)
+  }
+  const {deps, paths} = real
+  deps.landing = mod.createGitLanding({root: paths.root, trackerDir: paths.dir, env, now: () => new Date(), log: (line) => deps.out.normal(line)})
+}
+
+
