@@ -5,6 +5,7 @@ import {isEpicBead, selectTarget, selectableBeads, type Selection} from './selec
 import {Stop} from './stop.js'
 import type {Run} from './supervisor.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
+import {sanitize} from '../util/sanitize.js'
 
 /** the first selectable bead a `helix build` selector names: id, then parent/spec-id/label, then title */
 export function matchSelector(selectable: Bead[], selector: string): Bead | undefined {
@@ -25,7 +26,7 @@ export async function buildOnce(r: Run): Promise<Stop> {
   if (selector) {
     const {ready, selectable} = selectableBeads(snap, opts)
     const match = matchSelector(selectable, selector)
-    if (!match) return new Stop('error', 1, `helix: no ready issue matches '${selector}'`)
+    if (!match) return new Stop('error', 1, `helix: no ready issue matches '${sanitize(selector)}'`)
     sel = {target: match, tier: null, batch: [], ready, waiting: []}
   } else {
     sel = selectTarget(snap, opts)
@@ -40,7 +41,7 @@ export async function buildOnce(r: Run): Promise<Stop> {
   const target = sel.target as Bead
   if (st.attempted_cycles === attemptedBefore) {
     // claim conflict or change before claim: nothing was attempted
-    return new Stop('error', 3, `helix: could not claim ${target.id}`)
+    return new Stop('error', 3, `helix: could not claim ${sanitize(target.id)}`)
   }
   if (st.completed_cycles > before) {
     // the built bead may have been its epic's last open child: close the epic (not a cycle)
@@ -55,5 +56,5 @@ export async function buildOnce(r: Run): Promise<Stop> {
     }
     return new Stop('completed', 0)
   }
-  return new Stop('completed', 1, `helix: build did not complete ${target.id}`)
+  return new Stop('completed', 1, `helix: build did not complete ${sanitize(target.id)}`)
 }

@@ -7,6 +7,7 @@
 import type {ActionName} from '../agents/types.js'
 import {emptyRunState} from '../state/run-state.js'
 import {HelixError, helixMessage} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
 import {matchSelector} from './build-once.js'
 import type {LoopDeps, LoopOptions, LoopResult} from './ports.js'
 import {selectTarget, selectableBeads} from './selection.js'
@@ -24,7 +25,7 @@ export async function runLoop(deps: LoopDeps, opts: LoopOptions): Promise<LoopRe
     deps.agents.check()
   } catch (error) {
     if (!(error instanceof HelixError)) throw error
-    deps.out.both(helixMessage(error.message))
+    deps.out.both(helixMessage(sanitize(error.message)))
     return {exitCode: error.exitCode, stopReason: null}
   }
   if ((opts.workers ?? 1) > 1) {
@@ -45,7 +46,7 @@ export async function runLoop(deps: LoopDeps, opts: LoopOptions): Promise<LoopRe
     prev.updated_at = deps.clock.now().toISOString()
     await deps.state.save(prev)
     const name = opts.commandName ?? 'helix run'
-    deps.out.both(`${name}: already running (pid=${acquired.holder.pid}, started=${acquired.holder.started})`)
+    deps.out.both(`${name}: already running (pid=${acquired.holder.pid}, started=${sanitize(acquired.holder.started)})`)
     return {exitCode: 2, stopReason: null}
   }
   try {
@@ -75,7 +76,7 @@ async function dryRun(deps: LoopDeps, opts: LoopOptions): Promise<LoopResult> {
     const {selectable} = selectableBeads(snap, {now: deps.clock.now(), staleClaims: stale})
     const match = matchSelector(selectable, needle)
     if (!match) {
-      deps.out.both(`helix: no ready issue matches '${needle}'`)
+      deps.out.both(`helix: no ready issue matches '${sanitize(needle)}'`)
       return {exitCode: 1, stopReason: null}
     }
     sel = {...sel, target: match, batch: []}

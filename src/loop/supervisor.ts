@@ -102,7 +102,7 @@ export class Run {
     if (this.aborted) return interruptStop(this.o.signal)
     const message = error instanceof HelixError ? error.message : String((error as Error)?.message ?? error).split('\n')[0]
     const code = error instanceof HelixError ? error.exitCode : 1
-    return new Stop('error', code, helixMessage(message))
+    return new Stop('error', code, helixMessage(sanitize(message)))
   }
 
   private async main(): Promise<Stop> {
