@@ -149,6 +149,8 @@ export function harness(
     landing?: LoopLanding
     /** a sleep that an abort ends early (the real one does) */
     abortableSleep?: boolean
+    /** output lines every implementation dispatch prints (through onLine) */
+    outputLines?: string[]
   } = {},
 ): Harness {
   const tracker = new FakeTracker(beads)
@@ -209,6 +211,7 @@ export function harness(
         h.calls.push(call)
         const first = log.lines + 1
         log.agentLine()
+        if (args.action === 'implementation') for (const l of extra.outputLines ?? []) args.onLine?.(l)
         const fn = behaviour[args.action]
         const r = (fn ? await fn(call, tracker) : undefined) ?? {}
         clock.t += 1000

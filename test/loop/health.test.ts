@@ -248,3 +248,40 @@ describe('lines and history (SPEC 16.3, 16.5)', () => {
     expect(lastState(h).total_cost_usd).toBe(0.25)
   })
 })
+
+describe('progress in run-state (SPEC 16.4) and notify events', () => {
+  it('last_output of the in-flight agent, written at most about once a second; workers[] and max_cycles', async () => {
+    const lines = Array.from({length: 200}, (_, i) => `step ${i}\u001b[31m`)
+    const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {outputLines: lines})
+    await runLoop(h.deps, opts({maxCycles: 3, timeoutSec: 60}))
+    const during = h.states.filter((s) => s.last_output)
+    expect(during.length).toBeGreaterThanOrEqual(1)
+    expect(during.length).toBeLessThanOrEqual(2)
+    expect(during[0].last_output).toMatch(/^step \d+\?\[31m$/)
+    const busy = h.states.find((s) => (s.workers ?? []).length === 1)
+    expect(busy?.workers?.[0]).toMatchObject({slot: 1, bead: 'a', title: 'title a', attempt: 1, worktree: null, branch: null, timeout_s: 60})
+    expect(lastState(h)).toMatchObject({max_cycles: 3, workers: [], last_output: null})
+  })
+
+  it('bead_blocked is sent when a bead is blocked; a failing notifier never stops the run', async () => {
+    const h = harness([B('a')], {implementation: () => ({rc: 1, text: 'no'}), check: check('WAIT')}, {env: {HELIX_BACKOFF_SLEEP: '0'}})
+    const sent: string[] = []
+    h.deps.notify = {
+      async send(e) {
+        sent.push(e.event)
+        throw new Error('notifier down')
+      },
+    }
+    const r = await runLoop(h.deps, opts())
+    expect(r).toEqual({exitCode: 0, stopReason: 'blocked'})
+    expect(sent).toEqual(['bead_blocked', 'run_stopped'])
+    expect(h.log.events).toContain('notify failed')
+  })
+
+  it('cost budget', async () => {
+    const h = harness([B('a'), B('b')], {implementation: (c, t) => (closeIt(c, t), {costUsd: 0.6})})
+    const r = await runLoop(h.deps, opts({maxCost: 1}))
+    expect(r).toEqual({exitCode: 0, stopReason: 'budget'})
+    expect(h.both).toContain('helix: cost budget reached ($1.20 of $1.00); stopping')
+  })
+})
