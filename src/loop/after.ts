@@ -40,10 +40,11 @@ export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLET
   if (r.o.maxCycles > 0 && c >= r.o.maxCycles) {
     // closing a finished epic is not a cycle: do it before stopping, or it would stay open
     // (an epic with children is never ready, so no later run would get back to it)
-    const closed = await maybeCloseFocusedEpic(r, await r.d.tracker.read())
+    const snap = await r.d.tracker.read()
+    const closed = await maybeCloseFocusedEpic(r, snap)
     if (closed instanceof Stop) return closed
     // SPEC 16.3: no `reached max cycles` when the queue drained anyway
-    if (r.workers === 1 && !(await anySelectable(r))) return new Stop('max_cycles', 0)
+    if (r.workers === 1 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles', 0)
     return new Stop('max_cycles', 0, `helix: reached max cycles (${r.o.maxCycles})`)
   }
   return 'continue'

@@ -90,8 +90,9 @@ async function selectFor(r: Run, snap: TrackerSnapshot, active: ReadonlySet<stri
   return sel
 }
 
-export async function anySelectable(r: Run): Promise<boolean> {
-  const snap = await r.d.tracker.read()
+/** anything selectable or backing off; `snap` when the caller just read the tracker (one read per decision) */
+export async function anySelectable(r: Run, fresh?: TrackerSnapshot): Promise<boolean> {
+  const snap = fresh ?? (await r.d.tracker.read())
   const stale = await r.d.tracker.staleClaims(snap)
   const s = selectableBeads(snap, selectOptions(r, snap, stale))
   return s.selectable.length > 0 || s.waiting.length > 0

@@ -165,14 +165,21 @@ export class Run {
       return {exitCode: stop.exitCode, stopReason: stop.reason}
     }
     const s = this.ledger.state
-    for (const [slot, f] of this.inFlight) {
+    if (this.inFlight.size > 0) {
+      let snap: TrackerSnapshot | null = null
       try {
-        const snap = await this.d.tracker.read()
-        await this.releaseClaim(snap, f.id, f.token)
+        snap = await this.d.tracker.read()
       } catch (error) {
-        this.log?.event('unclaim failed', {bead: f.id, error: String(error)}, 'error')
+        this.log?.event('unclaim failed', {error: String(error)}, 'error')
       }
-      this.inFlight.delete(slot)
+      for (const [slot, f] of this.inFlight) {
+        try {
+          if (snap) await this.releaseClaim(snap, f.id, f.token)
+        } catch (error) {
+          this.log?.event('unclaim failed', {bead: f.id, error: String(error)}, 'error')
+        }
+        this.inFlight.delete(slot)
+      }
     }
     if (stop.message) this.d.out.both(stop.message)
     let reason: StopReason = stop.reason

@@ -285,3 +285,12 @@ describe('progress in run-state (SPEC 16.4) and notify events', () => {
     expect(h.both).toContain('helix: cost budget reached ($1.20 of $1.00); stopping')
   })
 })
+
+describe('tracker reads (issue 11: once per decision point)', () => {
+  it('a completed cycle reads the tracker three times: selection, revalidation before the claim, the re-read after the agent', async () => {
+    const h = harness([B('a'), B('b'), B('c')], {implementation: closeIt, check: check('WAIT')})
+    await runLoop(h.deps, opts())
+    // 1 at start + 3 per cycle + 1 selection that finds the queue empty
+    expect(h.tracker.reads).toBe(1 + 3 * 3 + 1)
+  })
+})
