@@ -91,7 +91,8 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
   const st = r.ledger.state
   const n = (st.attempts[id] ?? 0) + 1
   st.attempts[id] = n
-  const bead: 'FAILED' | 'NOT_COMPLETED' = outcome === 'NOT_COMPLETED' ? 'NOT_COMPLETED' : 'FAILED'
+  // a completed attempt that did not land is a non-completed attempt (issue 11)
+  const bead: 'FAILED' | 'NOT_COMPLETED' = outcome === 'NOT_COMPLETED' || outcome === 'NOT_LANDED' ? 'NOT_COMPLETED' : 'FAILED'
   const prevAllFailed = r.lastFailure.get(id)
   // "failed attempts" only when every attempt failed; a mix ending in non-completion is "non-completing"
   r.lastFailure.set(id, n === 1 ? bead : prevAllFailed === 'FAILED' && bead === 'FAILED' ? 'FAILED' : 'NOT_COMPLETED')

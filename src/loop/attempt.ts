@@ -186,7 +186,13 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
 }
 
 async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
-  const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd: r.contextMd})
+  let contextMd = r.contextMd
+  if (a.ws && r.d.landing) {
+    // a retry after NOT LANDED starts from the new base; the earlier work is named, not applied
+    const ref = await r.d.landing.preservedRef(a.target.id)
+    if (ref) contextMd += `\n\n## Earlier work on ${a.target.id}\n\nA previous attempt could not be landed; its commits are kept at \`${ref}\` (\`git log -p ${ref}\`). Reuse what still applies on the current base.\n`
+  }
+  const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd})
   const res = await dispatch(r, r.d.agents.impl, 'implementation', prompt, {
     beadId: a.target.id,
     claimToken: a.token,

@@ -44,8 +44,9 @@ class FakeLanding implements LoopLanding {
     this.events.push(`keep ${ws.bead}`)
     return ws.branch
   }
-  async preservedRef() {
-    return null
+  async preservedRef(bead: string) {
+    const e = this.events.find((x) => x.startsWith(`not landed ${bead}`))
+    return e ? `refs/helix/preserved/${bead}/1` : null
   }
 }
 
@@ -163,6 +164,9 @@ describe('--workers N with a fake landing', () => {
     expect(s.attempts.a).toBe(1)
     expect(h.sleeps).toEqual([5000])
     expect(h.summary.some((l) => /w1 cycle 1: a → NOT LANDED \(conflict in a\.ts\)$/.test(l))).toBe(true)
+    const prompts = h.calls.filter((c) => c.action === 'implementation')
+    expect(prompts[0].prompt).not.toContain('refs/helix/preserved')
+    expect(prompts[1].prompt).toContain('refs/helix/preserved/a/1')
   })
 
   it('--land none keeps the branch instead of landing', async () => {
