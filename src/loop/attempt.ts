@@ -40,6 +40,8 @@ export interface AttemptCtx {
   startedAt: Date
   mark: string | null
   ws: Workspace | null
+  /** HEAD at the claim (one worker in the checkout): the cycle's commits are counted from it */
+  headBefore: string | null
   record?: CycleRecord
 }
 
@@ -181,7 +183,8 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
   r.d.out.summary(head + titleSuffix(head, target.title))
   // the worktree marker only matters when a review may be sized by it
   const mark = r.o.autoReview && r.o.reviewThreshold > 0 && !ws ? await r.d.gates.mark() : null
-  const a: AttemptCtx = {slot, n, target, ready, batchIds, fp, openChildrenBefore, beadsBefore: fresh.beads.length, token: c.token, startedAt, mark, ws}
+  const headBefore = !ws && r.d.gates.head ? await r.d.gates.head() : null
+  const a: AttemptCtx = {slot, n, target, ready, batchIds, fp, openChildrenBefore, beadsBefore: fresh.beads.length, token: c.token, startedAt, mark, ws, headBefore}
   return {kind: 'claimed', a}
 }
 

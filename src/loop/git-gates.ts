@@ -140,6 +140,15 @@ export function gitGates(
         })
       })
     },
+    async head() {
+      const head = await run('git', ['rev-parse', '--verify', '-q', 'HEAD'], root)
+      return head.code === 0 ? head.stdout.trim() : null
+    },
+    async commitsSince(sha) {
+      if (!sha) return []
+      const r = await run('git', ['rev-list', '--reverse', '--max-count=200', `${sha}..HEAD`], root)
+      return r.code === 0 ? r.stdout.split('\n').filter((l) => /^[0-9a-f]{40,64}$/.test(l)) : []
+    },
     async mark() {
       const head = await run('git', ['rev-parse', '--verify', '-q', 'HEAD'], root)
       let mark: string | null

@@ -9,7 +9,11 @@ import type {Run} from './supervisor.js'
 /** SPEC 15.2: a worker's completed attempt lands on the base after a drift re-check; N=1 has nothing to land */
 export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
   const ws = a.ws
-  if (!ws || !r.d.landing) return {kind: 'landed', a, res, outcome}
+  if (!ws || !r.d.landing) {
+    // one worker: the agent committed in the checkout; the record keeps those commits
+    if (a.record && a.headBefore && r.d.gates.commitsSince) a.record.commits = await r.d.gates.commitsSince(a.headBefore)
+    return {kind: 'landed', a, res, outcome}
+  }
   const id = a.target.id
   const now = (await r.d.tracker.read()).byId.get(id)
   if (!now || !sameFingerprint(a.fp, fingerprint(now))) {

@@ -100,6 +100,10 @@ export interface LoopGates {
   changedSince(mark: string | null): Promise<{lines: number; files: number} | null>
   /** true when a file (relative to root, or absolute) exists */
   exists(file: string): Promise<boolean>
+  /** HEAD's commit, null outside git or before the first commit (run history, SPEC 16.5) */
+  head?(): Promise<string | null>
+  /** commits on HEAD since `sha`, oldest first */
+  commitsSince?(sha: string | null): Promise<string[]>
 }
 
 export interface LoopMutex {

@@ -149,6 +149,8 @@ export function harness(
     landing?: LoopLanding
     /** a sleep that an abort ends early (the real one does) */
     abortableSleep?: boolean
+    /** commits every cycle makes in the checkout (gates.commitsSince) */
+    commits?: string[]
     /** output lines every implementation dispatch prints (through onLine) */
     outputLines?: string[]
   } = {},
@@ -254,6 +256,12 @@ export function harness(
       },
       async exists(f) {
         return (extra.existing ?? []).includes(f)
+      },
+      async head() {
+        return extra.commits ? 'h0' : null
+      },
+      async commitsSince() {
+        return extra.commits ?? []
       },
     },
     mutex: {

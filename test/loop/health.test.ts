@@ -239,12 +239,12 @@ describe('lines and history (SPEC 16.3, 16.5)', () => {
   })
 
   it('appends one run history record with cycles, flags and the stop', async () => {
-    const h = harness([B('a')], {implementation: (c, t) => (closeIt(c, t), {costUsd: 0.25}), check: check('WAIT')})
+    const h = harness([B('a')], {implementation: (c, t) => (closeIt(c, t), {costUsd: 0.25}), check: check('WAIT')}, {commits: ['c1', 'c2']})
     await runLoop(h.deps, opts({flags: {'max-cycles': 0}}))
     expect(h.history).toHaveLength(1)
     const rec = h.history[0]
     expect(rec).toMatchObject({v: 1, workers: 1, attempted: 1, completed: 1, tokens: 20, cost_usd: 0.25, stop_reason: 'completed', exit_code: 0, flags: {'max-cycles': 0}})
-    expect(rec.cycles).toMatchObject([{n: 1, slot: 1, bead: 'a', title: 'title a', outcome: 'COMPLETE', cost_usd: 0.25}])
+    expect(rec.cycles).toMatchObject([{n: 1, slot: 1, bead: 'a', title: 'title a', outcome: 'COMPLETE', cost_usd: 0.25, commits: ['c1', 'c2']}])
     expect(lastState(h).total_cost_usd).toBe(0.25)
   })
 })
