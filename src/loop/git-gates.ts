@@ -88,6 +88,7 @@ export function gitGates(
   limits: {timeoutSec: number; signal?: AbortSignal} = {timeoutSec: 2700},
 ): LoopGates {
   let baseline: {mark: string; state: WorktreeState | null} | null = null
+  let insideGit: boolean | null = null
   return {
     async acceptanceScripts() {
       const dir = path.join(root, 'scripts')
@@ -141,8 +142,12 @@ export function gitGates(
       })
     },
     async head() {
+      // outside git this would cost a spawn per cycle: ask once
+      if (insideGit === false) return null
       const head = await run('git', ['rev-parse', '--verify', '-q', 'HEAD'], root)
-      return head.code === 0 ? head.stdout.trim() : null
+      if (head.code === 0) return head.stdout.trim()
+      if (insideGit === null) insideGit = (await run('git', ['rev-parse', '--is-inside-work-tree'], root)).code === 0
+      return null
     },
     async commitsSince(sha) {
       if (!sha) return []

@@ -17,7 +17,6 @@ const OUTPUT_WRITE_MS = 1000
 
 export class RunLedger {
   state!: RunState
-  private lastOutputWrite = 0
   private pendingOutput: ReturnType<typeof setTimeout> | null = null
   private writing: Promise<void> = Promise.resolve()
 
@@ -49,6 +48,9 @@ export class RunLedger {
   /** one write at a time: throttled output writes never interleave with a phase change */
   save(phase?: string): Promise<void> {
     if (phase) this.state.phase = phase
+    // this write carries the latest output too
+    if (this.pendingOutput) clearTimeout(this.pendingOutput)
+    this.pendingOutput = null
     const next = this.writing.then(() => this.write())
     this.writing = next.catch(() => undefined)
     return next
@@ -94,18 +96,13 @@ export class RunLedger {
     const w = (this.state.workers ?? []).find((x) => x.slot === slot)
     if (w) w.last_output = line
     if (slot === 1 || (this.state.workers ?? []).length <= 1) this.state.last_output = line
-    const now = Date.now()
-    if (now - this.lastOutputWrite >= OUTPUT_WRITE_MS) {
-      this.lastOutputWrite = now
+    // coalesced: one write a second at most, none at all for an agent that ends sooner
+    if (this.pendingOutput) return
+    this.pendingOutput = setTimeout(() => {
+      this.pendingOutput = null
       void this.save().catch(() => undefined)
-    } else if (!this.pendingOutput) {
-      this.pendingOutput = setTimeout(() => {
-        this.pendingOutput = null
-        this.lastOutputWrite = Date.now()
-        void this.save().catch(() => undefined)
-      }, OUTPUT_WRITE_MS - (now - this.lastOutputWrite))
-      this.pendingOutput.unref?.()
-    }
+    }, OUTPUT_WRITE_MS)
+    this.pendingOutput.unref?.()
   }
 
   /** stop the pending output write (the run is stopping) and wait for writes in flight */
