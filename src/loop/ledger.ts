@@ -61,9 +61,15 @@ export class RunLedger {
     s.updated_at = this.d.clock.now().toISOString()
     Object.assign(s, this.bookkeeping())
     // a denied `helix run` bumps parallel_run_denied_count in this file while we run: keep its count
-    const onDisk = await this.d.state.load()
-    if (onDisk && onDisk.parallel_run_denied_count > s.parallel_run_denied_count) s.parallel_run_denied_count = onDisk.parallel_run_denied_count
-    await this.d.state.save(s)
+    const keep = (onDisk: RunState | null) => {
+      if (onDisk && onDisk.parallel_run_denied_count > s.parallel_run_denied_count) s.parallel_run_denied_count = onDisk.parallel_run_denied_count
+      return s
+    }
+    if (this.d.state.update) {
+      await this.d.state.update((onDisk) => keep(onDisk))
+      return
+    }
+    await this.d.state.save(keep(await this.d.state.load()))
   }
 
   addTokens(tokens: number, costUsd: number): void {

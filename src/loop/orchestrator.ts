@@ -6,6 +6,7 @@
  */
 import type {ActionName} from '../agents/types.js'
 import {emptyRunState} from '../state/run-state.js'
+import type {RunState} from '../state/types.js'
 import {HelixError, helixMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {matchSelector} from './build-once.js'
@@ -41,10 +42,9 @@ export async function runLoop(deps: LoopDeps, opts: LoopOptions): Promise<LoopRe
   }
   const acquired = deps.mutex.acquire()
   if (!acquired.ok) {
-    const prev = (await deps.state.load()) ?? emptyRunState(deps.clock.now())
-    prev.parallel_run_denied_count = (prev.parallel_run_denied_count ?? 0) + 1
-    prev.updated_at = deps.clock.now().toISOString()
-    await deps.state.save(prev)
+    const bump = (prev: RunState) => ({...prev, parallel_run_denied_count: (prev.parallel_run_denied_count ?? 0) + 1, updated_at: deps.clock.now().toISOString()})
+    if (deps.state.update) await deps.state.update(bump) // under the run-state lock (SPEC 13.1)
+    else await deps.state.save(bump((await deps.state.load()) ?? emptyRunState(deps.clock.now())))
     const name = opts.commandName ?? 'helix run'
     deps.out.both(`${name}: already running (pid=${acquired.holder.pid}, started=${sanitize(acquired.holder.started)})`)
     return {exitCode: 2, stopReason: null}

@@ -114,6 +114,8 @@ export interface LoopMutex {
 export interface LoopStateStore {
   load(): Promise<RunState | null>
   save(state: RunState): Promise<void>
+  /** locked read-modify-write (state/run-state.ts updateRunState); optional for fakes */
+  update?(fn: (state: RunState) => RunState): Promise<RunState>
 }
 
 export interface BlockerEntry {
