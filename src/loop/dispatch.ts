@@ -70,6 +70,8 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
       throw new StopNow(new Stop('agent_unavailable', 4, `helix: agent ${name} unavailable: ${reason}`, reason))
     }
     case 'quota':
+      // from this moment no slot starts an attempt; pauseForQuota ends the hold
+      r.pausing = true
       r.log?.event('agent quota', {agent: agent.name, reset_at: health.resetAt, message: health.message})
       break
   }
@@ -78,6 +80,15 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
 
 /** A quota pause (SPEC 14.3): 'continue' after the sleep, or the stop (beyond --max-quota-wait, interrupt). */
 export async function pauseForQuota(r: Run, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
+  r.pausing = true
+  try {
+    return await pause(r, agent, resetAt, message)
+  } finally {
+    r.pausing = false
+  }
+}
+
+async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
   const now = r.now()
   if (!r.quota) r.quota = {start: now, probe: 0}
   const plan = planQuotaPause({now, resetAt, pauseStart: r.quota.start, probe: r.quota.probe, maxWaitSec: r.o.maxQuotaWaitSec ?? 21600})
@@ -91,12 +102,7 @@ export async function pauseForQuota(r: Run, agent: AgentSpec, resetAt: string | 
   await r.ledger.save('paused')
   void r.notify('paused', {agent: agent.name, paused_until: s.paused_until, reason: message})
   const t0 = r.now().getTime()
-  r.pausing = true
-  try {
-    await r.d.sleep(plan.ms, r.o.signal)
-  } finally {
-    r.pausing = false
-  }
+  await r.d.sleep(plan.ms, r.o.signal)
   r.pausedMs += Math.max(0, r.now().getTime() - t0)
   s.paused_until = null
   s.pause_reason = null

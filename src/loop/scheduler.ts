@@ -184,7 +184,7 @@ export async function runScheduler(r: Run): Promise<Stop> {
         freeSlots: r.workers - running.size,
         busySlots: running.size,
         // a pause holds every slot; and no more attempts than completed cycles still allowed
-        holding: (r.quota !== null && r.pausing) || (r.o.maxCycles > 0 && r.ledger.state.completed_cycles + running.size >= r.o.maxCycles),
+        holding: r.pausing || (r.o.maxCycles > 0 && r.ledger.state.completed_cycles + running.size >= r.o.maxCycles),
         waiting: sel.waiting,
         excluded: r.exclude.size,
         idleSpins: r.idleSpins,

@@ -261,3 +261,64 @@ describe('--workers N with a fake landing', () => {
     expect(landing.events).toContain('preserve a (stopped)')
   })
 })
+
+describe('--workers: pauses and alignment hold every slot', () => {
+  it('a quota pause on one slot starts nothing new on any slot until it ends; the other attempt finishes', async () => {
+    const landing = new FakeLanding()
+    const order: string[] = []
+    let quotaOnce = true
+    const h = harness(
+      [B('a', {priority: 0}), B('b', {priority: 1}), B('c', {priority: 2})],
+      {
+        implementation: async (c, t) => {
+          order.push(`start ${c.beadId}`)
+          if (c.beadId === 'a' && quotaOnce) {
+            quotaOnce = false
+            return {rc: 1, health: {kind: 'quota' as const, resetAt: '2026-03-01T10:10:00Z', message: 'limit'}}
+          }
+          if (c.beadId === 'b') for (let i = 0; i < 2; i++) await tick()
+          closeIt(c, t)
+        },
+        check: check('WAIT'),
+      },
+      {landing},
+    )
+    h.deps.sleep = async (ms) => {
+      h.sleeps.push(ms)
+      order.push('pause')
+      for (let i = 0; i < 8; i++) await tick()
+      order.push('resume')
+      h.clock.t += ms
+    }
+    const r = await runLoop(h.deps, opts({workers: 2}))
+    expect(r.exitCode).toBe(0)
+    const resume = order.indexOf('resume')
+    expect(order.indexOf('start c')).toBeGreaterThan(resume)
+    expect(order.slice(0, order.indexOf('pause'))).toEqual(['start a', 'start b'])
+    expect(landing.events).toContain('landed b')
+    expect(lastState(h).completed_cycles).toBe(3)
+  })
+
+  it('periodic alignment waits until every slot is idle', async () => {
+    const landing = new FakeLanding()
+    let inFlight = 0
+    const alignWhileBusy: number[] = []
+    const h = harness(
+      [B('a'), B('b')],
+      {
+        implementation: async (c, t) => {
+          inFlight++
+          for (let i = 0; i < (c.beadId === 'b' ? 4 : 1); i++) await tick()
+          closeIt(c, t)
+          inFlight--
+        },
+        alignment: () => void alignWhileBusy.push(inFlight),
+        check: check('WAIT'),
+      },
+      {landing},
+    )
+    await runLoop(h.deps, opts({workers: 2, reviewEvery: 1}))
+    expect(alignWhileBusy.length).toBeGreaterThanOrEqual(1)
+    expect(alignWhileBusy.every((n) => n === 0)).toBe(true)
+  })
+})
