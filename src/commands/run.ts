@@ -17,6 +17,13 @@ export default class Run extends HelixCommand {
     'review-threshold': Flags.integer({description: 'review when a cycle changed at least N lines or 3 files (0 = always)', default: 100, min: 0}),
     'auto-review': Flags.boolean({description: 'post-implementation review (--no-auto-review disables)', allowNo: true, default: true}),
     'auto-align': Flags.boolean({description: 'alignment on ALIGN/STOP (default HELIX_AUTO_ALIGN, 1)', allowNo: true}),
+    workers: Flags.string({description: 'parallel attempts, each in its own git worktree, 1 to 32 (default HELIX_WORKERS or 1)', helpValue: 'N'}),
+    land: Flags.string({description: "with --workers > 1: 'ff' lands completed work on the base branch, 'none' keeps each branch (default ff)", helpValue: 'ff|none'}),
+    'stall-timeout': Flags.string({description: 'kill an agent silent for this many seconds (default HELIX_STALL_TIMEOUT or 900; 0 disables)', helpValue: 'SECONDS'}),
+    'max-tokens': Flags.string({description: 'stop dispatching once the run used this many tokens (default HELIX_MAX_TOKENS, none)', helpValue: 'N'}),
+    'max-cost': Flags.string({description: 'stop dispatching once agents reported this cost in USD (default HELIX_MAX_COST, none)', helpValue: 'USD'}),
+    'max-quota-wait': Flags.string({description: 'longest quota pause in seconds before stopping (default HELIX_MAX_QUOTA_WAIT or 21600)', helpValue: 'SECONDS'}),
+    notify: Flags.string({description: 'command run with one JSON event on stdin when the run stops, pauses, resumes or blocks a bead (default HELIX_NOTIFY)', helpValue: 'CMD'}),
   }
 
   async run(): Promise<void> {
@@ -31,6 +38,15 @@ export default class Run extends HelixCommand {
       reviewAgent: flags['review-agent'],
       summary: flags.summary,
       quiet: flags.quiet || flags.summary,
+      limits: {
+        workers: flags.workers,
+        land: flags.land,
+        'stall-timeout': flags['stall-timeout'],
+        'max-tokens': flags['max-tokens'],
+        'max-cost': flags['max-cost'],
+        'max-quota-wait': flags['max-quota-wait'],
+        notify: flags.notify,
+      },
       options: {
         maxCycles: flags['max-cycles'],
         summary: flags.summary,
@@ -40,6 +56,8 @@ export default class Run extends HelixCommand {
         autoAlign,
         dryRun: flags['dry-run'],
         commandName: 'helix run',
+        // runs.jsonl keeps what the operator asked for (SPEC 16.5); the agent command stays out of it
+        flags: Object.fromEntries(Object.entries(flags).filter(([k, v]) => v !== undefined && k !== 'notify')),
       },
     })
     if (code !== 0) this.exit(code)

@@ -1,20 +1,37 @@
 /**
- * Shared body of `helix run` and `helix build`: signals → abort, real wiring,
- * runLoop. Kept out of src/commands so the oclif commands stay thin.
+ * Shared body of `helix run` and `helix build`: flag limits validated first
+ * (nothing written on bad input), signals → abort, real wiring, runLoop. Kept
+ * out of src/commands so the oclif commands stay thin.
  */
 import {killAllAgentGroups} from '../agents/runner.js'
+import {parseRunLimits, type LimitFlags} from './limits.js'
 import {runLoop} from './orchestrator.js'
-import type {LoopOptions} from './ports.js'
-import {realLoopDeps, type WiringInput} from './wiring.js'
+import type {LoopNotifier, LoopOptions} from './ports.js'
+import {attachLanding, realLoopDeps, type WiringInput} from './wiring.js'
+import {createNotifier} from './notify.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
+  /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
+  limits?: LimitFlags
+}
+
+/** The notifier (SPEC 14.6); createNotifier validates the command (HelixError 1 when it cannot run). */
+function makeNotifier(argv: string[], cwd: string, env: NodeJS.ProcessEnv, log: (line: string) => void): LoopNotifier {
+  return createNotifier(argv.join(' '), {log, env, cwd})
 }
 
 /** Runs the loop with SIGINT/SIGTERM handling; returns the exit code. */
 export async function runLoopCli(input: LoopCliInput): Promise<number> {
+  const once = input.options.once !== undefined
+  // bad input first: one line naming the flag, nothing on disk changed
+  const limits = parseRunLimits(input.limits ?? {}, input.env)
+  const workers = once ? 1 : limits.workers
   const ac = new AbortController()
-  const {deps, timeoutSec} = realLoopDeps({...input, signal: ac.signal})
+  const real = realLoopDeps({...input, signal: ac.signal})
+  const {deps, timeoutSec} = real
+  if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
+  if (workers > 1 && !input.options.dryRun) await attachLanding(real, input.env)
   let signals = 0
   const onSignal = (sig: NodeJS.Signals) => {
     signals++
@@ -30,7 +47,17 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   // with the bead claimed and the pid file left behind
   process.on('SIGHUP', onSignal)
   try {
-    const r = await runLoop(deps, {...input.options, signal: ac.signal, timeoutSec})
+    const r = await runLoop(deps, {
+      ...input.options,
+      signal: ac.signal,
+      timeoutSec,
+      workers,
+      land: limits.land,
+      stallTimeoutSec: limits.stallTimeoutSec,
+      ...(limits.maxTokens !== undefined ? {maxTokens: limits.maxTokens} : {}),
+      ...(limits.maxCost !== undefined ? {maxCost: limits.maxCost} : {}),
+      maxQuotaWaitSec: limits.maxQuotaWaitSec,
+    })
     return r.exitCode
   } finally {
     process.off('SIGINT', onSignal)

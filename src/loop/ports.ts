@@ -3,7 +3,7 @@
  * all of them as arguments; `wiring.ts` builds the real ones, tests pass fakes.
  */
 import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../agents/types.js'
-import type {RunState} from '../state/types.js'
+import type {RunHistoryRecord, RunState} from '../state/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 
 export interface NewBeadInput {
@@ -50,6 +50,14 @@ export interface DispatchArgs {
   log: SessionLogLike
   onLine?: (line: string) => void
   signal?: AbortSignal
+  /** the agent's cwd when not the project root (a worker's worktree, SPEC 15.1) */
+  cwd?: string
+  /** extra environment (DDX_BEAD_DIR for a worker) */
+  env?: Record<string, string>
+  /** SPEC 14.4 stall guard; 0/undefined disables */
+  stallTimeoutSec?: number
+  /** worker slot (1-based) */
+  slot?: number
 }
 
 export interface LoopAgents {
@@ -92,6 +100,10 @@ export interface LoopGates {
   changedSince(mark: string | null): Promise<{lines: number; files: number} | null>
   /** true when a file (relative to root, or absolute) exists */
   exists(file: string): Promise<boolean>
+  /** HEAD's commit, null outside git or before the first commit (run history, SPEC 16.5) */
+  head?(): Promise<string | null>
+  /** commits on HEAD since `sha`, oldest first */
+  commitsSince?(sha: string | null): Promise<string[]>
 }
 
 export interface LoopMutex {
@@ -134,6 +146,29 @@ export interface LoopDeps {
   /** helix's own pid (claims are the supervisor's) */
   pid: number
   env: NodeJS.ProcessEnv
+  /** SPEC 14.6 `--notify`: never fatal, bounded by the notifier itself */
+  notify?: LoopNotifier
+  /** SPEC 16.5: one record appended to `.helix-logs/runs.jsonl` when the run stops */
+  history?: {append(record: RunHistoryRecord): Promise<void>}
+  /** SPEC 15: worktrees and landing; required when `workers` > 1 */
+  landing?: LoopLanding
+  /** SPEC 16.1: appends helix's runtime lines to .gitignore; returns the lines it added */
+  ignoreRuntime?: () => string[]
+  /** the tracker directory (`.ddx/`) a worker's agent gets as DDX_BEAD_DIR */
+  trackerDir?: string
+}
+
+export type NotifyEventName = 'run_stopped' | 'bead_blocked' | 'paused' | 'resumed' | 'agent_unavailable'
+
+/** One JSON event on the notifier's stdin (SPEC 14.6). */
+export interface NotifyEvent {
+  event: NotifyEventName
+  at: string
+  [field: string]: unknown
+}
+
+export interface LoopNotifier {
+  send(event: NotifyEvent): Promise<void>
 }
 
 export interface LoopOptions {
@@ -151,6 +186,19 @@ export interface LoopOptions {
   timeoutSec?: number
   /** name used in the mutex message: `helix run` or `helix build` */
   commandName?: string
+  /** SPEC 15: parallel worker slots (default 1: the agent works in the project checkout) */
+  workers?: number
+  /** `--land none`: keep each completed attempt's branch instead of landing it */
+  land?: 'ff' | 'none'
+  /** SPEC 14.4 stall guard in seconds (0 disables) */
+  stallTimeoutSec?: number
+  /** SPEC 14.6 budgets (undefined: none) */
+  maxTokens?: number
+  maxCost?: number
+  /** SPEC 14.3 bound of one quota pause, seconds (default 21600) */
+  maxQuotaWaitSec?: number
+  /** the flags the run started with, for runs.jsonl (SPEC 16.5) */
+  flags?: Record<string, unknown>
 }
 
 export interface LoopResult {

@@ -4,10 +4,7 @@
  * session log, context.md and the blocker report. The oclif commands call
  * `realLoopDeps` and hand the result to `runLoop`.
  */
-import {execFile} from 'node:child_process'
-import {access, readdir, stat} from 'node:fs/promises'
 import os from 'node:os'
-import path from 'node:path'
 import {formatDryRun, buildInvocation, dispatchAgent} from '../agents/runner.js'
 import {buildPrompt} from '../agents/prompts.js'
 import {defaultReviewAgent, parseTimeout, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
@@ -24,10 +21,11 @@ import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
 import {readTracker} from '../tracker/store.js'
 import {HelixError} from '../util/errors.js'
-import {runScript} from '../util/process.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
-import type {LoopDeps, LoopGates} from './ports.js'
-import {isExecutableFile} from '../util/files.js'
+import type {LoopDeps} from './ports.js'
+import {gitGates} from './git-gates.js'
+import {appendRunHistory} from '../state/history.js'
+import {ensureIgnored, gitignorePath} from '../util/runtime-paths.js'
 
 export interface WiringInput {
   cwd: string
@@ -38,158 +36,6 @@ export interface WiringInput {
   quiet: boolean
   /** helix's own interrupt (SIGINT/SIGTERM): kills a running acceptance script */
   signal?: AbortSignal
-}
-
-function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {
-  return new Promise((resolve) => {
-    execFile(file, args, {cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024}, (error, stdout) => {
-      const code = error ? (typeof (error as {code?: unknown}).code === 'number' ? ((error as {code: number}).code) : 1) : 0
-      resolve({code, stdout: stdout ?? ''})
-    })
-  })
-}
-
-/** git's empty tree: the diff base of a repository without commits */
-const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
-/** helix's own bookkeeping is not "the change" the review threshold measures */
-const OWN_PATHS = ['.ddx/', '.helix/', '.helix-logs/']
-
-function ownPath(p: string): boolean {
-  return OWN_PATHS.some((o) => p.startsWith(o))
-}
-
-interface WorktreeState {
-  /** tracked files differing from the mark: numstat counts and a stat signature */
-  tracked: Map<string, {added: number; deleted: number; stat: string}>
-  /** untracked, non-ignored files: line count and a stat signature */
-  untracked: Map<string, {lines: number; stat: string}>
-}
-
-async function statOf(file: string): Promise<{sig: string; size: number}> {
-  try {
-    const st = await stat(file)
-    return {sig: `${st.size}:${st.mtimeMs}`, size: st.size}
-  } catch {
-    return {sig: 'missing', size: 0}
-  }
-}
-
-/** untracked files larger than this count as a file only (their lines are not read) */
-const MAX_COUNTED_BYTES = 8 * 1024 * 1024
-
-/** The worktree against `mark` (read-only git), minus helix's own paths; null when git fails. */
-async function worktreeState(root: string, mark: string): Promise<WorktreeState | null> {
-  const diff = await run('git', ['diff', '--numstat', mark, '--'], root)
-  if (diff.code !== 0) return null
-  const tracked: WorktreeState['tracked'] = new Map()
-  for (const row of diff.stdout.split('\n')) {
-    const m = /^(\d+|-)\t(\d+|-)\t(.*)$/.exec(row)
-    if (!m || ownPath(m[3])) continue
-    tracked.set(m[3], {
-      added: m[1] === '-' ? 0 : Number(m[1]),
-      deleted: m[2] === '-' ? 0 : Number(m[2]),
-      stat: (await statOf(path.join(root, m[3]))).sig,
-    })
-  }
-  const untracked: WorktreeState['untracked'] = new Map()
-  const others = await run('git', ['ls-files', '--others', '--exclude-standard', '-z'], root)
-  if (others.code === 0) {
-    const {readFile} = await import('node:fs/promises')
-    for (const f of others.stdout.split('\0')) {
-      if (!f || ownPath(f) || tracked.has(f)) continue
-      const st = await statOf(path.join(root, f))
-      let lines = 0
-      if (st.size <= MAX_COUNTED_BYTES) {
-        try {
-          const text = await readFile(path.join(root, f), 'utf8')
-          lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
-        } catch {
-          // unreadable: counts as a file only
-        }
-      }
-      untracked.set(f, {lines, stat: st.sig})
-    }
-  }
-  return {tracked, untracked}
-}
-
-export function gitGates(
-  root: string,
-  onLog: (msg: string, fields: Record<string, unknown>) => void,
-  limits: {timeoutSec: number; signal?: AbortSignal} = {timeoutSec: 2700},
-): LoopGates {
-  let baseline: {mark: string; state: WorktreeState | null} | null = null
-  return {
-    async acceptanceScripts() {
-      const dir = path.join(root, 'scripts')
-      let names: string[]
-      try {
-        names = await readdir(dir)
-      } catch {
-        return []
-      }
-      const out: string[] = []
-      // a script that is not executable is not part of the gate
-      return names
-        .filter((x) => /^check-acceptance-.*\.sh$/.test(x))
-        .sort()
-        .map((n) => path.join(dir, n))
-        .filter(isExecutableFile)
-    },
-    async runScript(file) {
-      // own process group, bounded by the agent timeout, killed on helix's own SIGINT/SIGTERM (util/process.ts)
-      const r = await runScript(file, {cwd: root, timeoutSec: limits.timeoutSec, ...(limits.signal ? {signal: limits.signal} : {})})
-      if (r.timedOut) onLog('acceptance script timed out', {script: file, timeout_sec: limits.timeoutSec})
-      onLog('acceptance output', {script: file, output: r.output})
-      return r.code
-    },
-    async mark() {
-      const head = await run('git', ['rev-parse', '--verify', '-q', 'HEAD'], root)
-      let mark: string | null
-      if (head.code === 0) mark = head.stdout.trim()
-      else mark = (await run('git', ['rev-parse', '--is-inside-work-tree'], root)).code === 0 ? EMPTY_TREE : null
-      // what was already uncommitted or untracked at cycle start is not this cycle's change
-      baseline = mark ? {mark, state: await worktreeState(root, mark)} : null
-      return mark
-    },
-    async changedSince(mark) {
-      if (!mark) return null
-      const now = await worktreeState(root, mark)
-      if (!now) return null
-      const before = baseline && baseline.mark === mark ? baseline.state : null
-      let lines = 0
-      let files = 0
-      for (const [f, n] of now.tracked) {
-        const b = before?.tracked.get(f)
-        if (b && b.added === n.added && b.deleted === n.deleted && b.stat === n.stat) continue
-        files++
-        lines += Math.abs(n.added - (b?.added ?? 0)) + Math.abs(n.deleted - (b?.deleted ?? 0))
-      }
-      // back to the cycle-start commit's content during the cycle: that is a change too
-      if (before) {
-        for (const [f, b] of before.tracked) {
-          if (now.tracked.has(f)) continue
-          files++
-          lines += b.added + b.deleted
-        }
-      }
-      for (const [f, n] of now.untracked) {
-        const b = before?.untracked.get(f)
-        if (b && b.stat === n.stat) continue
-        files++
-        lines += Math.abs(n.lines - (b?.lines ?? 0))
-      }
-      return {lines, files}
-    },
-    async exists(file) {
-      try {
-        await access(path.resolve(root, file))
-        return true
-      } catch {
-        return false
-      }
-    },
-  }
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -204,6 +50,8 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, {once: true})
   })
 }
+
+export {gitGates}
 
 export interface RealLoop {
   deps: LoopDeps
@@ -225,7 +73,9 @@ export function realLoopDeps(input: WiringInput): RealLoop {
   const owner = env.HELIX_OWNER?.trim() || 'helix'
   const out = createTerminal({summary: input.summary, quiet: input.quiet})
   let logRef: {event: (m: string, f?: Record<string, unknown>) => void} | null = null
-  const placeholder: AgentSpec = {kind: 'command', name: input.agent.claude ? 'claude' : input.agent.codex ? 'codex' : input.agent.agent ?? env.HELIX_AGENT ?? 'codex', path: ''}
+  const named = input.agent.claude ? 'claude' : input.agent.codex ? 'codex' : input.agent.agent ?? env.HELIX_AGENT ?? 'codex'
+  // until check() resolves it (and for --dry-run without the agent installed): path '' means not found
+  const placeholder: AgentSpec = {kind: named === 'codex' || named === 'claude' ? named : 'command', name: named, path: ''}
   let model: string | undefined
   let effort: string | undefined
   // a bad --timeout / HELIX_AGENT_TIMEOUT is bad input: refuse before anything else happens
@@ -298,9 +148,20 @@ export function realLoopDeps(input: WiringInput): RealLoop {
           log: a.log,
           ...(a.onLine ? {onLine: a.onLine} : {}),
           ...(a.signal ? {signal: a.signal} : {}),
+          ...(a.cwd ? {cwd: a.cwd} : {}),
+          ...(a.env ? {env: a.env} : {}),
+          ...(a.stallTimeoutSec ? {stallTimeoutSec: a.stallTimeoutSec} : {}),
         }),
-      describe: (agent, action, prompt) =>
-        formatDryRun(buildInvocation({agent, action, prompt, root, ...(model ? {model} : {}), ...(effort ? {effort} : {})}), prompt, root).replace(/\n--- prompt ---[\s\S]*$/, ''),
+      describe(agent, action, prompt) {
+        // SPEC 16.6: --dry-run works with no agent installed and says so
+        const missing = agent.path === ''
+        const spec = missing ? {...agent, path: agent.name} : agent
+        const text = formatDryRun(buildInvocation({agent: spec, action, prompt, root, ...(model ? {model} : {}), ...(effort ? {effort} : {})}), prompt, root).replace(
+          /\n--- prompt ---[\s\S]*$/,
+          '',
+        )
+        return missing ? text.replace(/^(command: .*)$/m, '$1  (not found on PATH)') : text
+      },
     },
     out,
     gates: gitGates(root, (m, f) => logRef?.event(m, f), {timeoutSec, ...(input.signal ? {signal: input.signal} : {})}),
@@ -345,8 +206,22 @@ export function realLoopDeps(input: WiringInput): RealLoop {
     async blockerReport(a) {
       return writeBlockerReport(paths.logDir, a)
     },
+    history: {
+      async append(record) {
+        appendRunHistory(paths.logDir, record)
+      },
+    },
+    ignoreRuntime: () => ensureIgnored(gitignorePath(root)),
+    trackerDir: paths.dir,
     pid: process.pid,
     env,
   }
   return {deps, paths, timeoutSec}
+}
+
+/** SPEC 15: the git landing for `--workers` > 1 (loaded only when a run uses workers). */
+export async function attachLanding(real: RealLoop, env: NodeJS.ProcessEnv): Promise<void> {
+  const {createGitLanding} = await import('./landing.js')
+  const {deps, paths} = real
+  deps.landing = createGitLanding({root: paths.root, trackerDir: paths.dir, env, now: () => new Date(), log: (line) => deps.out.normal(line)})
 }

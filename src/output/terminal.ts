@@ -7,18 +7,33 @@
  */
 import type {SessionLogLike} from '../agents/types.js'
 import type {LoopOutput} from '../loop/ports.js'
+import {sanitize} from '../util/sanitize.js'
+
+/** ESC [ … m: colour and style only (SGR); any other escape is not let through */
+const SGR = /\u001b\[[0-9;]*m/g
+
+/** Agent output keeps its own colours on a colour terminal; every other control character is neutralised. */
+export function agentLine(line: string, color: boolean): string {
+  if (!color) return sanitize(line)
+  const parts = line.split(SGR)
+  const codes = line.match(SGR) ?? []
+  return parts.map((p, i) => sanitize(p) + (codes[i] ?? '')).join('')
+}
 
 export interface TerminalOptions {
   summary: boolean
   quiet: boolean
   stdout?: NodeJS.WritableStream
   stderr?: NodeJS.WritableStream
+  /** agent colours kept (default: stdout is a TTY and NO_COLOR is unset) */
+  color?: boolean
 }
 
 export function createTerminal(opts: TerminalOptions): LoopOutput {
   const stdout = opts.stdout ?? process.stdout
   const stderr = opts.stderr ?? process.stderr
   const quiet = opts.quiet || opts.summary
+  const color = opts.color ?? ((stdout as NodeJS.WriteStream).isTTY === true && (process.env.NO_COLOR ?? '') === '')
   let log: SessionLogLike | null = null
   // a closed terminal or pipe (`helix run | head`) must not crash the supervisor mid-cycle:
   // stop writing to that stream and carry on (everything is in the session log anyway)
@@ -48,7 +63,7 @@ export function createTerminal(opts: TerminalOptions): LoopOutput {
       err(line)
     },
     agent(line) {
-      if (!quiet && !outBroken) stdout.write(line.endsWith('\n') ? line : line + '\n')
+      if (!quiet && !outBroken) stdout.write(agentLine(line.endsWith('\n') ? line.slice(0, -1) : line, color) + '\n')
     },
     stdout(text) {
       if (!outBroken) stdout.write(text)

@@ -1,7 +1,7 @@
 import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../../src/agents/types.js'
-import type {DispatchArgs, LoopDeps, LoopOptions, NewBeadInput} from '../../src/loop/ports.js'
+import type {DispatchArgs, LoopDeps, LoopLanding, LoopOptions, NewBeadInput, NotifyEvent} from '../../src/loop/ports.js'
 import {emptyRunState} from '../../src/state/run-state.js'
-import type {RunState} from '../../src/state/types.js'
+import type {RunHistoryRecord, RunState} from '../../src/state/types.js'
 import type {Bead, TrackerSnapshot} from '../../src/tracker/types.js'
 import {HelixError} from '../../src/util/errors.js'
 
@@ -86,6 +86,11 @@ export interface AgentCall {
   beadId?: string
   claimToken?: string
   prompt: string
+  cwd?: string
+  env?: Record<string, string>
+  slot?: number
+  stallTimeoutSec?: number
+  signal?: AbortSignal
 }
 
 export type Behaviour = (call: AgentCall, tracker: FakeTracker) => Partial<DispatchResult> | void | Promise<Partial<DispatchResult> | void>
@@ -120,6 +125,10 @@ export interface Harness {
   log: FakeLog
   clock: {t: number}
   reports: number
+  events: NotifyEvent[]
+  history: RunHistoryRecord[]
+  /** log opened (the run started writing) */
+  logOpened: boolean
   /** all terminal lines as normal mode would show them */
   normalView(): string[]
   summaryView(): string[]
@@ -137,6 +146,13 @@ export function harness(
     env?: NodeJS.ProcessEnv
     existing?: string[]
     missingAgent?: boolean
+    landing?: LoopLanding
+    /** a sleep that an abort ends early (the real one does) */
+    abortableSleep?: boolean
+    /** commits every cycle makes in the checkout (gates.commitsSince) */
+    commits?: string[]
+    /** output lines every implementation dispatch prints (through onLine) */
+    outputLines?: string[]
   } = {},
 ): Harness {
   const tracker = new FakeTracker(beads)
@@ -159,6 +175,9 @@ export function harness(
     log,
     clock,
     reports: 0,
+    events: [],
+    history: [],
+    logOpened: false,
     normalView: () => hh.normalLines,
     summaryView: () => hh.summaryLines,
     deps: undefined as unknown as LoopDeps,
@@ -176,13 +195,25 @@ export function harness(
         if (extra.missingAgent) throw new HelixError("agent 'codex' not found on PATH", 1)
       },
       async prompt(action, ctx) {
-        return `${action} prompt ${ctx.beadId ?? ctx.scope ?? ''}${ctx.batchIds ? ' BATCH MODE ' + ctx.batchIds.join(',') : ''}`
+        return `${action} prompt ${ctx.beadId ?? ctx.scope ?? ''}${ctx.batchIds ? ' BATCH MODE ' + ctx.batchIds.join(',') : ''}${ctx.contextMd?.includes('Earlier work') ? '\n' + ctx.contextMd : ''}`
       },
       async dispatch(args: DispatchArgs): Promise<DispatchResult> {
-        const call: AgentCall = {action: args.action, agent: args.agent.name, beadId: args.beadId, claimToken: args.claimToken, prompt: args.prompt}
+        const call: AgentCall = {
+          action: args.action,
+          agent: args.agent.name,
+          beadId: args.beadId,
+          claimToken: args.claimToken,
+          prompt: args.prompt,
+          cwd: args.cwd,
+          env: args.env,
+          slot: args.slot,
+          stallTimeoutSec: args.stallTimeoutSec,
+          signal: args.signal,
+        }
         h.calls.push(call)
         const first = log.lines + 1
         log.agentLine()
+        if (args.action === 'implementation') for (const l of extra.outputLines ?? []) args.onLine?.(l)
         const fn = behaviour[args.action]
         const r = (fn ? await fn(call, tracker) : undefined) ?? {}
         clock.t += 1000
@@ -226,6 +257,12 @@ export function harness(
       async exists(f) {
         return (extra.existing ?? []).includes(f)
       },
+      async head() {
+        return extra.commits ? 'h0' : null
+      },
+      async commitsSince() {
+        return extra.commits ?? []
+      },
     },
     mutex: {
       acquire: () => (extra.held ? {ok: false as const, holder: extra.held} : {ok: true as const}),
@@ -243,11 +280,16 @@ export function harness(
       },
     },
     clock: {now: () => new Date(clock.t)},
-    async sleep(ms) {
+    async sleep(ms, signal) {
       h.sleeps.push(ms)
+      if (extra.abortableSleep && signal) {
+        if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, {once: true}))
+        return
+      }
       clock.t += ms
     },
     async openLog() {
+      h.logOpened = true
       return log
     },
     async recoverOrphans(say) {
@@ -267,6 +309,17 @@ export function harness(
     },
     pid: 4242,
     env: extra.env ?? {},
+    notify: {
+      async send(e) {
+        h.events.push(e)
+      },
+    },
+    history: {
+      async append(r) {
+        h.history.push(r)
+      },
+    },
+    ...(extra.landing ? {landing: extra.landing, trackerDir: '/abs/.ddx'} : {}),
   }
   return h
 }

@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {mkdirSync, mkdtempSync, realpathSync, writeFileSync, chmodSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync, chmodSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -85,5 +85,31 @@ describe('gates (real git, real scripts)', () => {
     expect(await g.runScript(scripts[1])).toBe(3)
     expect(await g.runScript(scripts[2])).not.toBe(0)
     expect(logs).toContain('acceptance script timed out')
+  })
+})
+
+describe('commits of a cycle (run history, SPEC 16.5)', () => {
+  it('head and commitsSince: the commits made after the claim, oldest first; none outside git', async () => {
+    const root = repo()
+    const outside = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-gates-nogit-')))
+    try {
+      const g = gitGates(root, () => {})
+      expect(await g.head!()).toBeNull()
+      git(root, 'commit', '-q', '--allow-empty', '-m', 'base')
+      const before = await g.head!()
+      expect(before).toMatch(/^[0-9a-f]{40}$/)
+      git(root, 'commit', '-q', '--allow-empty', '-m', 'one')
+      const one = await g.head!()
+      git(root, 'commit', '-q', '--allow-empty', '-m', 'two')
+      const two = await g.head!()
+      expect(await g.commitsSince!(before)).toEqual([one, two])
+      expect(await g.commitsSince!(two)).toEqual([])
+      const n = gitGates(outside, () => {})
+      expect(await n.head!()).toBeNull()
+      expect(await n.commitsSince!(null)).toEqual([])
+    } finally {
+      rmSync(root, {recursive: true, force: true})
+      rmSync(outside, {recursive: true, force: true})
+    }
   })
 })

@@ -114,8 +114,8 @@ describe('outcomes', () => {
     const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')})
     await runLoop(h.deps, opts({summary: true}))
     const v = h.summaryView()
-    expect(v[0]).toMatch(/^helix: \[\d\d:\d\d:\d\d\] cycle 1: a \(1 ready\)$/)
-    expect(v[1]).toMatch(/^helix: \[\d\d:\d\d:\d\d\] codex complete \(rc=0, 1s, 10 tokens\) — log \d+–\d+ in \/abs\/\.helix-logs\/helix-20260101-000000\.log$/)
+    expect(v[0]).toMatch(/^helix: \[\d\d:\d\d:\d\d\] cycle 1: a \(1 ready\) — title a$/)
+    expect(v[1]).toMatch(/^helix: \[\d\d:\d\d:\d\d\] codex complete \(rc=0, 1s, 10 tokens\) — log L\d+–L\d+ in \/abs\/\.helix-logs\/helix-20260101-000000\.log$/)
     expect(v[2]).toMatch(/cycle 1: a → COMPLETE \(1\/1 done, 10 tokens\)$/)
   })
 

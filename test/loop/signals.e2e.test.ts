@@ -59,6 +59,6 @@ describe('signals and timeouts (built CLI)', () => {
     expect(r.stderr).toContain('helix: implementation failed during cycle 1 (will not count toward completed cycles)')
     expect(implOrder(p)).toEqual(['hx-t', 'hx-t'])
     expect(runState(p)).toMatchObject({completed_cycles: 1, attempted_cycles: 2})
-    expect(runState(p).cycles.map((c: {outcome: string}) => c.outcome)).toEqual(['FAILED', 'COMPLETE'])
+    expect(runState(p).cycles.map((c: {outcome: string}) => c.outcome)).toEqual(['TIMEOUT', 'COMPLETE'])
   })
 })

@@ -56,3 +56,18 @@ describe('terminal output', () => {
     expect(s.text()).toEqual({o: '', e: ''})
   })
 })
+
+describe('agent output on the terminal (SPEC 13.5, 16.3)', () => {
+  it('not a colour terminal: escapes and control characters neutralised', () => {
+    const s = streams()
+    const t = createTerminal({summary: false, quiet: false, stdout: s.out, stderr: s.err, color: false})
+    t.agent('\u001b[31mred\u001b[0m \u001b]0;title\u0007 done\r')
+    expect(s.text().o).toBe('?[31mred?[0m ?]0;title? done?\n')
+  })
+  it('colour terminal: colour codes kept, other escapes neutralised', () => {
+    const s = streams()
+    const t = createTerminal({summary: false, quiet: false, stdout: s.out, stderr: s.err, color: true})
+    t.agent('\u001b[31mred\u001b[0m \u001b]0;title\u0007')
+    expect(s.text().o).toBe('\u001b[31mred\u001b[0m ?]0;title?\n')
+  })
+})

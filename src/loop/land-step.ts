@@ -1,0 +1,64 @@
+/** The landing end of a worker's attempt (SPEC 15.2): drift re-check, land or keep the branch, preserve the rest. */
+import type {DispatchResult} from '../agents/types.js'
+import {sanitize} from '../util/sanitize.js'
+import {DRIFT_REASON, completeLine, endCycle, type AttemptCtx, type AttemptState, type Completed} from './attempt.js'
+import {fingerprint, sameFingerprint} from './fingerprint.js'
+import {statusOf} from './selection.js'
+import type {Run} from './supervisor.js'
+
+/** SPEC 15.2: a worker's completed attempt lands on the base after a drift re-check; N=1 has nothing to land */
+export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
+  const ws = a.ws
+  if (!ws || !r.d.landing) {
+    // one worker: the agent committed in the checkout; the record keeps those commits
+    if (a.record && a.headBefore && r.d.gates.commitsSince) a.record.commits = await r.d.gates.commitsSince(a.headBefore)
+    return {kind: 'landed', a, res, outcome}
+  }
+  const id = a.target.id
+  const now = (await r.d.tracker.read()).byId.get(id)
+  if (!now || !sameFingerprint(a.fp, fingerprint(now))) {
+    await r.d.landing.preserve(ws, 'queue drift')
+    r.d.out.both(`helix: queue drift detected for ${sanitize(id)} before landing; refusing stale completion`)
+    if (now && statusOf(now) === 'closed') await r.d.tracker.reopen(id, `helix: reopened — ${DRIFT_REASON} (cycle ${a.n})`)
+    r.skip.set(id, {reason: DRIFT_REASON, attempts: r.ledger.state.attempts[id] ?? 0})
+    if (a.record) a.record.outcome = 'DRIFT'
+    await endCycle(r, a)
+    return {kind: 'released', step: 'continue'}
+  }
+  if (r.o.land === 'none') {
+    const branch = await r.d.landing.keepBranch(ws)
+    r.d.out.normal(`helix: ${r.slotTag(a.slot)}kept ${sanitize(id)} on branch ${sanitize(branch)} (--land none)`)
+    completeLine(r, a, res, outcome)
+    return {kind: 'landed', a, res, outcome}
+  }
+  const lr = await r.d.landing.land(ws)
+  if (lr.landed) {
+    if (a.record) a.record.commits = lr.commits
+    completeLine(r, a, res, outcome)
+    return {kind: 'landed', a, res, outcome}
+  }
+  const reason = sanitize(lr.reason)
+  const kept = lr.preservedRef ? `; work kept at ${lr.preservedRef}` : ''
+  await r.d.tracker.reopen(id, `NOT LANDED [${r.now().toISOString()}]: ${lr.reason}${kept}`)
+  r.ledger.state.closed_beads = r.ledger.state.closed_beads.filter((b) => b !== id)
+  if (a.record) {
+    a.record.outcome = 'NOT_LANDED'
+    a.record.reason = reason
+  }
+  return {kind: 'failed', a, res, outcome: 'NOT_LANDED', reason}
+}
+
+/** every non-landing end of a worker's attempt keeps its work on a preserved ref and removes the worktree */
+export async function abandonWorkspace(r: Run, s: AttemptState, reason: string): Promise<void> {
+  const a = 'a' in s ? s.a : null
+  if (!a?.ws || !r.d.landing) return
+  const ws = a.ws
+  a.ws = null
+  try {
+    const ref = await r.d.landing.preserve(ws, reason)
+    if (ref) r.log?.event('attempt preserved', {bead: a.target.id, ref, reason, slot: a.slot})
+  } catch (error) {
+    r.log?.event('preserve failed', {bead: a.target.id, error: String(error)}, 'error')
+  }
+}
+

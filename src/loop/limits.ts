@@ -1,0 +1,76 @@
+/**
+ * `helix run`'s limits from flags and environment (SPEC 14.3, 14.4, 14.6, 15):
+ * validated before anything is written (no mutex, no log, no run-state), one
+ * line naming the flag on bad input.
+ */
+import {HelixError} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+
+export interface LimitFlags {
+  workers?: string
+  land?: string
+  'stall-timeout'?: string
+  'max-tokens'?: string
+  'max-cost'?: string
+  'max-quota-wait'?: string
+  notify?: string
+}
+
+export interface RunLimits {
+  workers: number
+  land: 'ff' | 'none'
+  stallTimeoutSec: number
+  maxTokens?: number
+  maxCost?: number
+  maxQuotaWaitSec: number
+  /** the notifier argv (split on spaces, no shell), undefined when none */
+  notify?: string[]
+}
+
+function pick(flags: LimitFlags, env: NodeJS.ProcessEnv, flag: keyof LimitFlags, envName: string): {raw: string; name: string} | null {
+  const v = flags[flag]
+  if (v !== undefined) return {raw: v, name: `--${flag}`}
+  const e = env[envName]
+  if (e !== undefined && e.trim() !== '') return {raw: e, name: envName}
+  return null
+}
+
+function bad(name: string, raw: string, expected: string): HelixError {
+  return new HelixError(`invalid ${name} '${sanitize(raw).slice(0, 40)}': expected ${expected}`, 1)
+}
+
+function wholeNumber(v: {raw: string; name: string}, min: number, max: number, expected: string): number {
+  const t = v.raw.trim()
+  if (!/^\d+$/.test(t)) throw bad(v.name, v.raw, expected)
+  const n = Number(t)
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw bad(v.name, v.raw, expected)
+  return n
+}
+
+/** Throws HelixError(1) naming the flag (or variable) with the bad value. */
+export function parseRunLimits(flags: LimitFlags, env: NodeJS.ProcessEnv): RunLimits {
+  const w = pick(flags, env, 'workers', 'HELIX_WORKERS')
+  const workers = w ? wholeNumber(w, 1, 32, 'a whole number from 1 to 32') : 1
+  const l = pick(flags, env, 'land', 'HELIX_LAND')
+  if (l && l.raw !== 'ff' && l.raw !== 'none') throw bad(l.name, l.raw, "'ff' or 'none'")
+  const st = pick(flags, env, 'stall-timeout', 'HELIX_STALL_TIMEOUT')
+  const stallTimeoutSec = st ? wholeNumber(st, 0, 7 * 86400, 'seconds, a whole number ≥ 0 (0 disables)') : 900
+  const mt = pick(flags, env, 'max-tokens', 'HELIX_MAX_TOKENS')
+  const maxTokens = mt ? wholeNumber(mt, 1, Number.MAX_SAFE_INTEGER, 'a whole number of tokens > 0') : undefined
+  const mc = pick(flags, env, 'max-cost', 'HELIX_MAX_COST')
+  let maxCost: number | undefined
+  if (mc) {
+    const t = mc.raw.trim()
+    if (!/^\d+(\.\d+)?$/.test(t) || Number(t) <= 0) throw bad(mc.name, mc.raw, 'an amount in USD > 0, like 5 or 2.50')
+    maxCost = Number(t)
+  }
+  const mq = pick(flags, env, 'max-quota-wait', 'HELIX_MAX_QUOTA_WAIT')
+  const maxQuotaWaitSec = mq ? wholeNumber(mq, 0, 30 * 86400, 'seconds, a whole number ≥ 0') : 21600
+  const n = pick(flags, env, 'notify', 'HELIX_NOTIFY')
+  let notify: string[] | undefined
+  if (n) {
+    notify = n.raw.split(' ').filter((p) => p !== '')
+    if (notify.length === 0) throw bad(n.name, n.raw, 'a command')
+  }
+  return {workers, land: l?.raw === 'none' ? 'none' : 'ff', stallTimeoutSec, ...(maxTokens ? {maxTokens} : {}), ...(maxCost ? {maxCost} : {}), maxQuotaWaitSec, ...(notify ? {notify} : {})}
+}

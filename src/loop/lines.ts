@@ -1,0 +1,60 @@
+/** The words of the loop's lines (SPEC 6, 16.3), pure. Untrusted text goes through sanitize. */
+import type {DispatchResult} from '../agents/types.js'
+import type {CycleOutcome} from '../state/types.js'
+import {sanitize} from '../util/sanitize.js'
+
+/** one line, at most `max` characters (an ellipsis marks the cut) */
+export function fit(text: string, max: number): string {
+  const one = sanitize(text)
+  return one.length <= max ? one : one.slice(0, Math.max(0, max - 1)) + '…'
+}
+
+/** ` — <title>` cut to fit an 80-column line after `prefix`, '' without a title */
+export function titleSuffix(prefix: string, title: unknown): string {
+  if (typeof title !== 'string' || title.trim() === '') return ''
+  const room = Math.max(20, 100 - prefix.length - 3)
+  return ` — ${fit(title, room)}`
+}
+
+/** the failure line: the agent's own error text, else the last non-blank output line */
+export function failureLineOf(res: DispatchResult): string | null {
+  if (res.failureLine) return res.failureLine
+  const lines = res.text.split('\n').map((l) => l.trim()).filter((l) => l !== '')
+  return lines.length > 0 ? (lines[lines.length - 1] as string) : null
+}
+
+export type FailedOutcome = Extract<CycleOutcome, 'FAILED' | 'NOT_COMPLETED' | 'STALLED' | 'TIMEOUT' | 'NOT_LANDED'>
+
+/** why a cycle did not complete, as run-state `reason` keeps it */
+export function failureReason(outcome: FailedOutcome, res: DispatchResult, limits: {timeoutSec?: number; stallTimeoutSec?: number}, landing?: string): string {
+  switch (outcome) {
+    case 'FAILED': {
+      const line = failureLineOf(res)
+      return line ? `rc=${res.rc}: ${fit(line, 160)}` : `rc=${res.rc}`
+    }
+    case 'NOT_COMPLETED':
+      return 'bead still open'
+    case 'STALLED':
+      return `stalled: no output for ${limits.stallTimeoutSec ?? '?'}s`
+    case 'TIMEOUT':
+      return `timed out after ${limits.timeoutSec ?? '?'}s`
+    case 'NOT_LANDED':
+      return landing ?? 'not landed'
+  }
+}
+
+/** `→ FAILED (rc=1: …)`, `→ NOT COMPLETED (bead still open)`, `→ STALLED`, `→ TIMEOUT`, `→ NOT LANDED (…)` */
+export function failureArrow(outcome: FailedOutcome, reason: string): string {
+  switch (outcome) {
+    case 'FAILED':
+      return `→ FAILED (${fit(reason, 120)})`
+    case 'NOT_COMPLETED':
+      return `→ NOT COMPLETED (${reason})`
+    case 'STALLED':
+      return '→ STALLED'
+    case 'TIMEOUT':
+      return '→ TIMEOUT'
+    case 'NOT_LANDED':
+      return `→ NOT LANDED (${fit(reason, 120)})`
+  }
+}

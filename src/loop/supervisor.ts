@@ -1,0 +1,293 @@
+/**
+ * One run (SPEC 5): the bookkeeping every part of the loop shares (skip list,
+ * backoff, epic focus, streaks), the start, and the stop. The scheduler
+ * (scheduler.ts) decides what happens next; an attempt (attempt.ts) is one bead's
+ * lifecycle; the ledger (ledger.ts) owns run-state.
+ */
+import type {SessionLogLike} from '../agents/types.js'
+import type {RunHistoryRecord, StopReason} from '../state/types.js'
+import type {TrackerSnapshot} from '../tracker/types.js'
+import {HelixError, helixMessage} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import {hhmmss} from '../util/time.js'
+import {SystemicDetector} from './health.js'
+import {RunLedger} from './ledger.js'
+import type {BlockerEntry, LoopDeps, LoopOptions, LoopResult, NotifyEventName} from './ports.js'
+import {runScheduler} from './scheduler.js'
+import {statusOf} from './selection.js'
+import {Stop, StopNow, interruptStop} from './stop.js'
+
+export interface InFlight {
+  id: string
+  token: string
+}
+
+export class Run {
+  readonly ledger: RunLedger
+  log: SessionLogLike | null = null
+  readonly skip = new Map<string, {reason: string; attempts: number}>()
+  readonly backoffUntil: Record<string, string> = {}
+  readonly lastFailure = new Map<string, 'FAILED' | 'NOT_COMPLETED'>()
+  readonly exclude = new Set<string>()
+  /** slot → the bead it holds claimed */
+  readonly inFlight = new Map<number, InFlight>()
+  readonly systemic = new SystemicDetector()
+  focusedEpic: string | null = null
+  alignedSinceBuild = false
+  backfilledSinceBuild = false
+  buildStreak = 0
+  drainStreak = 0
+  idleSpins = 0
+  contextMd = ''
+  /** the quota pause in progress (start, probes so far); null when the last dispatch was healthy */
+  quota: {start: Date; probe: number} | null = null
+  /** true while a quota pause sleeps: no slot starts an attempt */
+  pausing = false
+  /** completed count a periodic alignment is due at (workers > 1: runs once every slot is idle) */
+  alignDue: number | null = null
+  pausedMs = 0
+  idleMs = 0
+  readonly workers: number
+
+  constructor(
+    readonly d: LoopDeps,
+    readonly o: LoopOptions,
+  ) {
+    this.workers = Math.max(1, o.workers ?? 1)
+    this.ledger = new RunLedger(d, () => ({
+      skipped: [...this.skip].map(([id, s]) => ({id, reason: s.reason, attempts: s.attempts})),
+      backoff_until: {...this.backoffUntil},
+      focused_epic: this.focusedEpic,
+    }))
+  }
+
+  now(): Date {
+    return this.d.clock.now()
+  }
+
+  t(): string {
+    return hhmmss(this.now())
+  }
+
+  get aborted(): boolean {
+    return this.o.signal?.aborted === true
+  }
+
+  /** `w2 ` with workers > 1, '' with one (SPEC 15.4: N=1 keeps today's lines) */
+  slotTag(slot: number): string {
+    return this.workers > 1 ? `w${slot} ` : ''
+  }
+
+  async notify(event: NotifyEventName, fields: Record<string, unknown>): Promise<void> {
+    if (!this.d.notify) return
+    try {
+      await this.d.notify.send({event, at: this.now().toISOString(), ...fields})
+    } catch (error) {
+      this.log?.event('notify failed', {event, error: String(error)}, 'warn')
+    }
+  }
+
+  async run(): Promise<LoopResult> {
+    let stop: Stop
+    try {
+      stop = await this.main()
+    } catch (error) {
+      stop = this.errorStop(error)
+    }
+    return this.finish(stop)
+  }
+
+  errorStop(error: unknown): Stop {
+    if (error instanceof StopNow) return error.stop
+    if (this.aborted) return interruptStop(this.o.signal)
+    const message = error instanceof HelixError ? error.message : String((error as Error)?.message ?? error).split('\n')[0]
+    const code = error instanceof HelixError ? error.exitCode : 1
+    return new Stop('error', code, helixMessage(sanitize(message)))
+  }
+
+  private async main(): Promise<Stop> {
+    // SPEC 13.4: a malformed tracker stops the run before anything is written
+    const first = await this.d.tracker.read()
+    const prev = await this.d.state.load()
+    const agent = this.d.agents.impl.name
+    const review = this.d.agents.review.name
+    this.ledger.begin(prev, {agent, review_agent: review, max_cycles: this.o.maxCycles > 0 ? this.o.maxCycles : null})
+    this.log = await this.d.openLog()
+    this.d.out.attach(this.log)
+    this.ledger.state.log = this.log.path
+    this.log.event('run start', {
+      pid: this.d.pid,
+      agent,
+      review_agent: review,
+      max_cycles: this.o.maxCycles,
+      review_every: this.o.reviewEvery,
+      review_threshold: this.o.reviewThreshold,
+      auto_review: this.o.autoReview,
+      auto_align: this.o.autoAlign,
+      once: this.o.once ?? null,
+      workers: this.workers,
+    })
+    this.d.out.normal(`helix: run started (agent=${sanitize(agent)}, review=${sanitize(review)}${this.workers > 1 ? `, workers=${this.workers}` : ''}, log=${this.log.path})`)
+    await this.ledger.save('starting')
+    this.ignoreRuntime()
+    const rec = await this.d.recoverOrphans((line) => this.d.out.normal(line))
+    const snap = rec.recovered.length > 0 ? await this.d.tracker.read() : first
+    this.contextMd = await this.d.context(snap, null, true)
+    await this.ledger.save('running')
+    return runScheduler(this)
+  }
+
+  /** SPEC 16.1: the runtime lines go to .gitignore, said once */
+  private ignoreRuntime(): void {
+    if (!this.d.ignoreRuntime) return
+    try {
+      const added = this.d.ignoreRuntime()
+      if (added.length > 0) this.d.out.normal(`helix: added helix's runtime paths to .gitignore (${added.join(' ')})`)
+    } catch (error) {
+      this.log?.event('could not update .gitignore', {error: String(error)}, 'warn')
+    }
+  }
+
+  /** unclaim only while the claim is still ours (fencing token) */
+  async releaseClaim(snap: TrackerSnapshot, id: string, token: string): Promise<void> {
+    const b = snap.byId.get(id)
+    if (!b || statusOf(b) !== 'in_progress') return
+    if (b['claim-token'] !== undefined && b['claim-token'] !== token) return
+    await this.d.tracker.unclaim(id)
+  }
+
+  // -------------------------------------------------------------------- stop
+
+  private async finish(stop: Stop): Promise<LoopResult> {
+    if (!this.ledger.started) {
+      // failed before the run state existed (malformed tracker): the error is all that is printed
+      if (stop.message) this.d.out.both(stop.message)
+      return {exitCode: stop.exitCode, stopReason: stop.reason}
+    }
+    const s = this.ledger.state
+    if (this.inFlight.size > 0) {
+      let snap: TrackerSnapshot | null = null
+      try {
+        snap = await this.d.tracker.read()
+      } catch (error) {
+        this.log?.event('unclaim failed', {error: String(error)}, 'error')
+      }
+      for (const [slot, f] of this.inFlight) {
+        try {
+          if (snap) await this.releaseClaim(snap, f.id, f.token)
+        } catch (error) {
+          this.log?.event('unclaim failed', {bead: f.id, error: String(error)}, 'error')
+        }
+        this.inFlight.delete(slot)
+      }
+    }
+    if (stop.message) this.d.out.both(stop.message)
+    let reason: StopReason = stop.reason
+    if (reason === 'completed' && this.skip.size > 0 && !this.o.once) reason = 'blocked'
+    const tokens = s.total_tokens
+    const cost = s.total_cost_usd ?? 0
+    this.d.out.both(
+      `helix: ═══ run complete: ${s.attempted_cycles} attempted, ${s.completed_cycles} completed, ${this.skip.size} skipped, ${tokens} tokens${cost > 0 ? `, $${cost.toFixed(2)}` : ''} ═══`,
+    )
+    const entries: BlockerEntry[] = []
+    if (this.skip.size > 0) {
+      this.d.out.both(`helix: BLOCKERS (${this.skip.size} issues):`)
+      let snap: TrackerSnapshot | null = null
+      try {
+        snap = await this.d.tracker.read()
+      } catch {
+        snap = null
+      }
+      for (const [id, info] of this.skip) {
+        this.d.out.both(`helix:   ${sanitize(id)} — ${sanitize(info.reason)}`)
+        entries.push({id, title: snap?.byId.get(id)?.title ?? '', reason: info.reason, attempts: info.attempts})
+      }
+      try {
+        const file = await this.d.blockerReport({now: this.now(), attempted: s.attempted_cycles, completed: s.completed_cycles, logPath: this.log?.path ?? null, entries})
+        this.d.out.normal(`helix: blocker report: ${file}`)
+      } catch (error) {
+        this.log?.event('blocker report failed', {error: String(error)}, 'error')
+      }
+    }
+    const ended = this.now()
+    s.stop_reason = reason
+    s.stop_message = stop.detail ?? null
+    s.current_bead = null
+    s.current_bead_started_at = null
+    s.workers = []
+    s.last_output = null
+    s.paused_until = null
+    s.pause_reason = null
+    s.last_run = {
+      started_at: s.started_at ?? ended.toISOString(),
+      ended_at: ended.toISOString(),
+      attempted_cycles: s.attempted_cycles,
+      completed_cycles: s.completed_cycles,
+      total_tokens: s.total_tokens,
+      stop_reason: reason,
+    }
+    try {
+      await this.ledger.settle()
+      await this.ledger.save('stopped')
+    } catch {
+      // nothing more we can do; the exit code still tells the truth
+    }
+    await this.appendHistory(reason, stop.exitCode, ended, entries)
+    await this.notify('run_stopped', {
+      stop_reason: reason,
+      exit_code: stop.exitCode,
+      message: stop.detail ?? stop.message ?? null,
+      attempted: s.attempted_cycles,
+      completed: s.completed_cycles,
+      tokens,
+      cost_usd: cost,
+      blockers: entries,
+    })
+    this.log?.event('run complete', {stop_reason: reason, exit_code: stop.exitCode, message: stop.detail ?? null})
+    this.log?.close()
+    return {exitCode: stop.exitCode, stopReason: reason}
+  }
+
+  private async appendHistory(reason: StopReason, exitCode: number, ended: Date, blockers: BlockerEntry[]): Promise<void> {
+    if (!this.d.history) return
+    const s = this.ledger.state
+    const record: RunHistoryRecord = {
+      v: 1,
+      started_at: s.started_at ?? ended.toISOString(),
+      ended_at: ended.toISOString(),
+      flags: this.o.flags ?? {},
+      agent: s.agent,
+      review_agent: s.review_agent,
+      workers: this.workers,
+      attempted: s.attempted_cycles,
+      completed: s.completed_cycles,
+      tokens: s.total_tokens,
+      cost_usd: s.total_cost_usd ?? 0,
+      stop_reason: reason,
+      exit_code: exitCode,
+      paused_ms: this.pausedMs,
+      idle_ms: this.idleMs,
+      cycles: s.cycles.map((c) => ({
+        n: c.n,
+        slot: c.slot ?? 1,
+        bead: c.bead,
+        title: c.title ?? '',
+        outcome: c.outcome,
+        reason: c.reason ?? null,
+        started_at: c.started_at,
+        ended_at: c.ended_at,
+        duration_ms: c.duration_ms,
+        tokens: c.tokens,
+        cost_usd: c.cost_usd ?? 0,
+        commits: c.commits ?? [],
+      })),
+      blockers,
+      log: this.log?.path ?? null,
+    }
+    try {
+      await this.d.history.append(record)
+    } catch (error) {
+      this.log?.event('run history append failed', {error: String(error)}, 'error')
+    }
+  }
+}

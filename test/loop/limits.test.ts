@@ -1,0 +1,31 @@
+import {describe, expect, it} from 'vitest'
+import {parseRunLimits} from '../../src/loop/limits.js'
+
+describe('run limits (flags and env)', () => {
+  it('defaults', () => {
+    expect(parseRunLimits({}, {})).toEqual({workers: 1, land: 'ff', stallTimeoutSec: 900, maxQuotaWaitSec: 21600})
+  })
+  it('flags win over env; env fills the rest', () => {
+    const l = parseRunLimits({workers: '3', 'max-cost': '2.50'}, {HELIX_WORKERS: '9', HELIX_STALL_TIMEOUT: '0', HELIX_MAX_TOKENS: '1000', HELIX_NOTIFY: 'notify-send  -u low'})
+    expect(l).toEqual({workers: 3, land: 'ff', stallTimeoutSec: 0, maxTokens: 1000, maxCost: 2.5, maxQuotaWaitSec: 21600, notify: ['notify-send', '-u', 'low']})
+  })
+  it.each([
+    [{'stall-timeout': '-1'}, "invalid --stall-timeout '-1'"],
+    [{'max-tokens': 'abc'}, "invalid --max-tokens 'abc'"],
+    [{'max-quota-wait': '0x'}, "invalid --max-quota-wait '0x'"],
+    [{workers: '0'}, "invalid --workers '0': expected a whole number from 1 to 32"],
+    [{workers: '33'}, "invalid --workers '33'"],
+    [{'max-cost': '-5'}, "invalid --max-cost '-5'"],
+    [{land: 'rebase'}, "invalid --land 'rebase'"],
+  ])('%j is bad input naming the flag', (flags, msg) => {
+    expect(() => parseRunLimits(flags, {})).toThrow(msg)
+    try {
+      parseRunLimits(flags, {})
+    } catch (error) {
+      expect((error as {exitCode: number}).exitCode).toBe(1)
+    }
+  })
+  it('a bad environment value names the variable', () => {
+    expect(() => parseRunLimits({}, {HELIX_WORKERS: 'many'})).toThrow("invalid HELIX_WORKERS 'many'")
+  })
+})

@@ -1,0 +1,324 @@
+import {describe, expect, it} from 'vitest'
+import {runLoop} from '../../src/loop/orchestrator.js'
+import type {LandResult, LoopLanding, Workspace} from '../../src/loop/ports.js'
+import {decideDrain} from '../../src/loop/scheduler.js'
+import {HelixError} from '../../src/util/errors.js'
+import {check, closeIt, harness, lastState, opts, type AgentCall} from './fakes.js'
+
+const B = (id: string, extra: Record<string, unknown> = {}) => ({id, title: `title ${id}`, ...extra})
+const tick = () => new Promise((r) => setTimeout(r, 5))
+
+class FakeLanding implements LoopLanding {
+  events: string[] = []
+  fail = new Map<string, string>()
+  slow = new Set<string>()
+  baseError: HelixError | null = null
+  async base() {
+    if (this.baseError) throw this.baseError
+    return 'main'
+  }
+  async ensureExcludes() {
+    this.events.push('excludes')
+  }
+  async prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
+    this.events.push(`prepare ${bead} w${slot}`)
+    return {slot, bead, attempt, dir: `/p/.helix/worktrees/${bead}-${attempt}`, branch: `helix/${bead}-${attempt}`, baseTip: 'b0'}
+  }
+  async land(ws: Workspace): Promise<LandResult> {
+    this.events.push(`land ${ws.bead}`)
+    if (this.slow.has(ws.bead)) for (let i = 0; i < 4; i++) await tick()
+    const reason = this.fail.get(ws.bead)
+    if (reason) {
+      this.fail.delete(ws.bead)
+      this.events.push(`not landed ${ws.bead}`)
+      return {landed: false, reason, preservedRef: `refs/helix/preserved/${ws.bead}/${ws.attempt}`}
+    }
+    this.events.push(`landed ${ws.bead}`)
+    return {landed: true, sha: `sha-${ws.bead}`, commits: [`c-${ws.bead}`]}
+  }
+  async preserve(ws: Workspace, reason: string) {
+    this.events.push(`preserve ${ws.bead} (${reason})`)
+    return `refs/helix/preserved/${ws.bead}/${ws.attempt}`
+  }
+  async keepBranch(ws: Workspace) {
+    this.events.push(`keep ${ws.bead}`)
+    return ws.branch
+  }
+  async preservedRef(bead: string) {
+    const e = this.events.find((x) => x.startsWith(`not landed ${bead}`))
+    return e ? `refs/helix/preserved/${bead}/1` : null
+  }
+}
+
+describe('decideDrain (pure)', () => {
+  const base = {target: false, freeSlots: 2, busySlots: 0, holding: false, waiting: [], excluded: 0, idleSpins: 0, alignDue: false}
+  it('starts when a slot is free and a target exists, unless holding', () => {
+    expect(decideDrain({...base, target: true})).toEqual({kind: 'start'})
+    expect(decideDrain({...base, target: true, holding: true, busySlots: 1})).toEqual({kind: 'wait'})
+  })
+  it('drain, alignment and backoff waits only when every slot is idle', () => {
+    expect(decideDrain({...base, busySlots: 1, freeSlots: 1})).toEqual({kind: 'wait'})
+    expect(decideDrain({...base, busySlots: 1, alignDue: true, waiting: [{until: 'x'}]})).toEqual({kind: 'wait'})
+    expect(decideDrain({...base, alignDue: true})).toEqual({kind: 'align'})
+    expect(decideDrain({...base, waiting: [{until: 'x'}]})).toEqual({kind: 'backoff', until: 'x'})
+    expect(decideDrain({...base, excluded: 1})).toEqual({kind: 'retry'})
+    expect(decideDrain({...base, excluded: 1, idleSpins: 3})).toEqual({kind: 'drain'})
+    expect(decideDrain(base)).toEqual({kind: 'drain'})
+  })
+})
+
+describe('--workers N with a fake landing', () => {
+  it('runs attempts concurrently in worktrees, lines name the slot, cycles land with their commits', async () => {
+    const landing = new FakeLanding()
+    let started = 0
+    const impl = async (c: AgentCall, t: Parameters<typeof closeIt>[1]) => {
+      started++
+      // both attempts must be in flight at once
+      while (started < 2) await tick()
+      closeIt(c, t)
+    }
+    const h = harness([B('a'), B('b')], {implementation: impl, check: check('WAIT')}, {landing})
+    const r = await runLoop(h.deps, opts({workers: 2, summary: true}))
+    expect(r).toEqual({exitCode: 0, stopReason: 'completed'})
+    const calls = h.calls.filter((c) => c.action === 'implementation')
+    expect(calls.map((c) => [c.beadId, c.cwd, c.env?.DDX_BEAD_DIR, c.slot])).toEqual([
+      ['a', '/p/.helix/worktrees/a-1', '/abs/.ddx', 1],
+      ['b', '/p/.helix/worktrees/b-1', '/abs/.ddx', 2],
+    ])
+    expect(h.summary.some((l) => /^helix: \[[\d:]+\] w2 cycle 2: b \(1 ready\) — title b$/.test(l))).toBe(true)
+    expect(h.both.some((l) => /w1 cycle 1: a → COMPLETE/.test(l))).toBe(true)
+    const s = lastState(h)
+    expect(s.completed_cycles).toBe(2)
+    expect(s.cycles.map((c) => [c.bead, c.slot, c.commits])).toEqual(
+      expect.arrayContaining([
+        ['a', 1, ['c-a']],
+        ['b', 2, ['c-b']],
+      ]),
+    )
+    expect(h.states.some((st) => (st.workers ?? []).length === 2)).toBe(true)
+    expect(s.workers).toEqual([])
+    expect(landing.events).toContain('excludes')
+  })
+
+  it('a dependent bead waits until its dependency has landed, not just closed', async () => {
+    const landing = new FakeLanding()
+    landing.slow.add('a')
+    const order: string[] = []
+    const h = harness(
+      [B('a', {priority: 0}), B('b', {priority: 0, dependencies: [{issue_id: 'b', depends_on_id: 'a', type: 'blocks'}]}), B('c', {priority: 1})],
+      {
+        implementation: async (c, t) => {
+          order.push(`start ${c.beadId}`)
+          closeIt(c, t)
+        },
+        check: check('WAIT'),
+      },
+      {landing},
+    )
+    const r = await runLoop(h.deps, opts({workers: 2}))
+    expect(r.exitCode).toBe(0)
+    const events = [...landing.events]
+    const landedA = events.indexOf('landed a')
+    const prepB = events.indexOf('prepare b w1') >= 0 ? events.indexOf('prepare b w1') : events.indexOf('prepare b w2')
+    expect(landedA).toBeGreaterThanOrEqual(0)
+    expect(prepB).toBeGreaterThan(landedA)
+    expect(order).toEqual(['start a', 'start c', 'start b'])
+  })
+
+  it('--max-cycles counts completed cycles across slots; no more attempts start than cycles remain; in-flight ones land', async () => {
+    const landing = new FakeLanding()
+    let started = 0
+    const h = harness(
+      [B('a'), B('b'), B('c'), B('d'), B('e')],
+      {
+        implementation: async (c, t) => {
+          started++
+          while (started < 2) await tick()
+          // a fails: its slot takes c; b and c complete the two cycles
+          if (c.beadId === 'a') return {rc: 1, text: 'nope'}
+          if (c.beadId === 'c') await tick()
+          closeIt(c, t)
+        },
+      },
+      {landing},
+    )
+    const r = await runLoop(h.deps, opts({workers: 3, maxCycles: 2}))
+    expect(r.stopReason).toBe('max_cycles')
+    expect(h.calls.filter((c) => c.action === 'implementation').map((c) => c.beadId)).toEqual(['a', 'b', 'c'])
+    expect(landing.events).toContain('landed c')
+    expect(lastState(h).completed_cycles).toBe(2)
+    expect(h.both).toContain('helix: reached max cycles (2)')
+  })
+
+  it('not landed: reopened with a NOT LANDED note naming the kept work, counted as a failed attempt with backoff', async () => {
+    const landing = new FakeLanding()
+    landing.fail.set('a', 'conflict in a.ts')
+    const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing})
+    const r = await runLoop(h.deps, opts({workers: 2, summary: true}))
+    expect(r.exitCode).toBe(0)
+    const a = h.tracker.get('a')
+    expect(a.notes).toMatch(/^NOT LANDED \[[^\]]+\]: conflict in a\.ts; work kept at refs\/helix\/preserved\/a\/1$/m)
+    expect(a.status).toBe('closed')
+    const s = lastState(h)
+    expect(s.cycles.map((c) => c.outcome)).toEqual(['NOT_LANDED', 'COMPLETE'])
+    expect(s.attempts.a).toBe(1)
+    expect(h.sleeps).toEqual([5000])
+    expect(h.summary.some((l) => /w1 cycle 1: a → NOT LANDED \(conflict in a\.ts\)$/.test(l))).toBe(true)
+    const prompts = h.calls.filter((c) => c.action === 'implementation')
+    expect(prompts[0].prompt).not.toContain('refs/helix/preserved')
+    expect(prompts[1].prompt).toContain('refs/helix/preserved/a/1')
+  })
+
+  it('--land none keeps the branch instead of landing', async () => {
+    const landing = new FakeLanding()
+    const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing})
+    await runLoop(h.deps, opts({workers: 2, land: 'none'}))
+    expect(landing.events).toContain('keep a')
+    expect(landing.events).not.toContain('land a')
+  })
+
+  it('the queue drain runs only once every slot is idle', async () => {
+    const landing = new FakeLanding()
+    let inFlight = 0
+    const drainsWhileBusy: number[] = []
+    const h = harness(
+      [B('a'), B('b', {priority: 3})],
+      {
+        implementation: async (c, t) => {
+          inFlight++
+          for (let i = 0; i < (c.beadId === 'b' ? 6 : 1); i++) await tick()
+          closeIt(c, t)
+          inFlight--
+        },
+        check: () => {
+          drainsWhileBusy.push(inFlight)
+          return {text: 'NEXT_ACTION: WAIT'}
+        },
+      },
+      {landing},
+    )
+    await runLoop(h.deps, opts({workers: 2}))
+    expect(drainsWhileBusy).toEqual([0])
+  })
+
+  it('SIGTERM with 3 in flight: every attempt aborted, unclaimed, its work preserved, 143', async () => {
+    const landing = new FakeLanding()
+    const ac = new AbortController()
+    let started = 0
+    const h = harness(
+      [B('a'), B('b'), B('c'), B('d')],
+      {
+        implementation: async (c) => {
+          started++
+          if (!c.signal?.aborted) await new Promise((res) => c.signal?.addEventListener('abort', res, {once: true}))
+          return {rc: 143, aborted: true}
+        },
+      },
+      {landing},
+    )
+    const p = runLoop(h.deps, opts({workers: 3, signal: ac.signal}))
+    while (started < 3) await tick()
+    ac.abort('SIGTERM')
+    expect(await p).toEqual({exitCode: 143, stopReason: 'interrupted'})
+    for (const id of ['a', 'b', 'c']) expect(h.tracker.get(id).status).toBe('open')
+    expect(landing.events.filter((e) => e.startsWith('preserve')).sort()).toEqual(['preserve a (interrupted)', 'preserve b (interrupted)', 'preserve c (interrupted)'])
+    expect(landing.events.some((e) => e.startsWith('land '))).toBe(false)
+    expect(lastState(h).attempts).toEqual({})
+  })
+
+  it('--workers > 1 on a detached HEAD: exit 1 with the landing message, nothing written', async () => {
+    const landing = new FakeLanding()
+    landing.baseError = new HelixError('--workers needs a branch checked out (HEAD is detached)', 1)
+    const h = harness([B('a')], {implementation: closeIt}, {landing})
+    const r = await runLoop(h.deps, opts({workers: 2}))
+    expect(r.exitCode).toBe(1)
+    expect(h.both).toEqual(['helix: --workers needs a branch checked out (HEAD is detached)'])
+    expect(h.states).toEqual([])
+    expect(h.calls).toEqual([])
+  })
+
+  it('an unavailable agent on one slot stops new dispatch; the other in-flight attempt finishes and lands', async () => {
+    const landing = new FakeLanding()
+    let started = 0
+    const h = harness(
+      [B('a'), B('b'), B('c')],
+      {
+        implementation: async (c, t) => {
+          started++
+          while (started < 2) await tick()
+          if (c.beadId === 'a') return {rc: 1, health: {kind: 'unavailable', reason: 'Not logged in'}}
+          for (let i = 0; i < 3; i++) await tick()
+          closeIt(c, t)
+        },
+      },
+      {landing},
+    )
+    const r = await runLoop(h.deps, opts({workers: 2}))
+    expect(r).toEqual({exitCode: 4, stopReason: 'agent_unavailable'})
+    expect(h.calls.filter((c) => c.action === 'implementation').map((c) => c.beadId)).toEqual(['a', 'b'])
+    expect(landing.events).toContain('landed b')
+    expect(h.tracker.get('a').status).toBe('open')
+    expect(landing.events).toContain('preserve a (stopped)')
+  })
+})
+
+describe('--workers: pauses and alignment hold every slot', () => {
+  it('a quota pause on one slot starts nothing new on any slot until it ends; the other attempt finishes', async () => {
+    const landing = new FakeLanding()
+    const order: string[] = []
+    let quotaOnce = true
+    const h = harness(
+      [B('a', {priority: 0}), B('b', {priority: 1}), B('c', {priority: 2})],
+      {
+        implementation: async (c, t) => {
+          order.push(`start ${c.beadId}`)
+          if (c.beadId === 'a' && quotaOnce) {
+            quotaOnce = false
+            return {rc: 1, health: {kind: 'quota' as const, resetAt: '2026-03-01T10:10:00Z', message: 'limit'}}
+          }
+          if (c.beadId === 'b') for (let i = 0; i < 2; i++) await tick()
+          closeIt(c, t)
+        },
+        check: check('WAIT'),
+      },
+      {landing},
+    )
+    h.deps.sleep = async (ms) => {
+      h.sleeps.push(ms)
+      order.push('pause')
+      for (let i = 0; i < 8; i++) await tick()
+      order.push('resume')
+      h.clock.t += ms
+    }
+    const r = await runLoop(h.deps, opts({workers: 2}))
+    expect(r.exitCode).toBe(0)
+    const resume = order.indexOf('resume')
+    expect(order.indexOf('start c')).toBeGreaterThan(resume)
+    expect(order.slice(0, order.indexOf('pause'))).toEqual(['start a', 'start b'])
+    expect(landing.events).toContain('landed b')
+    expect(lastState(h).completed_cycles).toBe(3)
+  })
+
+  it('periodic alignment waits until every slot is idle', async () => {
+    const landing = new FakeLanding()
+    let inFlight = 0
+    const alignWhileBusy: number[] = []
+    const h = harness(
+      [B('a'), B('b')],
+      {
+        implementation: async (c, t) => {
+          inFlight++
+          for (let i = 0; i < (c.beadId === 'b' ? 4 : 1); i++) await tick()
+          closeIt(c, t)
+          inFlight--
+        },
+        alignment: () => void alignWhileBusy.push(inFlight),
+        check: check('WAIT'),
+      },
+      {landing},
+    )
+    await runLoop(h.deps, opts({workers: 2, reviewEvery: 1}))
+    expect(alignWhileBusy.length).toBeGreaterThanOrEqual(1)
+    expect(alignWhileBusy.every((n) => n === 0)).toBe(true)
+  })
+})
