@@ -164,7 +164,7 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
     slot,
     bead: target.id,
     title: sanitize(target.title ?? ''),
-    attempt: attemptNo,
+    attempt: ws?.attempt ?? attemptNo,
     started_at: startedAt.toISOString(),
     worktree: ws?.dir ?? null,
     branch: ws?.branch ?? null,

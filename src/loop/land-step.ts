@@ -34,6 +34,10 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
   const lr = await r.d.landing.land(ws)
   if (lr.landed) {
     if (a.record) a.record.commits = lr.commits
+    const k = lr.commits.length
+    const landedLine = `helix: [${r.t()}] ${r.slotTag(a.slot)}landed ${sanitize(id)} (${k} commit${k === 1 ? '' : 's'}, ${sanitize(lr.sha.slice(0, 12))})`
+    r.d.out.normal(landedLine)
+    r.d.out.summary(landedLine)
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }

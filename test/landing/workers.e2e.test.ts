@@ -1,7 +1,6 @@
 // `helix run --workers N` end to end (SPEC 15, issue 11): real git repos in temp
 // dirs, a stub agent that commits in its worktree and closes its bead in the one
-// shared tracker. Needs the scheduler from branch `loop`: these tests skip on a
-// build whose `helix run` has no --workers, and run once the branches are merged.
+// shared tracker.
 import {spawn, spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -10,15 +9,6 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const BIN = path.join(REPO, 'bin', 'run.js')
-
-function hasWorkers(): boolean {
-  try {
-    const m = JSON.parse(readFileSync(path.join(REPO, 'oclif.manifest.json'), 'utf8'))
-    return Boolean(m.commands?.run?.flags?.workers)
-  } catch {
-    return false
-  }
-}
 
 const dirs: string[] = []
 const pids: number[] = []
@@ -138,7 +128,7 @@ async function waitFor(cond: () => boolean, ms: number): Promise<void> {
   }
 }
 
-describe.skipIf(!hasWorkers())('helix run --workers (built CLI)', () => {
+describe('helix run --workers (built CLI)', () => {
   it('4 beads with 4 workers: all landed on main, linear, nothing left, operator changes untouched byte for byte', () => {
     const ids = ['hx-a', 'hx-b', 'hx-c', 'hx-d']
     const p = project(
