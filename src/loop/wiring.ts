@@ -127,7 +127,6 @@ export function gitGates(
       } catch {
         return []
       }
-      const out: string[] = []
       // a script that is not executable is not part of the gate
       return names
         .filter((x) => /^check-acceptance-.*\.sh$/.test(x))

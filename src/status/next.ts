@@ -5,7 +5,7 @@
  * what that run would pick next; without an active run a fresh run's view is used.
  */
 import {projectPaths} from '../util/root.js'
-import {pidAlive, readPidFile, runHolderAlive} from '../state/pidfile.js'
+import {readPidFile, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {readTracker} from '../tracker/store.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'

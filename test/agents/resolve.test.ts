@@ -1,4 +1,4 @@
-import {chmodSync, mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdtempSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
