@@ -1,9 +1,10 @@
-import {existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
-import {hostname, tmpdir} from 'node:os'
+import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {hostname} from 'node:os'
 import path from 'node:path'
 import {spawn, spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {beads, calls, helix, helixAsync, implOrder, pidGone, project, runState, writeExecutable} from './e2e-helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const NO_REVIEW = ['--no-auto-review']
 
@@ -421,7 +422,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
     expect(existsSync(path.join(p.root, '.helix-logs'))).toBe(false)
     // in a directory that is not a helix project, nothing at all is created
-    const bare = mkdtempSync(path.join(tmpdir(), 'helix-bare-'))
+    const bare = makeTempDir('helix-bare-')
     const inBare = spawnSync(process.execPath, [path.resolve('bin/run.js'), 'run', '--agent', 'no-such-agent-xyz'], {cwd: bare, env: {...process.env, NODE_ENV: 'production'}, encoding: 'utf8'})
     expect(inBare.status).toBe(1)
     expect(readdirSync(bare)).toEqual([])

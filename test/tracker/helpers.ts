@@ -1,10 +1,10 @@
-import {mkdirSync, mkdtempSync, realpathSync, writeFileSync, readFileSync, copyFileSync} from 'node:fs'
+import {mkdirSync, writeFileSync, readFileSync, copyFileSync} from 'node:fs'
 import {createHash} from 'node:crypto'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {spawn, spawnSync} from 'node:child_process'
 import {projectPaths, type ProjectPaths} from '../../src/util/root.js'
 import type {ProcessProbe} from '../../src/tracker/types.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(REPO, 'bin', 'run.js')
@@ -12,7 +12,7 @@ export {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
 /** A temp project with `.ddx/` and optionally a tracker body. */
 export function tempProject(body?: string): {root: string; paths: ProjectPaths} {
-  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-tracker-')))
+  const root = makeTempDir('helix-tracker-')
   mkdirSync(path.join(root, '.ddx'))
   if (body !== undefined) writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), body)
   return {root, paths: projectPaths(root, {})}
@@ -39,7 +39,7 @@ export interface RunResult {
 }
 
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', ...extra}
+  const env: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', ...extra}
   for (const k of ['HELIX_CLAIM_TOKEN', 'DDX_BEAD_DIR', 'DDX_BEAD_PREFIX', 'HELIX_OWNER', 'HELIX_LOCK_TIMEOUT', 'HELIX_ORPHAN_THRESHOLD']) {
     if (!(k in extra)) delete env[k]
   }
@@ -55,7 +55,7 @@ export function helix(cwd: string, args: string[], extraEnv: Record<string, stri
 /** Run the built CLI asynchronously (for concurrency tests). */
 export function helixAsync(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {cwd, env: cleanEnv(extraEnv)})
+    const child = trackProcess(spawn(process.execPath, [BIN, ...args], {cwd, env: cleanEnv(extraEnv)}))
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))

@@ -1,15 +1,15 @@
-import {mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readdirSync, readFileSync, writeFileSync, existsSync} from 'node:fs'
 import path from 'node:path'
 import {spawn} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {acquirePidFile, readPidFile, removePidFileIf} from '../../src/state/pidfile.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const DEAD = '999999 2020-01-01T00:00:00.000Z\n'
 
 function tempPidFile(): string {
-  return path.join(mkdtempSync(path.join(tmpdir(), 'helix-pidmutex-')), 'helix.pid')
+  return path.join(makeTempDir('helix-pidmutex-'), 'helix.pid')
 }
 
 describe('run mutex (.ddx/helix.pid) takeover of a dead holder', () => {

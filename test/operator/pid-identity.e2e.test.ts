@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/state/pid-identity.js'
+import {makeTempDir} from '../support/tmp.js'
 
 describe('pid identity', () => {
   it('knows when this process started (Linux /proc)', () => {
@@ -27,10 +28,9 @@ describe('pid identity', () => {
 describe('a helix run whose start time looks later than recorded (clock stepped forward)', () => {
   it('is still the run: the command line says helix run', async () => {
     const {spawn} = await import('node:child_process')
-    const {mkdtempSync, writeFileSync} = await import('node:fs')
-    const {tmpdir} = await import('node:os')
+    const {writeFileSync} = await import('node:fs')
     const path = await import('node:path')
-    const dir = mkdtempSync(path.join(tmpdir(), 'helix-ops-id-'))
+    const dir = makeTempDir('helix-ops-id-')
     const fake = path.join(dir, 'bin', 'run.js')
     ;(await import('node:fs')).mkdirSync(path.dirname(fake))
     writeFileSync(fake, 'setTimeout(() => {}, 30000)\n')

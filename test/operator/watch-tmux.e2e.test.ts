@@ -3,6 +3,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, project, waitFor} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0
 const sessions: string[] = []
@@ -57,14 +58,13 @@ describe.runIf(hasTmux)('helix status --watch in an 80×24 tmux pane', () => {
 
 describe.runIf(hasTmux)('helix start from a tmux pane', () => {
   it('the run survives the pane being killed (terminal hangup)', async () => {
-    const {existsSync, mkdtempSync, readFileSync: rf, writeFileSync: wf} = await import('node:fs')
-    const {tmpdir} = await import('node:os')
+    const {existsSync, readFileSync: rf, writeFileSync: wf} = await import('node:fs')
     const {pidAlive} = await import('../../src/state/pidfile.js')
     const {REPO, killQuietly} = await import('./helpers.js')
     const root = project({beads: [{id: 'hx-aaaa0001', title: 'Hang here', status: 'open'}]})
     spawnSync('git', ['init', '-q'], {cwd: root})
     const binDir = path.join(root, 'stubbin')
-    const stubDir = mkdtempSync(path.join(tmpdir(), 'helix-ops-stub-'))
+    const stubDir = makeTempDir('helix-ops-stub-')
     const {installStubs} = await import(path.join(REPO, 'fixtures', 'agents', 'install-stubs.mjs'))
     installStubs(binDir)
     wf(path.join(stubDir, 'script.json'), JSON.stringify({implementation: {default: ['hang']}}))

@@ -1,11 +1,11 @@
-import {existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {stopRun, forwardedRunArgs} from '../../src/status/control.js'
 import {BIN, helix, killQuietly, project, REPO, sleeper, waitFor} from './helpers.js'
 import {pidAlive} from '../../src/state/pidfile.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const kids: number[] = []
 afterEach(() => {
@@ -154,7 +154,7 @@ describe('helix start', () => {
     const root = project({beads: [{id: 'hx-aaaa0001', title: 'Hang here', status: 'open', acceptance: 'done'}]})
     spawnSync('git', ['init', '-q'], {cwd: root})
     const binDir = path.join(root, 'stubbin')
-    const stubDir = mkdtempSync(path.join(tmpdir(), 'helix-ops-stub-'))
+    const stubDir = makeTempDir('helix-ops-stub-')
     const {installStubs} = await import(path.join(REPO, 'fixtures', 'agents', 'install-stubs.mjs'))
     installStubs(binDir)
     writeFileSync(path.join(stubDir, 'script.json'), JSON.stringify({implementation: {default: ['hang']}}))
