@@ -193,10 +193,11 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     }
   })
 
+  // one per outcome: continue, continue with findings filed, stop with exit 1 (a missing
+  // trailer is the same outcome as garbage: orchestrator.test.ts 'review %s → stop exit 1')
   it.each([
     ['CLEAN', 'review:CLEAN', 0, null],
     ['ISSUES_FOUND', ['review:ISSUES_FOUND:2', 'review:CLEAN'], 0, 'helix: review reported 2 issue(s), 2 filed as tracker issues'],
-    ['missing', 'noop', 1, 'helix: review output missing REVIEW_STATUS trailer'],
     ['garbage', 'review:garbage', 1, 'helix: review output missing REVIEW_STATUS trailer'],
   ])('review %s', (_name, step, code, line) => {
     const p = project([{id: 'hx-r1'}, {id: 'hx-r2'}], {review: Array.isArray(step) ? step : [step], check: ['next:WAIT']})
