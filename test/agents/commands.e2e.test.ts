@@ -1,4 +1,5 @@
 import {spawn, spawnSync} from 'node:child_process'
+import {once} from 'node:events'
 import {existsSync, readdirSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -116,7 +117,7 @@ describe('helix check', () => {
     const child = spawn(process.execPath, [CLI, 'check', '--agent', p.paths.command], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']})
     let out = ''
     child.stdout.on('data', (d) => (out += d))
-    while (!out.includes('hanging with grandchild')) await new Promise((r) => setTimeout(r, 50))
+    while (!out.includes('hanging with grandchild')) await once(child.stdout, 'data')
     child.kill('SIGTERM')
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
     expect(code).toBe(143)

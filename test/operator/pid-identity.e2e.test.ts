@@ -1,3 +1,4 @@
+import {once} from 'node:events'
 import {describe, expect, it} from 'vitest'
 import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/state/pid-identity.js'
 import {makeTempDir} from '../support/tmp.js'
@@ -14,7 +15,7 @@ describe('pid identity', () => {
     const {spawn} = await import('node:child_process')
     const c = spawn('sleep', ['30'], {stdio: 'ignore'})
     try {
-      await new Promise((r) => setTimeout(r, 100))
+      await once(c, 'spawn')
       expect(pidMatchesRecord(c.pid!, new Date().toISOString())).toBe(true)
       expect(pidMatchesRecord(c.pid!, '2020-01-01T00:00:00Z')).toBe(false)
     } finally {
@@ -36,7 +37,7 @@ describe('a helix run whose start time looks later than recorded (clock stepped 
     writeFileSync(fake, 'setTimeout(() => {}, 30000)\n')
     const c = spawn(process.execPath, [fake, 'run', '--summary'], {stdio: 'ignore'})
     try {
-      await new Promise((r) => setTimeout(r, 300))
+      await once(c, 'spawn') // exec done: the command line is the fake run's
       expect(looksLikeHelixRun(c.pid!)).toBe(true)
       expect(pidMatchesRecord(c.pid!, '2020-01-01T00:00:00Z')).toBe(true)
     } finally {

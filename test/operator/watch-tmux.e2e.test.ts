@@ -76,9 +76,12 @@ describe.runIf(hasTmux)('helix start from a tmux pane', () => {
     const pid = Number(/pid=(\d+)/.exec(capture(name))![1])
     try {
       expect(await waitFor(() => existsSync(path.join(stubDir, 'calls.jsonl')), 20_000)).toBe(true)
+      const panePid = Number(spawnSync('tmux', ['display-message', '-p', '-t', name, '#{pane_pid}'], {encoding: 'utf8'}).stdout.trim())
+      expect(panePid).toBeGreaterThan(0)
       spawnSync('tmux', ['kill-session', '-t', name])
       sessions.pop()
-      await new Promise((r) => setTimeout(r, 1000))
+      // the hangup has been delivered once the pane's shell is gone; the run must outlive it
+      expect(await waitFor(() => !pidAlive(panePid), 10_000)).toBe(true)
       expect(pidAlive(pid)).toBe(true)
       expect(rf(path.join(root, '.ddx', 'helix.pid'), 'utf8').startsWith(`${pid} `)).toBe(true)
     } finally {

@@ -1,4 +1,5 @@
 import {spawn} from 'node:child_process'
+import {once} from 'node:events'
 import {describe, expect, it} from 'vitest'
 import {claimLiveness, orphanThresholdSec, staleClaimIds} from '../../src/tracker/liveness.js'
 import {parseTracker} from '../../src/tracker/codec.js'
@@ -104,7 +105,7 @@ describe('real probe', () => {
   it('finds a process whose command line names helix and the bead id', async () => {
     const child = spawn(process.execPath, ['-e', 'setTimeout(()=>{}, 20000)', 'helix-probe-test', 'hx-deadbeef'])
     try {
-      await new Promise((r) => setTimeout(r, 200))
+      await once(child, 'spawn') // exec done: the command line names the bead
       expect(await realProbe().helixProcessNamesBead('hx-deadbeef')).toBe(true)
       expect(await realProbe().helixProcessNamesBead('hx-notthere')).toBe(false)
     } finally {
