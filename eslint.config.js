@@ -26,7 +26,7 @@ export default tseslint.config(
   // Tests feed control characters on purpose.
   {files: ['test/**/*.ts'], rules: {'no-control-regex': 'off'}},
   {
-    files: ['scripts/**/*.mjs', 'eslint.config.js', 'fixtures/agents/*.mjs'],
+    files: ['scripts/**/*.mjs', 'bin/*.js', 'eslint.config.js'],
     languageOptions: {globals: {process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly'}},
     rules: {
       'no-unused-vars': ['error', {caughtErrors: 'none'}],
