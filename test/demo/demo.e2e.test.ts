@@ -3,6 +3,7 @@ import {existsSync, readFileSync, realpathSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {trackProcess} from '../support/tmp.js'
 
 const REPO = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'))
 
@@ -18,11 +19,13 @@ interface DemoRun {
 function runDemo(args: string[]): Promise<DemoRun> {
   return new Promise((resolve, reject) => {
     // --no-build: never rebuild dist/ under the feet of other test files running in parallel
-    const child = spawn(process.execPath, [path.join(REPO, 'scripts', 'demo.mjs'), '--no-build', ...args], {
-      cwd: REPO,
-      env: {...process.env, NODE_ENV: 'production'},
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = trackProcess(
+      spawn(process.execPath, [path.join(REPO, 'scripts', 'demo.mjs'), '--no-build', ...args], {
+        cwd: REPO,
+        env: {...process.env, NODE_ENV: 'production'},
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    )
     let all = ''
     let stdout = ''
     child.stdout.on('data', (d: Buffer) => {

@@ -4,7 +4,7 @@ import path from 'node:path'
 import {spawn, spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {beads, calls, helix, helixAsync, implOrder, pidGone, project, runState, writeExecutable} from './e2e-helpers.js'
-import {makeTempDir} from '../support/tmp.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 const NO_REVIEW = ['--no-auto-review']
 
@@ -159,7 +159,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
   })
 
   it('orphan matrix at start: stale reclaimed; live pid, fresh, other owner skipped or ignored; other host by age', async () => {
-    const sleeper = spawn('sleep', ['60'], {stdio: 'ignore'})
+    const sleeper = trackProcess(spawn('sleep', ['60'], {stdio: 'ignore'}))
     const old = '2026-01-01T00:00:00Z'
     const fresh = new Date().toISOString()
     const claim = (pid: number, at: string, extra: Record<string, unknown> = {}) => ({status: 'in_progress', owner: 'helix', 'claimed-at': at, 'claimed-pid': pid, 'claimed-machine': hostname(), ...extra})
@@ -301,7 +301,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
   })
 
   it('mutex: a live holder → exit 2, tracker untouched, denied count incremented', async () => {
-    const sleeper = spawn('sleep', ['60'], {stdio: 'ignore'})
+    const sleeper = trackProcess(spawn('sleep', ['60'], {stdio: 'ignore'}))
     try {
       const p = project([{id: 'hx-m'}])
       // the holder's recorded start must not predate its process (a pid reused
@@ -326,7 +326,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
   })
 
   it('mutex: a pid reused by an unrelated later process is not a live run', async () => {
-    const sleeper = spawn('sleep', ['60'], {stdio: 'ignore'})
+    const sleeper = trackProcess(spawn('sleep', ['60'], {stdio: 'ignore'}))
     try {
       const p = project([{id: 'hx-r'}])
       // the file says the run started long before this `sleep` process existed

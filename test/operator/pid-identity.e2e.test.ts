@@ -1,7 +1,7 @@
 import {once} from 'node:events'
 import {describe, expect, it} from 'vitest'
 import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/state/pid-identity.js'
-import {makeTempDir} from '../support/tmp.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 describe('pid identity', () => {
   it('knows when this process started (Linux /proc)', () => {
@@ -13,7 +13,7 @@ describe('pid identity', () => {
 
   it('a record written after the process started matches; one from long before does not (non-helix process)', async () => {
     const {spawn} = await import('node:child_process')
-    const c = spawn('sleep', ['30'], {stdio: 'ignore'})
+    const c = trackProcess(spawn('sleep', ['30'], {stdio: 'ignore'}))
     try {
       await once(c, 'spawn')
       expect(pidMatchesRecord(c.pid!, new Date().toISOString())).toBe(true)
@@ -35,7 +35,7 @@ describe('a helix run whose start time looks later than recorded (clock stepped 
     const fake = path.join(dir, 'bin', 'run.js')
     ;(await import('node:fs')).mkdirSync(path.dirname(fake))
     writeFileSync(fake, 'setTimeout(() => {}, 30000)\n')
-    const c = spawn(process.execPath, [fake, 'run', '--summary'], {stdio: 'ignore'})
+    const c = trackProcess(spawn(process.execPath, [fake, 'run', '--summary'], {stdio: 'ignore'}))
     try {
       await once(c, 'spawn') // exec done: the command line is the fake run's
       expect(looksLikeHelixRun(c.pid!)).toBe(true)

@@ -3,6 +3,7 @@ import {once} from 'node:events'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {helix, killQuietly, project, REAL_HELIX, sleeper} from './helpers.js'
+import {trackProcess} from '../support/tmp.js'
 
 const kids: number[] = []
 afterEach(() => {
@@ -141,7 +142,7 @@ describe('helix status --watch (bare, default interval)', () => {
     const {spawn} = await import('node:child_process')
     const {BIN, env, waitFor} = await import('./helpers.js')
     const root = project({beads: [{id: 'hx-a', title: 'A'}]})
-    const child = spawn(process.execPath, [BIN, 'status', '--watch', '--json'], {cwd: root, env: env()})
+    const child = trackProcess(spawn(process.execPath, [BIN, 'status', '--watch', '--json'], {cwd: root, env: env()}))
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     expect(await waitFor(() => out.includes('"ready": 1'), 15_000)).toBe(true)

@@ -12,7 +12,7 @@ import path from 'node:path'
 
 interface Scope {
   dirs: string[]
-  pids: Array<{pid: number; group: boolean}>
+  pids: Array<{pid: number; group: boolean; child?: ChildProcess}>
 }
 
 const fileScope: Scope = {dirs: [], pids: []}
@@ -39,7 +39,7 @@ export function tempDir(prefix?: string): {path: string} & Disposable {
  */
 export function trackProcess<T extends ChildProcess | number>(child: T, opts: {group?: boolean} = {}): T {
   const pid = typeof child === 'number' ? child : child.pid
-  if (pid) current().pids.push({pid, group: opts.group ?? false})
+  if (pid) current().pids.push({pid, group: opts.group ?? false, child: typeof child === 'number' ? undefined : child})
   return child
 }
 
@@ -47,7 +47,10 @@ export function removeDir(dir: string): void {
   rmSync(dir, {recursive: true, force: true, maxRetries: 3, retryDelay: 50})
 }
 
-function killQuiet(pid: number, group: boolean): void {
+function killQuiet(pid: number, group: boolean, child?: ChildProcess): void {
+  // a child node has already reaped is not signalled: its pid may belong to someone else now
+  // (its group still is, when it led one: members can outlive the leader)
+  const reaped = child !== undefined && (child.exitCode !== null || child.signalCode !== null)
   if (group) {
     try {
       process.kill(-pid, 'SIGKILL')
@@ -56,6 +59,7 @@ function killQuiet(pid: number, group: boolean): void {
       // not a group leader (or already gone): fall back to the pid itself
     }
   }
+  if (reaped) return
   try {
     process.kill(pid, 'SIGKILL')
   } catch {
@@ -64,7 +68,7 @@ function killQuiet(pid: number, group: boolean): void {
 }
 
 function drain(scope: Scope): void {
-  for (const {pid, group} of scope.pids.splice(0).reverse()) killQuiet(pid, group)
+  for (const {pid, group, child} of scope.pids.splice(0).reverse()) killQuiet(pid, group, child)
   for (const dir of scope.dirs.splice(0).reverse()) removeDir(dir)
 }
 
