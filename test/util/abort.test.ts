@@ -19,6 +19,12 @@ describe('abortableSleep', () => {
     expect(performance.now() - t0).toBeLessThan(1000)
     expect(removed).toBe(1)
   })
+  it('a zero wait still yields to the event loop (a loop sleeping 0 cannot starve a signal handler)', async () => {
+    let ran = false
+    setImmediate(() => (ran = true))
+    await abortableSleep(0)
+    expect(ran).toBe(true)
+  })
   it('an already aborted signal, zero, negative or NaN: no wait', async () => {
     const ac = new AbortController()
     ac.abort()
