@@ -1,13 +1,27 @@
 import {defineConfig} from 'vitest/config'
 
+// Three projects by file name (issue 13):
+//   unit   test/**/*.test.ts         fakes, real temp dirs, no built CLI
+//   e2e    test/**/*.e2e.test.ts     spawns bin/run.js (dist/): one smoke test per behaviour
+//   stress test/**/*.stress.test.ts  crash, concurrency, torture; a short smoke by default,
+//                                    the full trial counts with HELIX_STRESS_FULL=1 (npm run test:stress)
+// `npm test` builds, then runs all three; `vitest run --project unit` runs one.
+const E2E = 'test/**/*.e2e.test.ts'
+const STRESS = 'test/**/*.stress.test.ts'
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     disableConsoleIntercept: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // End-to-end tests spawn real processes; two cores, so keep parallelism modest.
     maxWorkers: 2,
     pool: 'forks',
+    setupFiles: ['test/support/setup.ts'],
+    projects: [
+      {extends: true, test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: [E2E, STRESS, '**/node_modules/**']}},
+      {extends: true, test: {name: 'e2e', include: [E2E], globalSetup: ['test/support/dist-guard.ts']}},
+      {extends: true, test: {name: 'stress', include: [STRESS], globalSetup: ['test/support/dist-guard.ts'], testTimeout: 600_000}},
+    ],
   },
 })

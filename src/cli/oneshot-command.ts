@@ -4,6 +4,7 @@
  */
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
+import {EXIT} from '../util/errors.js'
 import type {OneShotAction} from '../agents/oneshot.js'
 import {agentFlags, agentFlagsInput, type AgentFlagValues} from './agent-flags.js'
 
@@ -47,9 +48,9 @@ export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction
     signalExit = code
     ac.abort()
   }
-  const onSigint = onSignal(130)
-  const onSigterm = onSignal(143)
-  const onSighup = onSignal(129) // a closed terminal takes the agent with it
+  const onSigint = onSignal(EXIT.SIGINT)
+  const onSigterm = onSignal(EXIT.SIGTERM)
+  const onSighup = onSignal(EXIT.SIGHUP) // a closed terminal takes the agent with it
   process.on('SIGINT', onSigint)
   process.on('SIGTERM', onSigterm)
   process.on('SIGHUP', onSighup)
@@ -69,5 +70,5 @@ export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction
     process.off('SIGHUP', onSighup)
   }
   if (signalExit) code = signalExit
-  if (code !== 0) cmd.exit(code)
+  if (code !== EXIT.OK) cmd.exit(code)
 }

@@ -21,6 +21,7 @@ import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
 import {readTracker} from '../tracker/store.js'
 import {HelixError} from '../util/errors.js'
+import {abortableSleep} from '../util/abort.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import type {LoopDeps} from './ports.js'
 import {gitGates} from './git-gates.js'
@@ -38,18 +39,6 @@ export interface WiringInput {
   signal?: AbortSignal
 }
 
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted || ms <= 0) return resolve()
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, {once: true})
-  })
-}
 
 export {gitGates}
 

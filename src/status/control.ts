@@ -4,7 +4,7 @@
  * after a grace period, SIGKILL.
  */
 import {spawn} from 'node:child_process'
-import {closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {HelixError} from '../util/errors.js'

@@ -6,7 +6,7 @@
  */
 import {projectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
-import {pidAlive, readPidFile, runHolderAlive} from '../state/pidfile.js'
+import {readPidFile, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {readTracker} from '../tracker/store.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'

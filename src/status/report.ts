@@ -4,9 +4,9 @@
  * fast path can call it without oclif. Never creates a log file; the only thing
  * it may change on disk is removing a pid file whose pid is dead (SPEC 7.1).
  */
-import {statSync, unlinkSync} from 'node:fs'
+import {statSync} from 'node:fs'
 import {projectPaths} from '../util/root.js'
-import {pidAlive, readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
+import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {readTracker} from '../tracker/store.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'

@@ -6,6 +6,8 @@
  * (end of argv, or followed by something that is not a number) gets the default
  * interval inserted; `--watch 5` and `--watch=5` pass through unchanged.
  */
+import {abortableSleep} from '../util/abort.js'
+import {errorMessage} from '../util/errors.js'
 import {hhmmss} from '../util/time.js'
 
 export const DEFAULT_WATCH_SECONDS = 2
@@ -67,20 +69,12 @@ export async function watchLoop(opts: WatchOptions): Promise<void> {
       try {
         body = await opts.frame({width, height: height - 1})
       } catch (error) {
-        body = `helix status: ${String((error as Error).message ?? error).split('\n')[0]}\n`
+        body = `helix status: ${errorMessage(error).split('\n')[0]}\n`
       }
       const header = `helix status — every ${opts.intervalSec}s — ${hhmmss(now())} (Ctrl-C to quit)`
       const lines = [header.slice(0, width), ...body.replace(/\n$/, '').split('\n')].slice(0, height)
       out.write(HOME + lines.map((l) => l + CLEAR_EOL).join('\n') + CLEAR_EOS)
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(done, opts.intervalSec * 1000)
-        function done() {
-          clearTimeout(t)
-          opts.signal.removeEventListener('abort', done)
-          resolve()
-        }
-        opts.signal.addEventListener('abort', done, {once: true})
-      })
+      await abortableSleep(opts.intervalSec * 1000, opts.signal)
     }
   } finally {
     out.write(SHOW_CURSOR)

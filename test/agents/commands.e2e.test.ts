@@ -1,8 +1,10 @@
 import {spawn, spawnSync} from 'node:child_process'
+import {once} from 'node:events'
 import {existsSync, readdirSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {CLI, isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
+import {trackProcess} from '../support/tmp.js'
 
 // End-to-end: the BUILT cli (npm run build first) driving stub agents.
 
@@ -113,10 +115,10 @@ describe('helix check', () => {
   it('SIGTERM kills the agent group and exits 143', async () => {
     const p = stubProject()
     p.script({check: ['hang-ignore-term-fork']})
-    const child = spawn(process.execPath, [CLI, 'check', '--agent', p.paths.command], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = trackProcess(spawn(process.execPath, [CLI, 'check', '--agent', p.paths.command], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']}))
     let out = ''
     child.stdout.on('data', (d) => (out += d))
-    while (!out.includes('hanging with grandchild')) await new Promise((r) => setTimeout(r, 50))
+    while (!out.includes('hanging with grandchild')) await once(child.stdout, 'data')
     child.kill('SIGTERM')
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
     expect(code).toBe(143)
@@ -132,7 +134,7 @@ describe('helix check interrupted', () => {
     p.script({check: ['hang']})
     const {readFileSync} = await import('node:fs')
     const start = async () => {
-      const child = spawn(process.execPath, [CLI, 'check', '--claude'], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']})
+      const child = trackProcess(spawn(process.execPath, [CLI, 'check', '--claude'], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']}))
       const n = p.calls().length
       while (p.calls().length === n) await new Promise((r) => setTimeout(r, 50))
       return child

@@ -1,8 +1,8 @@
-import {mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 // @ts-expect-error plain ESM fixture without types
 import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
+import {makeTempDir} from '../support/tmp.js'
 
 export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..')
 export const CLI = path.join(REPO, 'bin', 'run.js')
@@ -19,7 +19,7 @@ export interface StubEnv {
 
 /** A temp project with stub codex/claude/agent on PATH and a stub state dir. */
 export function stubProject(): StubEnv {
-  const base = mkdtempSync(path.join(os.tmpdir(), 'helix-agents-'))
+  const base = makeTempDir('helix-agents-')
   const root = path.join(base, 'proj')
   const bin = path.join(base, 'bin')
   const stubDir = path.join(base, 'stub')
@@ -31,6 +31,8 @@ export function stubProject(): StubEnv {
     PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`,
     HELIX_STUB_DIR: stubDir,
     NODE_ENV: 'production',
+    // never pay the real 10 s SIGTERM → SIGKILL grace in tests
+    HELIX_KILL_GRACE_MS: '500',
   }
   return {
     root,

@@ -1,10 +1,10 @@
-import {mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {actionFile, buildPrompt, bundledLibraryRoot} from '../../src/agents/prompts.js'
 import {NEXT_ACTION_CODES, parseTrailers} from '../../src/agents/trailers.js'
 import type {ActionName} from '../../src/agents/types.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const root = '/tmp/project'
 
@@ -30,7 +30,7 @@ describe('buildPrompt', () => {
   })
 
   it('reads .helix/context.md from the root when no context is given', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'helix-prompt-'))
+    const dir = makeTempDir('helix-prompt-')
     mkdirSync(path.join(dir, '.helix'))
     writeFileSync(path.join(dir, '.helix', 'context.md'), '# HELIX Execution Context\nfrom disk\n')
     expect(await buildPrompt('implementation', {root: dir, beadId: 'x'})).toContain('from disk')
@@ -78,7 +78,7 @@ describe('buildPrompt', () => {
   })
 
   it('HELIX_LIBRARY_ROOT overrides the library; a missing document is a clear error', async () => {
-    const lib = mkdtempSync(path.join(os.tmpdir(), 'helix-lib-'))
+    const lib = makeTempDir('helix-lib-')
     mkdirSync(path.join(lib, 'actions'))
     writeFileSync(path.join(lib, 'actions', 'check.md'), '# custom check doc\n')
     const p = await buildPrompt('check', {root, env: {HELIX_LIBRARY_ROOT: lib}})

@@ -1,11 +1,11 @@
-import {chmodSync, mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {chmodSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {defaultEffort, defaultReviewAgent, resolveAgent, resolveAgentOptions} from '../../src/agents/resolve.js'
+import {makeTempDir} from '../support/tmp.js'
 
 function binWith(...names: string[]): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'helix-bin-'))
+  const dir = makeTempDir('helix-bin-')
   for (const n of names) {
     writeFileSync(path.join(dir, n), '#!/bin/sh\n')
     chmodSync(path.join(dir, n), 0o755)

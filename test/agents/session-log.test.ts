@@ -1,11 +1,11 @@
-import {mkdtempSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {logStamp, openSessionLog} from '../../src/output/session-log.js'
+import {makeTempDir} from '../support/tmp.js'
 
 function tmp(): string {
-  return mkdtempSync(path.join(os.tmpdir(), 'helix-log-'))
+  return makeTempDir('helix-log-')
 }
 
 describe('session log', () => {

@@ -1,9 +1,9 @@
 // The demo's "build when needed" rule, on a fake repository layout (no real build).
-import {mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, describe, expect, it} from 'vitest'
+import {makeTempDir} from '../support/tmp.js'
 
 const DEMO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'demo.mjs')
 const loadDemo = async (): Promise<{buildReason: (repo: string) => string | null}> => import(DEMO)
@@ -14,7 +14,7 @@ afterEach(() => {
 })
 
 function repo(files: Record<string, number>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'helix-demo-build-'))
+  const dir = makeTempDir('helix-demo-build-')
   temps.push(dir)
   for (const [rel, mtimeSec] of Object.entries(files)) {
     const file = path.join(dir, rel)

@@ -1,9 +1,9 @@
 import {spawn, spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 // @ts-expect-error plain ESM helper without types
 import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(REPO, 'bin', 'run.js')
@@ -18,7 +18,7 @@ export interface Project {
 
 /** A temp git repo with a tracker of `beads`; stubs and their state live outside the repo. */
 export function project(beads: Array<Record<string, unknown>>, script: Record<string, unknown> = {}): Project {
-  const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-loop-')))
+  const base = makeTempDir('helix-loop-')
   const root = path.join(base, 'repo')
   const stubDir = path.join(base, 'stub')
   const binDir = path.join(base, 'bin')
@@ -41,6 +41,8 @@ export function project(beads: Array<Record<string, unknown>>, script: Record<st
     NODE_ENV: 'production',
     HELIX_BACKOFF_SLEEP: '0',
     HELIX_AUTO_ALIGN: '0',
+    // never pay the real 10 s SIGTERM → SIGKILL grace in tests
+    HELIX_KILL_GRACE_MS: '500',
   }
   return {root, stubDir, binDir, env, tracker}
 }
@@ -65,7 +67,7 @@ export function helix(p: Project, args: string[], extra: Record<string, string> 
 }
 
 export function helixAsync(p: Project, args: string[], extra: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], {cwd: p.root, env: cleanEnv({...p.env, ...extra})})
+  const child = trackProcess(spawn(process.execPath, [BIN, ...args], {cwd: p.root, env: cleanEnv({...p.env, ...extra})}))
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (d) => (stdout += d))

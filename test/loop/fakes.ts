@@ -328,7 +328,7 @@ export function opts(o: Partial<LoopOptions> = {}): LoopOptions {
   return {maxCycles: 0, summary: false, reviewEvery: 0, reviewThreshold: 100, autoReview: false, autoAlign: false, dryRun: false, ...o}
 }
 
-export const closeIt: Behaviour = (c, t) => {
+export const closeIt = (c: AgentCall, t: FakeTracker): void => {
   if (c.beadId) t.get(c.beadId).status = 'closed'
 }
 

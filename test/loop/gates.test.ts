@@ -1,12 +1,12 @@
 import {spawnSync} from 'node:child_process'
-import {mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync, chmodSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, writeFileSync, chmodSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {gitGates} from '../../src/loop/wiring.js'
+import {makeTempDir} from '../support/tmp.js'
 
 function repo(): string {
-  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-gates-')))
+  const root = makeTempDir('helix-gates-')
   spawnSync('git', ['init', '-q'], {cwd: root})
   return root
 }
@@ -59,7 +59,7 @@ describe('gates (real git, real scripts)', () => {
     expect(mark).toBe('4b825dc642cb6eb9a060e54bf8d69288fbee4904')
     writeFileSync(path.join(root, 'n.txt'), '1\n2\n')
     expect(await g.changedSince(mark)).toEqual({lines: 2, files: 1})
-    const plain = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-nogit-')))
+    const plain = makeTempDir('helix-nogit-')
     const h = gitGates(plain, () => {})
     expect(await h.mark()).toBeNull()
     expect(await h.changedSince(null)).toBeNull()
@@ -91,8 +91,8 @@ describe('gates (real git, real scripts)', () => {
 describe('commits of a cycle (run history, SPEC 16.5)', () => {
   it('head and commitsSince: the commits made after the claim, oldest first; none outside git', async () => {
     const root = repo()
-    const outside = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-gates-nogit-')))
-    try {
+    const outside = makeTempDir('helix-gates-nogit-')
+    {
       const g = gitGates(root, () => {})
       expect(await g.head!()).toBeNull()
       git(root, 'commit', '-q', '--allow-empty', '-m', 'base')
@@ -107,9 +107,6 @@ describe('commits of a cycle (run history, SPEC 16.5)', () => {
       const n = gitGates(outside, () => {})
       expect(await n.head!()).toBeNull()
       expect(await n.commitsSince!(null)).toEqual([])
-    } finally {
-      rmSync(root, {recursive: true, force: true})
-      rmSync(outside, {recursive: true, force: true})
     }
   })
 })

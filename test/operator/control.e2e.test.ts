@@ -3,8 +3,9 @@ import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {stopRun, forwardedRunArgs} from '../../src/status/control.js'
-import {BIN, helix, killQuietly, project, REPO, sleeper, tempDir, waitFor} from './helpers.js'
+import {BIN, helix, killQuietly, project, REPO, sleeper, waitFor} from './helpers.js'
 import {pidAlive} from '../../src/state/pidfile.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const kids: number[] = []
 afterEach(() => {
@@ -153,7 +154,7 @@ describe('helix start', () => {
     const root = project({beads: [{id: 'hx-aaaa0001', title: 'Hang here', status: 'open', acceptance: 'done'}]})
     spawnSync('git', ['init', '-q'], {cwd: root})
     const binDir = path.join(root, 'stubbin')
-    const stubDir = tempDir('helix-ops-stub-')
+    const stubDir = makeTempDir('helix-ops-stub-')
     const {installStubs} = await import(path.join(REPO, 'fixtures', 'agents', 'install-stubs.mjs'))
     installStubs(binDir)
     writeFileSync(path.join(stubDir, 'script.json'), JSON.stringify({implementation: {default: ['hang']}}))

@@ -1,29 +1,20 @@
-import {copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, writeFileSync} from 'node:fs'
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {afterAll} from 'vitest'
 import type {Bead, TrackerSnapshot} from '../../src/tracker/types.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(REPO, 'bin', 'run.js')
 export {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
-// Every temp directory a test file makes through these helpers is removed after that file.
-const created: string[] = []
-afterAll(() => {
-  while (created.length) rmSync(created.pop()!, {recursive: true, force: true})
-})
-
-/** A temp directory removed after the test file. */
+/** A temp directory removed after the test (test/support/tmp.ts). */
 export function tempDir(prefix = 'helix-ops-'): string {
-  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
-  created.push(dir)
-  return dir
+  return makeTempDir(prefix)
 }
 
 export function project(opts: {beads?: Bead[]; copy?: string} = {}): string {
-  const root = tempDir('helix-ops-')
+  const root = makeTempDir('helix-ops-')
   mkdirSync(path.join(root, '.ddx'))
   if (opts.copy) copyFileSync(opts.copy, path.join(root, '.ddx', 'beads.jsonl'))
   else if (opts.beads) writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), opts.beads.map((b) => JSON.stringify(b)).join('\n') + '\n')
@@ -31,7 +22,7 @@ export function project(opts: {beads?: Bead[]; copy?: string} = {}): string {
 }
 
 export function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', ...extra}
+  const e: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', ...extra}
   for (const k of ['HELIX_CLAIM_TOKEN', 'DDX_BEAD_DIR', 'HELIX_OWNER', 'HELIX_ORPHAN_THRESHOLD', 'HELIX_AGENT', 'HELIX_REVIEW_AGENT']) if (!(k in extra)) delete e[k]
   return e
 }
@@ -45,9 +36,9 @@ export function snapshot(beads: Bead[]): TrackerSnapshot {
   return {beads, byId: new Map(beads.map((b) => [b.id, b])), duplicateIds: []}
 }
 
-/** A long-lived process in its own group, killed by the caller. */
+/** A long-lived process in its own group, killed by the caller (and after the test in any case). */
 export function sleeper(seconds = 300): ChildProcess {
-  const c = spawn('sleep', [String(seconds)], {detached: true, stdio: 'ignore'})
+  const c = trackProcess(spawn('sleep', [String(seconds)], {detached: true, stdio: 'ignore'}), {group: true})
   c.unref()
   return c
 }

@@ -5,6 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {LogTail, newestSessionLog, renderLogLine, renderLogText} from '../../src/output/log-render.js'
 import {openSessionLog} from '../../src/output/session-log.js'
 import {BIN, env, helix, project, waitFor} from './helpers.js'
+import {trackProcess} from '../support/tmp.js'
 
 describe('log rendering', () => {
   it('renders helix events, dispatches and indented agent lines from a real session log', async () => {
@@ -73,7 +74,7 @@ describe('log rendering', () => {
     const root = project()
     const log = await openSessionLog(path.join(root, '.helix-logs'))
     log.event('first')
-    const child = spawn(process.execPath, [BIN, 'logs', '--follow'], {cwd: root, env: env()})
+    const child = trackProcess(spawn(process.execPath, [BIN, 'logs', '--follow'], {cwd: root, env: env()}))
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     expect(await waitFor(() => out.includes('first'), 15_000)).toBe(true)
@@ -101,7 +102,7 @@ describe('long fields', () => {
 describe('--follow before any run', () => {
   it('waits for the first session log, then follows it', async () => {
     const root = project()
-    const child = spawn(process.execPath, [BIN, 'logs', '-f'], {cwd: root, env: env()})
+    const child = trackProcess(spawn(process.execPath, [BIN, 'logs', '-f'], {cwd: root, env: env()}))
     let out = ''
     let err = ''
     child.stdout.on('data', (d) => (out += d))

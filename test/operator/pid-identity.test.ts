@@ -1,6 +1,7 @@
+import {once} from 'node:events'
 import {describe, expect, it} from 'vitest'
 import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/state/pid-identity.js'
-import {tempDir} from './helpers.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 describe('pid identity', () => {
   it('knows when this process started (Linux /proc)', () => {
@@ -12,9 +13,9 @@ describe('pid identity', () => {
 
   it('a record written after the process started matches; one from long before does not (non-helix process)', async () => {
     const {spawn} = await import('node:child_process')
-    const c = spawn('sleep', ['30'], {stdio: 'ignore'})
+    const c = trackProcess(spawn('sleep', ['30'], {stdio: 'ignore'}))
     try {
-      await new Promise((r) => setTimeout(r, 100))
+      await once(c, 'spawn')
       expect(pidMatchesRecord(c.pid!, new Date().toISOString())).toBe(true)
       expect(pidMatchesRecord(c.pid!, '2020-01-01T00:00:00Z')).toBe(false)
     } finally {
@@ -33,13 +34,13 @@ describe('a helix run whose start time looks later than recorded (clock stepped 
     const {spawn} = await import('node:child_process')
     const {writeFileSync} = await import('node:fs')
     const path = await import('node:path')
-    const dir = tempDir('helix-ops-id-')
+    const dir = makeTempDir('helix-ops-id-')
     const fake = path.join(dir, 'bin', 'run.js')
     ;(await import('node:fs')).mkdirSync(path.dirname(fake))
     writeFileSync(fake, 'setTimeout(() => {}, 30000)\n')
-    const c = spawn(process.execPath, [fake, 'run', '--summary'], {stdio: 'ignore'})
+    const c = trackProcess(spawn(process.execPath, [fake, 'run', '--summary'], {stdio: 'ignore'}))
     try {
-      await new Promise((r) => setTimeout(r, 300))
+      await once(c, 'spawn') // exec done: the command line is the fake run's
       expect(looksLikeHelixRun(c.pid!)).toBe(true)
       expect(pidMatchesRecord(c.pid!, '2020-01-01T00:00:00Z')).toBe(true)
     } finally {

@@ -2,7 +2,8 @@ import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {readRunState} from '../../src/state/run-state.js'
-import {helix, killQuietly, project, sleeper, tempDir} from './helpers.js'
+import {helix, killQuietly, project, sleeper} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const kids: number[] = []
 afterAll(() => kids.forEach(killQuietly))
@@ -11,7 +12,7 @@ const MISTYPED = {skipped: 'x', current_bead: 5, backoff_until: 7, focused_epic:
 
 describe('run-state with values of the wrong type', () => {
   it('readRunState falls back to the empty value per key and keeps the rest', async () => {
-    const file = path.join(tempDir('helix-rs-'), 'run-state.json')
+    const file = path.join(makeTempDir('helix-rs-'), 'run-state.json')
     writeFileSync(file, JSON.stringify({...MISTYPED, pid: 'abc', completed_cycles: 3, phase: 'running'}))
     const rs = (await readRunState(file))!
     expect(rs).toMatchObject({pid: null, skipped: [], current_bead: null, backoff_until: {}, focused_epic: null, attempts: {}, cycles: [], completed_cycles: 3, phase: 'running'})

@@ -1,7 +1,9 @@
 import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {once} from 'node:events'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {helix, killQuietly, project, REAL_HELIX, sleeper} from './helpers.js'
+import {trackProcess} from '../support/tmp.js'
 
 const kids: number[] = []
 afterEach(() => {
@@ -66,7 +68,7 @@ describe('helix status (built CLI)', () => {
     })
   })
 
-  it('--json during a run (live pid + run-state), then after the run died: stale pid reported and removed', () => {
+  it('--json during a run (live pid + run-state), then after the run died: stale pid reported and removed', async () => {
     const now = new Date()
     const root = project({
       beads: [
@@ -98,9 +100,9 @@ describe('helix status (built CLI)', () => {
     expect(existsSync(log)).toBe(false) // status never creates a log
 
     // the run dies without cleaning up
+    const exited = once(s, 'exit')
     killQuietly(s.pid)
-    const deadline = Date.now() + 5000
-    while (Date.now() < deadline && existsSync(`/proc/${s.pid}`) && !readFileSync(`/proc/${s.pid}/stat`, 'utf8').includes(') Z')) {}
+    await exited
     const after = helix(root, ['status', '--json'])
     expect(after.code).toBe(0)
     expect(after.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} was not running)\n`)
@@ -145,7 +147,7 @@ describe('helix status --watch (bare, default interval)', () => {
     const {spawn} = await import('node:child_process')
     const {BIN, env, waitFor} = await import('./helpers.js')
     const root = project({beads: [{id: 'hx-a', title: 'A'}]})
-    const child = spawn(process.execPath, [BIN, 'status', '--watch', '--json'], {cwd: root, env: env()})
+    const child = trackProcess(spawn(process.execPath, [BIN, 'status', '--watch', '--json'], {cwd: root, env: env()}))
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     expect(await waitFor(() => out.includes('"ready": 1'), 15_000)).toBe(true)

@@ -2,7 +2,8 @@ import {spawnSync} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, project, tempDir, waitFor} from './helpers.js'
+import {BIN, project, waitFor} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0
 const sessions: string[] = []
@@ -63,7 +64,7 @@ describe.runIf(hasTmux)('helix start from a tmux pane', () => {
     const root = project({beads: [{id: 'hx-aaaa0001', title: 'Hang here', status: 'open'}]})
     spawnSync('git', ['init', '-q'], {cwd: root})
     const binDir = path.join(root, 'stubbin')
-    const stubDir = tempDir('helix-ops-stub-')
+    const stubDir = makeTempDir('helix-ops-stub-')
     const {installStubs} = await import(path.join(REPO, 'fixtures', 'agents', 'install-stubs.mjs'))
     installStubs(binDir)
     wf(path.join(stubDir, 'script.json'), JSON.stringify({implementation: {default: ['hang']}}))
@@ -75,9 +76,12 @@ describe.runIf(hasTmux)('helix start from a tmux pane', () => {
     const pid = Number(/pid=(\d+)/.exec(capture(name))![1])
     try {
       expect(await waitFor(() => existsSync(path.join(stubDir, 'calls.jsonl')), 20_000)).toBe(true)
+      const panePid = Number(spawnSync('tmux', ['display-message', '-p', '-t', name, '#{pane_pid}'], {encoding: 'utf8'}).stdout.trim())
+      expect(panePid).toBeGreaterThan(0)
       spawnSync('tmux', ['kill-session', '-t', name])
       sessions.pop()
-      await new Promise((r) => setTimeout(r, 1000))
+      // the hangup has been delivered once the pane's shell is gone; the run must outlive it
+      expect(await waitFor(() => !pidAlive(panePid), 10_000)).toBe(true)
       expect(pidAlive(pid)).toBe(true)
       expect(rf(path.join(root, '.ddx', 'helix.pid'), 'utf8').startsWith(`${pid} `)).toBe(true)
     } finally {

@@ -5,9 +5,12 @@ import {describe, expect, it} from 'vitest'
 import {parseTracker, serializeTracker} from '../../src/tracker/codec.js'
 import {acquireTrackerLock, LOCK_STALE_MS} from '../../src/tracker/store.js'
 import {REPO, cleanEnv, tempProject} from './helpers.js'
+import {trials} from '../support/stress.js'
+import {trackProcess} from '../support/tmp.js'
 
-const TRIALS_PER_BATCH = 10
-const BATCHES = 2 // 20 trials: each waits out the 10 s stale window (SPEC 13.1)
+// full: 5 batches of 10 kills; smoke (npm test): one batch of 3, one per lane
+const TRIALS_PER_BATCH = trials(10, 3)
+const BATCHES = trials(5, 1)
 /** independent projects killed side by side (the lock wait is idle time) */
 const PARALLEL = 3
 const SLACK_MS = 2500
@@ -39,7 +42,7 @@ function initial(): string {
 }
 
 async function trial(root: string, script: string, file: string, paths: Parameters<typeof acquireTrackerLock>[0]): Promise<number> {
-  const child = spawn(process.execPath, [script, root], {env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit']})
+  const child = trackProcess(spawn(process.execPath, [script, root], {env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit']}))
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()))
   await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 120)))
   child.kill('SIGKILL')

@@ -1,32 +1,23 @@
-import {mkdirSync, mkdtempSync, realpathSync, writeFileSync, readFileSync, copyFileSync, rmSync} from 'node:fs'
-import {afterAll} from 'vitest'
+import {mkdirSync, writeFileSync, readFileSync, copyFileSync} from 'node:fs'
 import {createHash} from 'node:crypto'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {spawn, spawnSync} from 'node:child_process'
 import {projectPaths, type ProjectPaths} from '../../src/util/root.js'
 import type {ProcessProbe} from '../../src/tracker/types.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(REPO, 'bin', 'run.js')
 export {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
-const created: string[] = []
-// every test file that uses these helpers removes the projects it made
-afterAll(() => {
-  for (const dir of created.splice(0)) rmSync(dir, {recursive: true, force: true})
-})
-
-/** A fresh temp directory, removed after the test file. */
+/** A fresh temp directory, removed after the test (test/support/tmp.ts). */
 export function tempDir(prefix = 'helix-tracker-'): string {
-  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
-  created.push(dir)
-  return dir
+  return makeTempDir(prefix)
 }
 
-/** A temp project with `.ddx/` and optionally a tracker body (removed after the test file). */
+/** A temp project with `.ddx/` and optionally a tracker body. */
 export function tempProject(body?: string | Buffer): {root: string; paths: ProjectPaths} {
-  const root = tempDir()
+  const root = makeTempDir('helix-tracker-')
   mkdirSync(path.join(root, '.ddx'))
   if (body !== undefined) writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), body)
   return {root, paths: projectPaths(root, {})}
@@ -53,7 +44,7 @@ export interface RunResult {
 }
 
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', ...extra}
+  const env: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', ...extra}
   for (const k of ['HELIX_CLAIM_TOKEN', 'HELIX_BEAD_ID', 'HELIX_DISPATCH_ID', 'HELIX_TEST_PAUSE_BEFORE_RENAME', 'DDX_BEAD_DIR', 'DDX_BEAD_PREFIX', 'HELIX_OWNER', 'HELIX_LOCK_TIMEOUT', 'HELIX_ORPHAN_THRESHOLD']) {
     if (!(k in extra)) delete env[k]
   }
@@ -69,7 +60,7 @@ export function helix(cwd: string, args: string[], extraEnv: Record<string, stri
 /** Run the built CLI asynchronously (for concurrency tests). */
 export function helixAsync(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {cwd, env: cleanEnv(extraEnv)})
+    const child = trackProcess(spawn(process.execPath, [BIN, ...args], {cwd, env: cleanEnv(extraEnv)}))
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))

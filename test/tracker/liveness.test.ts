@@ -1,10 +1,12 @@
 import {spawn} from 'node:child_process'
+import {once} from 'node:events'
 import {describe, expect, it} from 'vitest'
 import {claimLiveness, orphanThresholdSec, staleClaimIds} from '../../src/tracker/liveness.js'
 import {parseTracker} from '../../src/tracker/codec.js'
 import {realProbe, currentStartToken, pidRunning, startTokenOf} from '../../src/recovery/probe.js'
 import type {Bead} from '../../src/tracker/types.js'
 import {fakeProbe} from './helpers.js'
+import {trackProcess} from '../support/tmp.js'
 
 const NOW = new Date('2026-06-01T12:00:00Z')
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString()
@@ -91,7 +93,7 @@ describe('real probe', () => {
     expect(probe.isRunning(process.pid)).toBe(true)
     expect(currentStartToken()).toMatch(/^\d+$/)
     expect(probe.startToken(process.pid)).toBe(currentStartToken())
-    const child = spawn('sleep', ['30'])
+    const child = trackProcess(spawn('sleep', ['30']))
     const pid = child.pid!
     expect(pidRunning(pid)).toBe(true)
     expect(startTokenOf(pid)).toMatch(/^\d+$/)
@@ -102,9 +104,9 @@ describe('real probe', () => {
   })
 
   it('finds a process whose command line names helix and the bead id', async () => {
-    const child = spawn(process.execPath, ['-e', 'setTimeout(()=>{}, 20000)', 'helix-probe-test', 'hx-deadbeef'])
+    const child = trackProcess(spawn(process.execPath, ['-e', 'setTimeout(()=>{}, 20000)', 'helix-probe-test', 'hx-deadbeef']))
     try {
-      await new Promise((r) => setTimeout(r, 200))
+      await once(child, 'spawn') // exec done: the command line names the bead
       expect(await realProbe().helixProcessNamesBead('hx-deadbeef')).toBe(true)
       expect(await realProbe().helixProcessNamesBead('hx-notthere')).toBe(false)
     } finally {

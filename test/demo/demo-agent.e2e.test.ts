@@ -1,11 +1,11 @@
 // The scripted demo agent, driven directly (no helix run): each action against a
 // real copy of the demo project and the real built `helix tracker` commands.
 import {spawnSync} from 'node:child_process'
-import {cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {cpSync, existsSync, readFileSync, realpathSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {makeTempDir} from '../support/tmp.js'
 
 const REPO = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'))
 const AGENT = path.join(REPO, 'fixtures', 'agents', 'demo-agent.mjs')
@@ -57,7 +57,7 @@ function agent(prompt: string, dialect: 'command' | 'codex' | 'claude' = 'comman
 const implPrompt = (id: string) => `HELIX implementation action for the project at ${ws}\nAction document: x.md\nImplementation target: ${id}\n`
 
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-demo-agent-')))
+  base = makeTempDir('helix-demo-agent-')
   ws = path.join(base, 'strkit')
   cpSync(path.join(REPO, 'fixtures', 'demo'), ws, {recursive: true})
   git(['init', '-q'])

@@ -1,9 +1,9 @@
 import {spawnSync} from 'node:child_process'
-import {lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync, existsSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync, existsSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, describe, expect, it} from 'vitest'
+import {makeTempDir} from '../support/tmp.js'
 
 const REPO = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'))
 const SCRIPT = path.join(REPO, 'scripts', 'install.sh')
@@ -11,7 +11,7 @@ const ENTRY = path.join(REPO, 'bin', 'run.js')
 
 const temps: string[] = []
 function temp(): string {
-  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-install-')))
+  const dir = makeTempDir('helix-install-')
   temps.push(dir)
   return dir
 }
