@@ -18,6 +18,7 @@ import {currentStartToken} from '../recovery/probe.js'
 import {endProcesses, escapedDescendants, killGraceMs, signalExitCode, signalGroup, signalTarget} from '../util/process.js'
 import {AGENT_WRAPPER} from './watchdog.js'
 import {hhmmss} from '../util/time.js'
+import {errorMessage} from '../util/errors.js'
 
 export interface Invocation {
   file: string
@@ -484,7 +485,7 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     })
 
     child.once('close', () => {}) // keep node from warning; we use 'exit'
-    child.once('exit', async (code, signal) => {
+    const onExit = async (code: number | null, signal: NodeJS.Signals | null): Promise<void> => {
       // The agent is gone. Anything left of its dispatch (the watchdog, a forked
       // helper, a grandchild holding the pipe, a setsid escapee) is ended:
       // SIGTERM now, SIGKILL at the kill's deadline or after a short grace.
@@ -507,6 +508,13 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       else if (code !== null) rc = code
       else rc = signalExitCode(signal)
       finish(rc)
+    }
+    child.once('exit', (code, signal) => {
+      // a failure while cleaning up must still end the dispatch, never leave it pending
+      onExit(code, signal).catch((error: unknown) => {
+        req.log.event('agent cleanup failed', {error: errorMessage(error)}, 'error')
+        finish(code ?? signalExitCode(signal))
+      })
     })
   })
 }

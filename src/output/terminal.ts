@@ -10,6 +10,7 @@ import type {LoopOutput} from '../loop/ports.js'
 import {sanitize} from '../util/sanitize.js'
 
 /** ESC [ … m: colour and style only (SGR); any other escape is not let through */
+// eslint-disable-next-line no-control-regex -- ESC is exactly what this pattern must match
 const SGR = /\u001b\[[0-9;]*m/g
 
 /** Agent output keeps its own colours on a colour terminal; every other control character is neutralised. */

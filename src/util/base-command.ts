@@ -40,6 +40,7 @@ export abstract class HelixCommand extends Command {
 export function parseErrorLine(err: {message?: unknown; args?: unknown}): string {
   const lines = String(err?.message ?? err)
     .split('\n')
+    // eslint-disable-next-line no-control-regex -- strips oclif's own colour codes (ESC [ … m)
     .map((s) => s.replace(/\u001b\[[0-9;]*m/g, '').trim())
     .filter((s) => s !== '' && s !== 'See more help with --help')
   const first = lines[0] ?? 'error'
