@@ -68,13 +68,14 @@ describe('npm run demo', () => {
       expect(run.all).toMatch(new RegExp(`cycle \\d+: ${id} → COMPLETE`))
     }
     // summary-mode agent lines point into the session log
-    expect(run.all).toMatch(/codex complete \(rc=0, \d+s, \d+ tokens\) — log \d+–\d+ in \/\S+\.log/)
+    expect(run.all).toMatch(/codex complete \(rc=0, \d+s, \d+ tokens\) — log L\d+–L\d+ in \/\S+\.log/)
   })
 
   it('shows the failed first attempt and its retry after the backoff', () => {
     const attempts = run.all.match(/cycle \d+: hx-de000005 \(\d+ ready\)/g) ?? []
     expect(attempts.length).toBe(2)
-    expect(run.all).toMatch(/cycle 1: FAILED/)
+    // SPEC 16.3: a failed cycle says why
+    expect(run.all).toMatch(/cycle 1: hx-de000005 → FAILED \(rc=1: \[demo-agent\] node --test: FAILED — not closing hx-de000005\)/)
     expect(run.all).toContain('implementation failed during cycle 1')
     expect(run.all).toContain('FAILED — not closing hx-de000005')
     expect(run.all).toMatch(/backoff {2}bead=hx-de000005 {2}attempts=1 {2}seconds=1/)
