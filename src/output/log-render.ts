@@ -161,9 +161,9 @@ export async function renderLogFile(file: string, write: (text: string) => boole
  * `--lines A-B`: the line range a log pointer names. Accepts `12-340`, `L12-L340`
  * and `L12–L340` (en dash, as the summary lines print it), and a single `L12`.
  */
-export function parseLineRange(text: string): {from: number; to: number} {
+export function parseLineRange(text: string, shown: string = text): {from: number; to: number} {
   const m = /^\s*L?(\d{1,9})(?:\s*[-–—]\s*L?(\d{1,9}))?\s*$/i.exec(text)
-  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(text)}': ${why}`, 1)
+  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(shown)}': ${why}`, 1)
   if (!m) throw bad('use A-B, e.g. 12-340 or L12–L340')
   const from = Number(m[1])
   const to = m[2] === undefined ? from : Number(m[2])
@@ -197,12 +197,8 @@ export interface LinePointer {
 export function parseLinePointer(text: string): LinePointer {
   const m = /^\s*(?:log\s+)?(L?\d[^(]*?)\s*(?:\(\s*([^)]*?)\s*\))?\s*(?:\bin\s+(\S.*?))?\s*$/i.exec(text)
   if (!m) return parseLineRange(text)
-  let range: {from: number; to: number}
-  try {
-    range = parseLineRange(m[1])
-  } catch {
-    return parseLineRange(text) // the error names what was given
-  }
+  // the error names what was given, the whole pointer
+  const range = parseLineRange(m[1], text)
   const out: LinePointer = {...range}
   if (m[2] !== undefined) {
     if (!/^[wW]?\d{1,3}$/.test(m[2])) throw new HelixError(`invalid --lines '${sanitize(text)}': the slot is written (wN), e.g. L40–L88 (w2)`, 1)
