@@ -309,9 +309,13 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   const dispatchId = req.dispatchId || newDispatchId(req)
 
   const logArgv = inv.stdin === 'ignore' && inv.args.at(-1) === req.prompt ? [...argv.slice(0, -1), '<prompt>'] : argv
-  log.event('dispatch', {dispatch: n, action: req.action, agent: req.agent.name, argv: logArgv, dispatch_id: dispatchId})
+  // SPEC 15.4: with --workers > 1 every record of this dispatch names its slot and bead, so
+  // `helix logs --lines A-B --slot wN` can pick one slot's records out of the interleaved log
+  const tag: {dispatch: number; slot?: number; bead?: string} =
+    req.slot !== undefined ? {dispatch: n, slot: req.slot, ...(req.beadId ? {bead: req.beadId} : {})} : {dispatch: n}
+  log.event('dispatch', {...tag, action: req.action, agent: req.agent.name, argv: logArgv, dispatch_id: dispatchId})
   // the prompt's size and first line only: whole prompts would swamp `helix logs` (`--dry-run` reproduces them)
-  log.event('prompt', {dispatch: n, chars: req.prompt.length, first_line: req.prompt.split('\n', 1)[0].slice(0, 200)}, 'debug')
+  log.event('prompt', {...tag, chars: req.prompt.length, first_line: req.prompt.split('\n', 1)[0].slice(0, 200)}, 'debug')
 
   const env: NodeJS.ProcessEnv = {...process.env, ...(req.env ?? {})}
   for (const k of ['HELIX_BEAD_ID', 'HELIX_CLAIM_TOKEN'] as const) delete env[k]
@@ -334,7 +338,7 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     const decoded = decoder.push(line)
     if (decoded.progress !== false) lastProgress = Date.now()
     for (const l of decoded.log) {
-      log.agentLine(l, {dispatch: n})
+      log.agentLine(l, tag)
       if (first === 0) first = log.lines
       last = log.lines
     }
@@ -360,12 +364,12 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       if (killTimer) clearTimeout(killTimer)
       req.signal?.removeEventListener('abort', onAbort)
       const durationMs = Date.now() - started
-      if (timedOut) log.event(timeoutMessage(req.agent.name, req.timeoutSec), {dispatch: n}, 'warn')
-      if (stalled) log.event(`helix: [${hhmmss(new Date())}] ${req.agent.name} ${stallMessage(req.stallTimeoutSec ?? 0)} — killed`, {dispatch: n}, 'warn')
-      if (aborted) log.event(`helix: ${req.agent.name} interrupted — killed`, {dispatch: n}, 'warn')
+      if (timedOut) log.event(timeoutMessage(req.agent.name, req.timeoutSec), tag, 'warn')
+      if (stalled) log.event(`helix: [${hhmmss(new Date())}] ${req.agent.name} ${stallMessage(req.stallTimeoutSec ?? 0)} — killed`, tag, 'warn')
+      if (aborted) log.event(`helix: ${req.agent.name} interrupted — killed`, tag, 'warn')
       const tokens = decoder.tokens()
       const verdict = decoder.verdict?.()
-      log.event('dispatch end', {dispatch: n, rc, tokens, duration_ms: durationMs, timed_out: timedOut, ...(verdict && verdict.health.kind !== 'ok' ? {health: verdict.health} : {})})
+      log.event('dispatch end', {...tag, rc, tokens, duration_ms: durationMs, timed_out: timedOut, ...(verdict && verdict.health.kind !== 'ok' ? {health: verdict.health} : {})})
       resolve({
         dispatchId,
         stalled,
@@ -429,6 +433,14 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     const escapees = new Set<number>()
     liveGroups.set(pgid, {escapees, dispatchId})
     installExitHook()
+    if (req.onSpawn) {
+      // the wrapper execs the agent, so the group leader's pid is the agent's pid
+      try {
+        req.onSpawn(pgid)
+      } catch (error) {
+        log.event('onSpawn failed', {...tag, error: errorMessage(error)}, 'warn')
+      }
+    }
     const target = {pgid, dispatchId, pids: escapees}
 
     const collectEscapees = () => {

@@ -39,6 +39,14 @@ export interface DispatchRequest {
   dispatchId?: string
   /** the agent's working directory when it is not `root` (a worker's git worktree, SPEC 15.1) */
   cwd?: string
+  /**
+   * the worker slot (1-based) with `--workers` > 1 (SPEC 15.4): the dispatch's session-log
+   * records then carry `slot` and `bead`, so a pointer names one slot's records. Unset with one
+   * worker, so its log stays as it was.
+   */
+  slot?: number
+  /** called once with the agent's pid when it has been spawned (run-state `workers[].pid`) */
+  onSpawn?: (pid: number) => void
 }
 
 /**

@@ -5,7 +5,7 @@ import {HelixCommand} from '../util/base-command.js'
 import {HelixError} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
-import {followLog, newestSessionLog, parseLineRange, renderLogFile, renderLogLines} from '../output/log-render.js'
+import {followLog, newestSessionLog, parseLinePointer, parseSlot, renderLogFile, renderLogLines} from '../output/log-render.js'
 
 export default class Logs extends HelixCommand {
   static override description = 'Show the newest session log (.helix-logs/helix-*.log) for people'
@@ -15,6 +15,8 @@ export default class Logs extends HelixCommand {
     '<%= config.bin %> logs --follow',
     '<%= config.bin %> logs .helix-logs/helix-20260101-120000.log',
     '<%= config.bin %> logs --lines L12–L340 .helix-logs/helix-20260101-120000.log',
+    "<%= config.bin %> logs --lines 'L40–L88 (w2)' .helix-logs/helix-20260101-120000.log",
+    '<%= config.bin %> logs --lines L40-L88 --slot w2',
   ]
 
   static override args = {
@@ -24,8 +26,13 @@ export default class Logs extends HelixCommand {
   static override flags = {
     follow: Flags.boolean({char: 'f', description: 'keep printing new records until Ctrl-C', default: false}),
     lines: Flags.string({
-      description: "print exactly the records on these lines, with their line numbers: a summary line's pointer (L12–L340, L12-L340 or 12-340) (default: the whole log)",
+      description:
+        "print exactly the records on these lines, with their line numbers: a summary line's pointer (L12–L340, L12-L340 or 12-340; a --workers pointer 'L40–L88 (w2)' keeps only that slot's records) (default: the whole log)",
       helpValue: 'A-B',
+    }),
+    slot: Flags.string({
+      description: 'only the records of this worker slot of a --workers run (w2 or 2) (default: every record)',
+      helpValue: 'wN',
     }),
   }
 
@@ -56,15 +63,23 @@ export default class Logs extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Logs)
-    const range = flags.lines === undefined ? null : parseLineRange(flags.lines)
+    const pointer = flags.lines === undefined ? null : parseLinePointer(flags.lines)
+    const range = pointer ? {from: pointer.from, to: pointer.to} : null
     if (range && flags.follow) throw new HelixError('--lines and --follow cannot be combined', 1)
+    const flagSlot = flags.slot === undefined ? undefined : parseSlot(flags.slot)
+    if (flagSlot !== undefined && pointer?.slot !== undefined && flagSlot !== pointer.slot) {
+      throw new HelixError(`--slot w${flagSlot} and the pointer's (w${pointer.slot}) differ; give one`, 1)
+    }
+    const slot = flagSlot ?? pointer?.slot
     const paths = projectPaths(process.cwd(), process.env)
     const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
     let file: string
-    if (args.file) {
-      const candidates = [path.resolve(args.file), path.join(paths.logDir, args.file)]
+    // a whole pasted pointer (`… in <path>`) names its file; an explicit FILE wins
+    const named = args.file ?? pointer?.file
+    if (named) {
+      const candidates = [path.resolve(named), path.join(paths.logDir, named)]
       const found = candidates.find((c) => existsSync(c))
-      if (!found) throw new HelixError(`log file not found: ${sanitize(args.file)}`, 1)
+      if (!found) throw new HelixError(`log file not found: ${sanitize(named)}`, 1)
       file = found
     } else {
       let newest = newestSessionLog(paths.logDir)
@@ -83,8 +98,9 @@ export default class Logs extends HelixCommand {
       const write = (t: string) => !gone && (process.stdout.write(t) || true)
       let short: number | null = null
       try {
-        if (range) short = await renderLogLines(file, range, write, {color})
-        else await renderLogFile(file, write, {color})
+        const opts = {color, ...(slot !== undefined ? {slot} : {})}
+        if (range) short = await renderLogLines(file, range, write, opts)
+        else await renderLogFile(file, write, opts)
       } catch (error) {
         throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize((error as Error).message)}`, 1)
       }
@@ -106,6 +122,7 @@ export default class Logs extends HelixCommand {
       logDir: args.file ? undefined : paths.logDir,
       write: (t) => process.stdout.write(t),
       color,
+      ...(slot !== undefined ? {slot} : {}),
       signal: ac.signal,
     })
   }

@@ -9,11 +9,20 @@ import {recoverWorktrees} from '../git/worktrees.js'
 import {sanitize} from '../util/sanitize.js'
 
 export default class Recover extends HelixCommand {
-  // Declared (hidden) only so that a stray word reaches this command and is
-  // refused in one line, instead of oclif looking for a command 'recover:<word>'.
-  static override args = {unexpected: Args.string({hidden: true})}
+  static override args = {
+    id: Args.string({
+      description:
+        "release this one bead's claim when its claimer is not live by pid evidence (dead or reused pid, no process of its dispatch), whatever its age; an id that begins with '-' goes after '--' (default: every orphaned claim)",
+      required: false,
+    }),
+  }
 
-  static override description = "Reclaim orphaned in_progress beads (helix's own stale claims) now"
+  // a second word is refused by run() in the house format (`helix: unexpected argument: …`)
+  static override strict = false
+
+  static override description = "Reclaim orphaned in_progress beads (helix's own stale claims) now, or release one named bead"
+
+  static override examples = ['<%= config.bin %> recover', '<%= config.bin %> recover --dry-run', '<%= config.bin %> recover hx-1a2b', '<%= config.bin %> recover -- -odd-id']
 
   static override flags = {
     'dry-run': Flags.boolean({description: 'list what would be reclaimed; change nothing', default: false}),
@@ -21,9 +30,21 @@ export default class Recover extends HelixCommand {
   }
 
   async run(): Promise<void> {
-    const {args, flags} = await this.parse(Recover)
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
+    const {args, flags, argv} = await this.parse(Recover)
+    if (argv.length > 1) throw new HelixError(`unexpected argument: ${sanitize(String(argv[1]))}`, 1)
     const env = process.env
+    if (args.id !== undefined && flags.worktrees) throw new HelixError('--worktrees takes no bead id', 1)
+    if (args.id !== undefined) {
+      if (args.id.trim() === '') throw new HelixError('empty bead id', 1)
+      const {releaseClaim} = await import('../recovery/release.js')
+      await releaseClaim(projectPaths(process.cwd(), env), args.id, {
+        owner: env.HELIX_OWNER?.trim() || 'helix',
+        probe: realProbe(),
+        dryRun: flags['dry-run'],
+        say: (line) => this.out(sanitize(line)),
+      })
+      return
+    }
     if (flags.worktrees) {
       await recoverWorktrees(projectPaths(process.cwd(), env), {env, dryRun: flags['dry-run'], say: (line) => this.out(line)})
       return

@@ -177,12 +177,12 @@ export async function acceptanceGate(r: Run, n: number, id: string): Promise<voi
 }
 
 /** post-implementation (or epic) review; unreadable review stops the run */
-export async function review(r: Run, id: string, n?: number): Promise<Step> {
+export async function review(r: Run, id: string, n?: number, slot?: number): Promise<Step> {
   r.d.out.normal(`helix: [${r.t()}] post-implementation review of ${sanitize(id)}`)
   const before = await r.d.tracker.read()
   const prompt = await r.d.agents.prompt('review', {scope: id})
   await r.ledger.save('reviewing')
-  const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id})
+  const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id, ...(slot !== undefined ? {slot} : {})})
   if (r.aborted) return interruptStop(r.o.signal)
   const status = trailerValue(res.text, 'REVIEW_STATUS', REVIEW_STATUS)
   if (!status) return new Stop('error', 1, 'helix: review output missing REVIEW_STATUS trailer')

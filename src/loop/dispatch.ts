@@ -29,6 +29,8 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
   checkBudget(r)
   const log = r.log as SessionLogLike
   const slot = x.slot ?? 1
+  // SPEC 15.4: with workers > 1 a call made for a slot tags its log records and its lines
+  const tagged = r.workers > 1 && x.slot !== undefined
   const res = await r.d.agents.dispatch({
     agent,
     action,
@@ -44,11 +46,15 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
     ...(x.cwd ? {cwd: x.cwd} : {}),
     ...(x.env ? {env: x.env} : {}),
     ...(r.o.stallTimeoutSec ? {stallTimeoutSec: r.o.stallTimeoutSec} : {}),
-    ...(r.workers > 1 ? {slot} : {}),
+    ...(tagged ? {slot} : {}),
+    // run-state workers[].pid: the slot's agent while it runs
+    ...(x.slot !== undefined ? {onSpawn: (pid: number) => r.ledger.agentPid(slot, pid)} : {}),
   })
+  if (x.slot !== undefined) r.ledger.agentPid(slot, null)
   r.ledger.addTokens(res.tokens, res.costUsd ?? 0)
-  const w = r.workers > 1 && x.slot !== undefined ? ` w${slot}` : ''
-  const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}` : 'none'
+  const w = tagged ? ` w${slot}` : ''
+  // the L-range spans this dispatch's records; other slots' records may interleave, `(wN)` picks them out
+  const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}${tagged ? ` (w${slot})` : ''}` : 'none'
   const secs = Math.round(res.durationMs / 1000)
   const tokens = res.tokensReported === false ? '' : `, ${res.tokens} tokens`
   const name = sanitize(agent.name)

@@ -97,6 +97,18 @@ export class RunLedger {
     if (slot === 1) this.state.last_output = null
   }
 
+  /**
+   * The slot's agent pid (run-state `workers[].pid`, for `helix status`): set when the agent
+   * is spawned, null when its dispatch ends. Written at once; a slot without a worker entry
+   * (a review, a drain action) is left alone.
+   */
+  agentPid(slot: number, pid: number | null): void {
+    const w = (this.state.workers ?? []).find((x) => x.slot === slot)
+    if (!w || w.pid === pid) return
+    w.pid = pid
+    void this.save().catch(() => undefined)
+  }
+
   /** the in-flight agent's last output line; written at most about once a second */
   output(slot: number, line: string): void {
     const w = (this.state.workers ?? []).find((x) => x.slot === slot)

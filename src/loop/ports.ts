@@ -56,8 +56,10 @@ export interface DispatchArgs {
   env?: Record<string, string>
   /** SPEC 14.4 stall guard; 0/undefined disables */
   stallTimeoutSec?: number
-  /** worker slot (1-based) */
+  /** worker slot (1-based); set only with --workers > 1 (the log records then carry it) */
   slot?: number
+  /** called once with the agent's pid after the spawn */
+  onSpawn?: (pid: number) => void
 }
 
 export interface LoopAgents {

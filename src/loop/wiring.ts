@@ -140,6 +140,8 @@ export function realLoopDeps(input: WiringInput): RealLoop {
           ...(a.cwd ? {cwd: a.cwd} : {}),
           ...(a.env ? {env: a.env} : {}),
           ...(a.stallTimeoutSec ? {stallTimeoutSec: a.stallTimeoutSec} : {}),
+          ...(a.slot !== undefined ? {slot: a.slot} : {}),
+          ...(a.onSpawn ? {onSpawn: a.onSpawn} : {}),
         }),
       describe(agent, action, prompt) {
         // SPEC 16.6: --dry-run works with no agent installed and says so

@@ -96,7 +96,11 @@ function renderRecord(raw: string): {text: string; level: string} | null {
   if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return {text: clean(raw), level: 'INFO'}
   const r = rec as Record<string, unknown>
   const msg = typeof r.msg === 'string' ? r.msg : r.msg === undefined ? '' : JSON.stringify(r.msg)
-  if (r.stream === 'agent') return {text: clean(AGENT_INDENT + msg), level: 'agent'}
+  if (r.stream === 'agent') {
+    // a --workers log interleaves slots: name the slot in the gutter (SPEC 15.4)
+    const indent = typeof r.slot === 'number' ? `${`w${r.slot}`.padStart(AGENT_INDENT.length - 3)} │ ` : AGENT_INDENT
+    return {text: clean(indent + msg), level: 'agent'}
+  }
   const lvl = levelName(r.level)
   const head = `${clock(r.time)} ${lvl.padEnd(5)} `
   if (msg === 'dispatch' && r.dispatch !== undefined) {
@@ -130,7 +134,7 @@ export function renderLogText(text: string, opts: RenderOptions = {}): string {
  * can be large). `write` returns false when the reader is gone (e.g. `| head`):
  * rendering stops then.
  */
-export async function renderLogFile(file: string, write: (text: string) => boolean, opts: RenderOptions = {}): Promise<void> {
+export async function renderLogFile(file: string, write: (text: string) => boolean, opts: LineRenderOptions = {}): Promise<void> {
   const {createReadStream} = await import('node:fs')
   const {createInterface} = await import('node:readline')
   const stream = createReadStream(file)
@@ -138,6 +142,7 @@ export async function renderLogFile(file: string, write: (text: string) => boole
   let batch: string[] = []
   try {
     for await (const line of rl) {
+      if (opts.slot !== undefined && recordSlot(line) !== opts.slot) continue
       const r = renderLogLine(line, opts)
       if (r !== null) batch.push(r)
       if (batch.length >= 256) {
@@ -156,9 +161,9 @@ export async function renderLogFile(file: string, write: (text: string) => boole
  * `--lines A-B`: the line range a log pointer names. Accepts `12-340`, `L12-L340`
  * and `L12–L340` (en dash, as the summary lines print it), and a single `L12`.
  */
-export function parseLineRange(text: string): {from: number; to: number} {
+export function parseLineRange(text: string, shown: string = text): {from: number; to: number} {
   const m = /^\s*L?(\d{1,9})(?:\s*[-–—]\s*L?(\d{1,9}))?\s*$/i.exec(text)
-  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(text)}': ${why}`, 1)
+  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(shown)}': ${why}`, 1)
   if (!m) throw bad('use A-B, e.g. 12-340 or L12–L340')
   const from = Number(m[1])
   const to = m[2] === undefined ? from : Number(m[2])
@@ -167,12 +172,68 @@ export function parseLineRange(text: string): {from: number; to: number} {
   return {from, to}
 }
 
+/** A worker slot as an operator writes it: `w2`, `W2` or `2` (1..999). */
+export function parseSlot(text: string): number {
+  const m = /^\s*[wW]?(\d{1,3})\s*$/.exec(text)
+  const n = m ? Number(m[1]) : 0
+  if (!(n >= 1)) throw new HelixError(`invalid --slot '${sanitize(text)}': use wN or N, e.g. w2`, 1)
+  return n
+}
+
+export interface LinePointer {
+  from: number
+  to: number
+  /** the `(wN)` of a --workers pointer */
+  slot?: number
+  /** the `in <path>` of a pasted summary pointer */
+  file?: string
+}
+
+/**
+ * `--lines` as pasted from a summary line: the range of {@link parseLineRange}, optionally
+ * led by `log `, followed by a slot `(w2)` (SPEC 15.4) and by ` in <path>`:
+ * `L40–L88 (w2)`, `log L40–L88 (w2) in /p/.helix-logs/helix-….log`.
+ */
+export function parseLinePointer(text: string): LinePointer {
+  const m = /^\s*(?:log\s+)?(L?\d[^(]*?)\s*(?:\(\s*([^)]*?)\s*\))?\s*(?:\bin\s+(\S.*?))?\s*$/i.exec(text)
+  if (!m) return parseLineRange(text)
+  // the error names what was given, the whole pointer
+  const range = parseLineRange(m[1], text)
+  const out: LinePointer = {...range}
+  if (m[2] !== undefined) {
+    if (!/^[wW]?\d{1,3}$/.test(m[2])) throw new HelixError(`invalid --lines '${sanitize(text)}': the slot is written (wN), e.g. L40–L88 (w2)`, 1)
+    out.slot = parseSlot(m[2])
+  }
+  if (m[3] !== undefined) out.file = m[3]
+  return out
+}
+
+/** The `slot` field of a session-log record (SPEC 15.4), or null for a line without one. */
+function recordSlot(raw: string): number | null {
+  // cheap pre-check: most lines of a one-worker log never mention a slot
+  if (!raw.includes('"slot"')) return null
+  try {
+    const rec = JSON.parse(raw) as unknown
+    if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return null
+    const v = (rec as Record<string, unknown>).slot
+    return typeof v === 'number' && Number.isInteger(v) ? v : null
+  } catch {
+    return null
+  }
+}
+
+export interface LineRenderOptions extends RenderOptions {
+  /** print only the records carrying this `slot` (the others in the range are left out) */
+  slot?: number
+}
+
 /**
  * Render the records on file lines `from`..`to` (1-based, split on `\n` exactly as
  * the pointers count them), each prefixed with its line number: `L12  04:10:03 INFO …`.
+ * With `slot`, only that slot's records are printed (their line numbers kept).
  * Returns the number of lines the file has when it ends before `to`, else null.
  */
-export async function renderLogLines(file: string, range: {from: number; to: number}, write: (text: string) => boolean, opts: RenderOptions = {}): Promise<number | null> {
+export async function renderLogLines(file: string, range: {from: number; to: number}, write: (text: string) => boolean, opts: LineRenderOptions = {}): Promise<number | null> {
   const {createReadStream} = await import('node:fs')
   const {StringDecoder} = await import('node:string_decoder')
   const stream = createReadStream(file, {highWaterMark: 256 * 1024})
@@ -185,7 +246,9 @@ export async function renderLogLines(file: string, range: {from: number; to: num
     n++
     if (n < range.from) return true
     if (n > range.to) return false
-    const r = renderLogLine(line.endsWith('\r') ? line.slice(0, -1) : line, opts)
+    const raw = line.endsWith('\r') ? line.slice(0, -1) : line
+    if (opts.slot !== undefined && recordSlot(raw) !== opts.slot) return true
+    const r = renderLogLine(raw, opts)
     batch.push(`${`L${n}`.padEnd(width)}  ${r ?? ''}`)
     if (batch.length >= 256) {
       const ok = write(batch.join('\n') + '\n')
@@ -293,6 +356,8 @@ export interface FollowOptions {
   signal: AbortSignal
   pollMs?: number
   color?: boolean
+  /** only this slot's records (SPEC 15.4) */
+  slot?: number
 }
 
 /** Print the file, then keep printing what is appended until `signal` aborts. */
@@ -300,7 +365,8 @@ export async function followLog(opts: FollowOptions): Promise<void> {
   let tail = new LogTail(opts.file)
   const pollMs = opts.pollMs ?? 250
   const emit = (lines: string[]) => {
-    const out = lines.map((l) => renderLogLine(l, {color: opts.color})).filter((l): l is string => l !== null)
+    const mine = opts.slot === undefined ? lines : lines.filter((l) => recordSlot(l) === opts.slot)
+    const out = mine.map((l) => renderLogLine(l, {color: opts.color})).filter((l): l is string => l !== null)
     if (out.length) opts.write(out.join('\n') + '\n')
   }
   emit(tail.readNew())

@@ -140,6 +140,23 @@ export async function trackerChecks(paths: ProjectPaths, env: NodeJS.ProcessEnv,
   if (r.leftover_temp_files.length) {
     out.push({level: 'warn', what: 'tracker', detail: `${r.leftover_temp_files.length} leftover temp file(s) from an interrupted write: ${few(r.leftover_temp_files.map((f) => rel(paths, f)), (f) => f, 2)}`, fix: 'delete them (the tracker itself is intact)'})
   }
+  // SPEC 13.3: a claimed-at more than 5 minutes ahead is no evidence of age, so the age rule
+  // never releases that claim; `helix recover <id>` does when its claimer is not live
+  const future = r.future_timestamps ?? []
+  const futureClaims = future.filter((f) => f.key === 'claimed-at')
+  if (futureClaims.length) {
+    const ids = [...new Set(futureClaims.map((f) => f.id))]
+    out.push({
+      level: 'warn',
+      what: 'claims',
+      detail: `${ids.length} claim(s) with claimed-at in the future (no evidence of age, never reclaimed by age): ${few(futureClaims, (f) => `${f.id} (${f.value})`, 2)}`,
+      fix: ids.length === 1 ? `'helix recover ${ids[0]}' (releases it when its claimer is not live)` : "'helix recover <id>' for each (releases it when its claimer is not live)",
+    })
+  }
+  const futureOther = future.filter((f) => f.key !== 'claimed-at')
+  if (futureOther.length) {
+    out.push({level: 'warn', what: 'tracker', detail: `${futureOther.length} timestamp(s) in the future (clock skew?): ${few(futureOther, (f) => `${f.id} ${f.key}`, 2)}`, fix: inspect})
+  }
   if (r.stale_claims.length) {
     out.push({level: 'fail', what: 'claims', detail: `${r.stale_claims.length} stale claim(s) (orphaned in_progress): ${few(r.stale_claims, (c) => `${c.id}${c.owner ? ` by ${c.owner}` : ''}`)}`, fix: "run 'helix recover' (helix's own claims) or 'helix tracker update <id> --unclaim'"})
   }

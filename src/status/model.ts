@@ -61,6 +61,8 @@ export interface InFlight {
   elapsed_s: number | null
   timeout_s: number | null
   last_output: string | null
+  /** the slot's agent pid while its dispatch runs (run-state workers[].pid), else null */
+  pid: number | null
 }
 
 export interface StatusModel {
@@ -240,6 +242,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
         elapsed_s: ageSeconds(w.started_at, now),
         timeout_s: typeof w.timeout_s === 'number' ? w.timeout_s : null,
         last_output: typeof w.last_output === 'string' ? w.last_output : null,
+        pid: typeof w.pid === 'number' && Number.isInteger(w.pid) && w.pid > 0 ? w.pid : null,
       })
     }
     if (in_flight.length === 0 && rs.current_bead) {
@@ -250,6 +253,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
         elapsed_s: ageSeconds(rs.current_bead_started_at, now),
         timeout_s: null,
         last_output: typeof rs.last_output === 'string' ? rs.last_output : null,
+        pid: null,
       })
     }
   }
