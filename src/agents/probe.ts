@@ -6,6 +6,7 @@
  */
 import {spawn} from 'node:child_process'
 import path from 'node:path'
+import {errorMessage} from '../util/errors.js'
 import {isExecutableFile} from '../util/files.js'
 import {sanitize} from '../util/sanitize.js'
 import {ROOT_HINT} from './health.js'
@@ -61,7 +62,7 @@ export function runVersion(file: string, timeoutMs = VERSION_TIMEOUT_MS, env: No
     try {
       child = spawn(file, ['--version'], {stdio: ['ignore', 'pipe', 'pipe'], detached: true, env})
     } catch (err) {
-      resolve({ok: false, line: (err as Error).message})
+      resolve({ok: false, line: errorMessage(err)})
       return
     }
     const kill = () => {

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
 import {followLog, newestSessionLog, parseLineRange, renderLogFile, renderLogLines} from '../output/log-render.js'
@@ -86,7 +86,7 @@ export default class Logs extends HelixCommand {
         if (range) short = await renderLogLines(file, range, write, {color})
         else await renderLogFile(file, write, {color})
       } catch (error) {
-        throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize((error as Error).message)}`, 1)
+        throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize(errorMessage(error))}`, 1)
       }
       if (range && short !== null) {
         // the pointer names lines the file does not have (a different log, or it was cut)

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage} from '../util/errors.js'
 import {statusOutput} from '../status/report.js'
 import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../status/watch.js'
 
@@ -39,7 +39,7 @@ export default class Status extends HelixCommand {
     try {
       interval = parseWatchSeconds(flags.watch)
     } catch (error) {
-      throw new HelixError((error as Error).message, 1)
+      throw new HelixError(errorMessage(error), 1)
     }
     const ac = new AbortController()
     const stop = () => ac.abort()

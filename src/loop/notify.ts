@@ -8,7 +8,7 @@
 import {spawn} from 'node:child_process'
 import path from 'node:path'
 import {findOnPath} from '../agents/resolve.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage} from '../util/errors.js'
 import {isExecutableFile} from '../util/files.js'
 import {sanitize} from '../util/sanitize.js'
 
@@ -66,7 +66,7 @@ export function createNotifier(cmd: string, opts: NotifierOptions = {}): Notifie
       try {
         line = JSON.stringify(event) + '\n'
       } catch (error) {
-        log(`helix: --notify ${label}: event not sent (${sanitize((error as Error).message)})`)
+        log(`helix: --notify ${label}: event not sent (${sanitize(errorMessage(error))})`)
         resolve()
         return
       }
@@ -74,7 +74,7 @@ export function createNotifier(cmd: string, opts: NotifierOptions = {}): Notifie
       try {
         child = spawn(argv[0], argv.slice(1), {cwd: opts.cwd, env, stdio: ['pipe', 'ignore', 'pipe'], detached: true})
       } catch (error) {
-        log(`helix: --notify ${label} failed: ${sanitize((error as Error).message)}`)
+        log(`helix: --notify ${label} failed: ${sanitize(errorMessage(error))}`)
         resolve()
         return
       }

@@ -7,7 +7,7 @@
 import type {SessionLogLike} from '../agents/types.js'
 import type {RunHistoryRecord, StopReason} from '../state/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
-import {HelixError, helixMessage} from '../util/errors.js'
+import {HelixError, helixMessage, errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {hhmmss} from '../util/time.js'
 import {SystemicDetector} from './health.js'
@@ -100,7 +100,7 @@ export class Run {
   errorStop(error: unknown): Stop {
     if (error instanceof StopNow) return error.stop
     if (this.aborted) return interruptStop(this.o.signal)
-    const message = error instanceof HelixError ? error.message : String((error as Error)?.message ?? error).split('\n')[0]
+    const message = error instanceof HelixError ? error.message : errorMessage(error).split('\n')[0]
     const code = error instanceof HelixError ? error.exitCode : 1
     return new Stop('error', code, helixMessage(sanitize(message)))
   }

@@ -6,7 +6,7 @@
  * mid-write may leave half a line.
  */
 import {closeSync, constants, fstatSync, openSync, readFileSync} from 'node:fs'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {CycleOutcome, RunHistoryCycle, RunHistoryRecord} from '../state/types.js'
 
@@ -131,7 +131,7 @@ export function readHistory(file: string): History {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {runs: [], skipped_lines: []}
-    throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize((error as Error).message)}`, 1)
+    throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize(errorMessage(error))}`, 1)
   }
   try {
     if (!fstatSync(fd).isFile()) throw new HelixError(`${sanitize(file)} is not a regular file`, 1)

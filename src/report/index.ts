@@ -2,7 +2,7 @@
 import {renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {projectPaths} from '../util/root.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {buildReport, DEFAULT_SINCE, parseSince, readHistory, type Report} from './history.js'
 
@@ -41,7 +41,7 @@ function writePage(file: string, text: string): void {
     renameSync(tmp, abs)
   } catch (error) {
     rmSync(tmp, {force: true})
-    throw new HelixError(`cannot write --html ${sanitize(file)}: ${sanitize((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`, 1)
+    throw new HelixError(`cannot write --html ${sanitize(file)}: ${sanitize((error as NodeJS.ErrnoException).code ?? errorMessage(error))}`, 1)
   }
 }
 

@@ -7,7 +7,7 @@ import {spawn} from 'node:child_process'
 import {closeSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import {pidAlive, readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {pidMatchesRecord, validStartField} from '../state/pid-identity.js'
@@ -204,7 +204,7 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
     try {
       kill(rec.pid, sig)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw new HelixError(`cannot signal pid ${rec.pid}: ${(error as Error).message}`, 1)
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw new HelixError(`cannot signal pid ${rec.pid}: ${errorMessage(error)}`, 1)
     }
   }
   send('SIGTERM')

@@ -6,7 +6,7 @@
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {NOT_A_PROJECT, projectPaths, type ProjectPaths} from '../util/root.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {pidAlive, readPidFile} from '../state/pidfile.js'
 import {inspectLock, LOCK_STALE_MS, type LockInfo} from '../tracker/store.js'
@@ -114,7 +114,7 @@ export async function trackerChecks(paths: ProjectPaths, env: NodeJS.ProcessEnv,
     r = await doctorTracker(paths, {probe: realProbe(), now, thresholdSec: orphanThresholdSec(env)})
   } catch (error) {
     return [
-      {level: 'fail', what: 'tracker', detail: String((error as Error).message ?? error).split('\n')[0], fix: `check ${file} and its permissions`},
+      {level: 'fail', what: 'tracker', detail: errorMessage(error).split('\n')[0], fix: `check ${file} and its permissions`},
       lockOnly(await inspectLock(paths.lockDir, now), lock),
     ]
   }

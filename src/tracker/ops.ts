@@ -8,7 +8,7 @@ import {readFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import os from 'node:os'
-import {HelixError, EXIT} from '../util/errors.js'
+import {HelixError, EXIT, errorMessage} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
 import {STATUSES} from './types.js'
@@ -125,7 +125,7 @@ export function configPrefix(configFile: string): string | undefined {
     // no config file is the normal case; an unreadable one is a real problem
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
-    throw new HelixError(`cannot read ${configFile}: ${(error as Error).message}`, EXIT.ERROR)
+    throw new HelixError(`cannot read ${configFile}: ${errorMessage(error)}`, EXIT.ERROR)
   }
   let inBead = false
   for (const raw of text.split('\n')) {
