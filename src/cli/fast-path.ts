@@ -6,7 +6,7 @@
  * bin/run.js falls through to oclif, which owns parsing and error messages.
  * The output comes from the same domain functions the oclif commands call.
  */
-import {HelixError, helixMessage, errorMessage} from '../util/errors.js'
+import {HelixError, helixMessage, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
 type Handler = (json: boolean) => Promise<string>
@@ -38,7 +38,7 @@ export async function runFastPath(argv: readonly string[]): Promise<boolean> {
     process.stdout.write(await handlers[hit.key](hit.json))
   } catch (error) {
     process.stderr.write(helixMessage(sanitize(errorMessage(error).split('\n')[0])) + '\n')
-    process.exitCode = error instanceof HelixError ? error.exitCode : 1
+    process.exitCode = error instanceof HelixError ? error.exitCode : EXIT.ERROR
   }
   return true
 }

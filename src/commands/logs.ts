@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError, errorMessage} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
 import {followLog, newestSessionLog, parseLineRange, renderLogFile, renderLogLines} from '../output/log-render.js'
@@ -57,14 +57,14 @@ export default class Logs extends HelixCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Logs)
     const range = flags.lines === undefined ? null : parseLineRange(flags.lines)
-    if (range && flags.follow) throw new HelixError('--lines and --follow cannot be combined', 1)
+    if (range && flags.follow) throw new HelixError('--lines and --follow cannot be combined', EXIT.ERROR)
     const paths = projectPaths(process.cwd(), process.env)
     const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
     let file: string
     if (args.file) {
       const candidates = [path.resolve(args.file), path.join(paths.logDir, args.file)]
       const found = candidates.find((c) => existsSync(c))
-      if (!found) throw new HelixError(`log file not found: ${sanitize(args.file)}`, 1)
+      if (!found) throw new HelixError(`log file not found: ${sanitize(args.file)}`, EXIT.ERROR)
       file = found
     } else {
       let newest = newestSessionLog(paths.logDir)
@@ -72,7 +72,7 @@ export default class Logs extends HelixCommand {
         newest = await this.waitForFirstLog(paths.logDir)
         if (!newest) return // interrupted while waiting: a normal end
       }
-      if (!newest) throw new HelixError(`no session logs in ${sanitize(paths.logDir)}`, 1)
+      if (!newest) throw new HelixError(`no session logs in ${sanitize(paths.logDir)}`, EXIT.ERROR)
       file = newest
     }
     if (!flags.follow) {
@@ -86,12 +86,12 @@ export default class Logs extends HelixCommand {
         if (range) short = await renderLogLines(file, range, write, {color})
         else await renderLogFile(file, write, {color})
       } catch (error) {
-        throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize(errorMessage(error))}`, 1)
+        throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize(errorMessage(error))}`, EXIT.ERROR)
       }
       if (range && short !== null) {
         // the pointer names lines the file does not have (a different log, or it was cut)
         const rel = sanitize(path.relative(process.cwd(), file) || file)
-        throw new HelixError(short < range.from ? `${rel} has only ${short} lines; none in L${range.from}–L${range.to}` : `${rel} has only ${short} lines; printed L${range.from}–L${short}`, 1)
+        throw new HelixError(short < range.from ? `${rel} has only ${short} lines; none in L${range.from}–L${range.to}` : `${rel} has only ${short} lines; printed L${range.from}–L${short}`, EXIT.ERROR)
       }
       return
     }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {recoverOrphans} from '../recovery/orphans.js'
 import {realProbe} from '../recovery/probe.js'
@@ -22,7 +22,7 @@ export default class Recover extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Recover)
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
+    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
     const env = process.env
     if (flags.worktrees) {
       await recoverWorktrees(projectPaths(process.cwd(), env), {env, dryRun: flags['dry-run'], say: (line) => this.out(line)})

@@ -10,7 +10,7 @@ import {mkdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {pidAlive} from '../state/pidfile.js'
 import {pidMatchesRecord} from '../state/pid-identity.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 
 export interface LandLock {
   /** resolves with the release function once both locks are held; throws HelixError after `waitMs` */
@@ -68,7 +68,7 @@ export function createLandLock(dir: string, opts: {waitMs?: number; pollMs?: num
         }
         continue
       }
-      if (Date.now() >= deadline) throw new HelixError(`helix: land lock ${dir} held by ${s.holder} for more than ${Math.round(waitMs / 1000)} s`, 1)
+      if (Date.now() >= deadline) throw new HelixError(`helix: land lock ${dir} held by ${s.holder} for more than ${Math.round(waitMs / 1000)} s`, EXIT.ERROR)
       await new Promise((r) => setTimeout(r, pollMs))
     }
   }

@@ -8,7 +8,7 @@
 import {spawn} from 'node:child_process'
 import path from 'node:path'
 import {findOnPath} from '../agents/resolve.js'
-import {HelixError, errorMessage} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {isExecutableFile} from '../util/files.js'
 import {sanitize} from '../util/sanitize.js'
 
@@ -31,7 +31,7 @@ export function notifyArgv(cmd: string): string[] {
  */
 export function validateNotify(cmd: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string[] {
   const argv = notifyArgv(cmd)
-  const bad = (): HelixError => new HelixError(`helix: --notify: ${argv.length ? sanitize(argv[0]) : '(empty)'}: not an executable file or command on PATH`, 1)
+  const bad = (): HelixError => new HelixError(`helix: --notify: ${argv.length ? sanitize(argv[0]) : '(empty)'}: not an executable file or command on PATH`, EXIT.ERROR)
   if (argv.length === 0) throw bad()
   const [first, ...rest] = argv
   const file = first.includes('/') ? (isExecutableFile(path.resolve(cwd, first)) ? path.resolve(cwd, first) : undefined) : findOnPath(first, env)

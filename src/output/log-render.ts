@@ -14,7 +14,7 @@ import {closeSync, openSync, readdirSync, readSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {hhmmss} from '../util/time.js'
 import {sanitize} from '../util/sanitize.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 
 const LEVELS: Record<number, string> = {10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL'}
 const SKIP_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v', 'stream', 'dispatch'])
@@ -158,7 +158,7 @@ export async function renderLogFile(file: string, write: (text: string) => boole
  */
 export function parseLineRange(text: string): {from: number; to: number} {
   const m = /^\s*L?(\d{1,9})(?:\s*[-–—]\s*L?(\d{1,9}))?\s*$/i.exec(text)
-  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(text)}': ${why}`, 1)
+  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(text)}': ${why}`, EXIT.ERROR)
   if (!m) throw bad('use A-B, e.g. 12-340 or L12–L340')
   const from = Number(m[1])
   const to = m[2] === undefined ? from : Number(m[2])

@@ -2,7 +2,7 @@
 import {renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {projectPaths} from '../util/root.js'
-import {HelixError, errorMessage} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {buildReport, DEFAULT_SINCE, parseSince, readHistory, type Report} from './history.js'
 
@@ -31,7 +31,7 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
 function writePage(file: string, text: string): void {
   const abs = path.resolve(file)
   try {
-    if (statSync(abs).isDirectory()) throw new HelixError(`--html ${sanitize(file)} is a directory`, 1)
+    if (statSync(abs).isDirectory()) throw new HelixError(`--html ${sanitize(file)} is a directory`, EXIT.ERROR)
   } catch (error) {
     if (error instanceof HelixError) throw error
   }
@@ -41,7 +41,7 @@ function writePage(file: string, text: string): void {
     renameSync(tmp, abs)
   } catch (error) {
     rmSync(tmp, {force: true})
-    throw new HelixError(`cannot write --html ${sanitize(file)}: ${sanitize((error as NodeJS.ErrnoException).code ?? errorMessage(error))}`, 1)
+    throw new HelixError(`cannot write --html ${sanitize(file)}: ${sanitize((error as NodeJS.ErrnoException).code ?? errorMessage(error))}`, EXIT.ERROR)
   }
 }
 
@@ -49,7 +49,7 @@ function writePage(file: string, text: string): void {
 export async function reportOutput(opts: ReportOptions = {}): Promise<string> {
   const r = await reportModel(opts)
   if (opts.html !== undefined) {
-    if (opts.html.trim() === '') throw new HelixError('--html needs a file name', 1)
+    if (opts.html.trim() === '') throw new HelixError('--html needs a file name', EXIT.ERROR)
     const {renderReportHtml} = await import('./html.js')
     writePage(opts.html, renderReportHtml(r))
     return opts.json ? JSON.stringify(r, null, 2) + '\n' : `wrote ${sanitize(opts.html)} (${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.totals.cycles} cycles, ${r.totals.closed} closed)\n`

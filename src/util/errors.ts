@@ -5,7 +5,7 @@
 export class HelixError extends Error {
   readonly exitCode: number
 
-  constructor(message: string, exitCode = 1) {
+  constructor(message: string, exitCode: number = EXIT.ERROR) {
     super(message)
     this.name = 'HelixError'
     this.exitCode = exitCode
