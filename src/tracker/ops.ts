@@ -8,7 +8,7 @@ import {readFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import os from 'node:os'
-import {HelixError, EXIT, errorMessage} from '../util/errors.js'
+import {ClaimConflictError, HelixError, EXIT, errorMessage} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
 import {STATUSES} from './types.js'
@@ -293,14 +293,14 @@ async function applyClaim(snap: TrackerSnapshot, b: Bead, opts: ClaimOptions, no
   const s = statusOf(b)
   if (s === 'in_progress') {
     // another owner's claim is never taken over, stale or not (SPEC 13.3): unclaim it first
-    if (!ownClaim(b, opts.owner?.trim() || 'helix')) throw new HelixError(`cannot claim ${b.id}: ${describeClaim(b)}`, EXIT.CLAIM)
+    if (!ownClaim(b, opts.owner?.trim() || 'helix')) throw new ClaimConflictError(`cannot claim ${b.id}: ${describeClaim(b)}`)
     const l = await claimLiveness(b, opts.probe, now, opts.thresholdSec)
-    if (l.live) throw new HelixError(`cannot claim ${b.id}: ${describeClaim(b)}`, EXIT.CLAIM)
+    if (l.live) throw new ClaimConflictError(`cannot claim ${b.id}: ${describeClaim(b)}`)
   } else if (s !== 'open') {
-    throw new HelixError(`cannot claim ${b.id}: ${s}`, EXIT.CLAIM)
+    throw new ClaimConflictError(`cannot claim ${b.id}: ${s}`)
   }
   const waiting = openDeps(snap, b)
-  if (waiting.length) throw new HelixError(`cannot claim ${b.id}: waiting on dependencies ${waiting.join(', ')}`, EXIT.CLAIM)
+  if (waiting.length) throw new ClaimConflictError(`cannot claim ${b.id}: waiting on dependencies ${waiting.join(', ')}`)
   b.status = 'in_progress'
   b.owner = opts.owner?.trim() || 'helix'
   b['claimed-at'] = isoNow(now)
@@ -385,7 +385,7 @@ export function checkFence(b: Bead, f: Fence | undefined): void {
   const raw = b['claim-token']
   const has = typeof raw === 'string' && raw !== '' ? raw : typeof raw === 'number' ? String(raw) : undefined
   const lost = has !== undefined ? has !== token : f?.targetId !== undefined && f.targetId !== '' && f.targetId === b.id
-  if (lost) throw new HelixError(claimLostMessage(b.id), EXIT.CLAIM)
+  if (lost) throw new ClaimConflictError(claimLostMessage(b.id))
 }
 
 export async function closeBead(paths: ProjectPaths, id: string, opts: CloseOptions = {}): Promise<Bead> {
