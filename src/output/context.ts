@@ -1,6 +1,7 @@
 /** `.helix/context.md` (SPEC 6.4): execution context prepended to implementation prompts. */
 import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 import path from 'node:path'
+import {isNotFound} from '../util/files.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {readyBeads, statusOf} from '../tracker/queries.js'
 
@@ -73,7 +74,9 @@ export async function writeContextFile(file: string, text: string): Promise<void
 export async function readAgentsMd(root: string): Promise<string | null> {
   try {
     return await readFile(path.join(root, 'AGENTS.md'), 'utf8')
-  } catch {
-    return null
+  } catch (error) {
+    // no AGENTS.md: the context has no such section. An unreadable one is an error, not a silent omission.
+    if (isNotFound(error)) return null
+    throw error
   }
 }

@@ -15,6 +15,7 @@ import path from 'node:path'
 import {hhmmss} from '../util/time.js'
 import {sanitize} from '../util/sanitize.js'
 import {HelixError, EXIT} from '../util/errors.js'
+import {isNotFound} from '../util/files.js'
 
 const LEVELS: Record<number, string> = {10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL'}
 const SKIP_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v', 'stream', 'dispatch'])
@@ -91,6 +92,7 @@ function renderRecord(raw: string): {text: string; level: string} | null {
   try {
     rec = JSON.parse(raw)
   } catch {
+    // not a JSON record (a torn or foreign line): show it as plain text
     return {text: clean(raw), level: 'INFO'}
   }
   if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return {text: clean(raw), level: 'INFO'}
@@ -215,8 +217,10 @@ export function newestSessionLog(logDir: string): string | null {
   let names: string[]
   try {
     names = readdirSync(logDir).filter((n) => /^helix-.*\.log$/.test(n))
-  } catch {
-    return null
+  } catch (error) {
+    // no log directory yet: no session logs. An unreadable one surfaces (it is not "no logs").
+    if (isNotFound(error)) return null
+    throw error
   }
   let best: {file: string; name: string; mtime: number} | null = null
   for (const name of names) {
@@ -227,6 +231,7 @@ export function newestSessionLog(logDir: string): string | null {
       if (!st.isFile()) continue
       mtime = st.mtimeMs
     } catch {
+      // removed between readdir and stat: not a candidate
       continue
     }
     if (!best || name > best.name || (name === best.name && mtime > best.mtime)) best = {file, name, mtime}
@@ -250,6 +255,7 @@ export class LogTail {
     try {
       size = statSync(this.file).size
     } catch {
+      // --follow: the log is not there (yet, or rotated away): nothing new to show this tick
       return []
     }
     if (size < this.offset) {

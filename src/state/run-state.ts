@@ -99,6 +99,7 @@ export async function readRunState(file: string): Promise<RunState | null> {
   try {
     parsed = JSON.parse(text)
   } catch {
+    // torn or hand-edited file: no usable run state (status still works)
     return null
   }
   if (!isObj(parsed)) return null

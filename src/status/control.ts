@@ -64,6 +64,7 @@ function lastLine(file: string): string | null {
     const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
     return lines.length ? lines[lines.length - 1] : null
   } catch {
+    // no start log (yet): nothing to quote in the message
     return null
   }
 }

@@ -53,6 +53,7 @@ function isExecutable(file: string): boolean {
     const st = statSync(file)
     return st.isFile() && (st.mode & 0o111) !== 0
   } catch {
+    // missing or unreadable: not an executable hook
     return false
   }
 }

@@ -55,6 +55,7 @@ export function errorMessage(e: unknown): string {
   try {
     return String(e)
   } catch {
+    // a thrown object whose toString throws: there is no message to give
     return 'unknown error'
   }
 }

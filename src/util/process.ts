@@ -65,6 +65,7 @@ export function processTable(): ProcEntry[] | null {
   try {
     entries = readdirSync('/proc')
   } catch {
+    // no /proc (not Linux): callers fall back to kill(0)
     return null
   }
   const out: ProcEntry[] = []
@@ -74,6 +75,7 @@ export function processTable(): ProcEntry[] | null {
     try {
       stat = readFileSync(`/proc/${e}/stat`, 'utf8')
     } catch {
+      // the process exited between readdir and read: not in the table
       continue
     }
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -90,6 +92,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
     process.kill(-pgid, signal)
     return true
   } catch {
+    // ESRCH: the group is gone; EPERM: not ours. Either way nothing here to signal (callers re-check liveness)
     return false
   }
 }
