@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
+import {abortableSleep} from '../util/abort.js'
 import {HelixCommand} from '../util/base-command.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
@@ -45,7 +46,7 @@ export default class Logs extends HelixCommand {
       while (!this.aborted) {
         const found = newestSessionLog(logDir)
         if (found) return found
-        await new Promise((r) => setTimeout(r, 250))
+        await abortableSleep(250, this.abort.signal) // Ctrl-C ends the wait at once
       }
       return null
     } finally {

@@ -8,7 +8,8 @@
  */
 import {mkdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
 import path from 'node:path'
-import {pidAlive} from '../state/pidfile.js'
+import {abortableSleep} from '../util/abort.js'
+import {pidAlive} from '../util/process.js'
 import {pidMatchesRecord} from '../state/pid-identity.js'
 import {isNotFound} from '../util/files.js'
 import {HelixError, EXIT} from '../util/errors.js'
@@ -74,7 +75,7 @@ export function createLandLock(dir: string, opts: {waitMs?: number; pollMs?: num
         continue
       }
       if (Date.now() >= deadline) throw new HelixError(`helix: land lock ${dir} held by ${s.holder} for more than ${Math.round(waitMs / 1000)} s`, EXIT.ERROR)
-      await new Promise((r) => setTimeout(r, pollMs))
+      await abortableSleep(pollMs)
     }
   }
 

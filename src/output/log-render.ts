@@ -14,6 +14,7 @@ import {closeSync, openSync, readdirSync, readSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {hhmmss} from '../util/time.js'
 import {sanitize} from '../util/sanitize.js'
+import {abortableSleep} from '../util/abort.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {isNotFound} from '../util/files.js'
 
@@ -311,15 +312,7 @@ export async function followLog(opts: FollowOptions): Promise<void> {
   }
   emit(tail.readNew())
   while (!opts.signal.aborted) {
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(done, pollMs)
-      function done() {
-        clearTimeout(t)
-        opts.signal.removeEventListener('abort', done)
-        resolve()
-      }
-      opts.signal.addEventListener('abort', done, {once: true})
-    })
+    await abortableSleep(pollMs, opts.signal)
     emit(tail.readNew())
     if (opts.logDir) {
       const newest = newestSessionLog(opts.logDir)

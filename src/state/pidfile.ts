@@ -34,6 +34,7 @@ export function readPidFile(file: string): PidRecord | null {
 }
 
 /** moved to util/process.ts (one home per utility); re-exported so existing imports keep working */
+// re-exported only for src/tracker/store.ts (being changed on another branch); import it from util/process.js
 export {pidAlive}
 
 /**

@@ -9,12 +9,13 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
-import {pidAlive, readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
+import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
+import {abortableSleep} from '../util/abort.js'
+import {pidAlive} from '../util/process.js'
 import {pidMatchesRecord, validStartField} from '../state/pid-identity.js'
 import {checkPidFile} from './report.js'
 import {fileStamp} from '../util/time.js'
 
-const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 
 /** The built CLI entry next to this package (works from dist/ and src/). */
@@ -110,7 +111,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
     const rec = readPidFile(paths.pidFile)
     if (rec && rec.pid === pid) return {pid, log: file}
     if (exited !== null) break
-    await sleepMs(25)
+    await abortableSleep(25)
   }
   if (exited === 0) {
     // a run with nothing to do can start and finish between two polls
@@ -177,7 +178,7 @@ export async function releaseClaimsOf(paths: ProjectPaths, pid: number, now: Dat
 export async function stopRun(opts: StopOptions): Promise<StopResult> {
   const alive = opts.alive ?? pidAlive
   const kill = opts.kill ?? ((pid: number, sig: NodeJS.Signals) => process.kill(pid, sig))
-  const sleep = opts.sleep ?? sleepMs
+  const sleep = opts.sleep ?? ((ms: number) => abortableSleep(ms))
   const graceMs = opts.graceMs ?? 15_000
   const pollMs = opts.pollMs ?? 100
   const file = opts.paths.pidFile

@@ -6,6 +6,7 @@
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {constants as osConstants} from 'node:os'
+import {abortableSleep as pause} from './abort.js'
 import {EXIT} from './errors.js'
 import {processesOfDispatch} from './tagged.js'
 
@@ -178,8 +179,6 @@ export function signalTarget(t: KillTarget, signal: NodeJS.Signals): void {
   if (t.dispatchId) for (const pid of processesOfDispatch(t.dispatchId)) pids.add(pid)
   signalPids(pids, signal)
 }
-
-const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /**
  * End every process of `t`: SIGTERM, wait until they are gone or `graceMs`
