@@ -10,6 +10,7 @@ import path from 'node:path'
 import {findOnPath} from '../agents/resolve.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {isExecutableFile} from '../util/files.js'
+import {signalGroup} from '../util/process.js'
 import {sanitize} from '../util/sanitize.js'
 
 export const NOTIFY_TIMEOUT_MS = 10_000
@@ -81,11 +82,7 @@ export function createNotifier(cmd: string, opts: NotifierOptions = {}): Notifie
       let stderr = ''
       let timedOut = false
       const killGroup = (): void => {
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL')
-        } catch {
-          // already gone
-        }
+        if (child.pid) signalGroup(child.pid, 'SIGKILL') // false when already gone
       }
       const timer = setTimeout(() => {
         timedOut = true

@@ -153,7 +153,7 @@ export interface StopResult {
  * machine is this host), re-checked under the tracker lock.
  */
 export async function releaseClaimsOf(paths: ProjectPaths, pid: number, now: Date = new Date()): Promise<string[]> {
-  const [{mutateTracker}, {CLAIM_KEYS, isoNow}, {hostname}] = await Promise.all([
+  const [{mutateTracker}, {releaseClaim}, {hostname}] = await Promise.all([
     import('../tracker/store.js'),
     import('../tracker/ops.js'),
     import('node:os'),
@@ -165,10 +165,7 @@ export async function releaseClaimsOf(paths: ProjectPaths, pid: number, now: Dat
       if (b.status !== 'in_progress' || String(b['claimed-pid'] ?? '') !== String(pid)) continue
       const machine = b['claimed-machine']
       if (typeof machine === 'string' && machine !== '' && machine !== host) continue
-      b.status = 'open'
-      delete b.owner
-      for (const k of CLAIM_KEYS) delete b[k]
-      b.updated_at = isoNow(now)
+      releaseClaim(b, now)
       released.push(b.id)
     }
     return {beads: released.length ? snap.beads : null, result: released}

@@ -14,6 +14,7 @@ import {inspectLock, LOCK_STALE_MS, type LockInfo} from '../tracker/store.js'
 import {doctorTracker, type DoctorReport as TrackerDoctorReport} from '../tracker/admin.js'
 import {orphanThresholdSec} from '../tracker/liveness.js'
 import {realProbe} from '../recovery/probe.js'
+import type {ProbeAgentFlags} from '../agents/probe.js'
 import {findOnPath} from '../agents/resolve.js'
 import {pidMatchesRecord} from '../state/pid-identity.js'
 import {worktreeChecks} from '../git/worktrees.js'
@@ -185,13 +186,8 @@ export interface DoctorReport {
   not_a_project?: true
 }
 
-/** The agent flags of `helix run` that doctor accepts, to check the agent such a run would use. */
-export interface DoctorAgentFlags {
-  agent?: string
-  claude?: boolean
-  codex?: boolean
-  reviewAgent?: string
-}
+/** The agent flags of `helix run` that doctor accepts, to check the agent such a run would use (the probe's own type). */
+export type DoctorAgentFlags = ProbeAgentFlags
 
 export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date; agents?: DoctorAgentFlags} = {}): Promise<DoctorReport> {
   const env = opts.env ?? process.env

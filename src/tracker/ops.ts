@@ -316,6 +316,17 @@ function dropClaim(b: Bead, owner: boolean): void {
   if (owner) delete b.owner
 }
 
+/**
+ * Give a claimed bead back to the queue inside a mutation (mutates `b`): open,
+ * no owner, no claim keys, `updated_at` now. Orphan recovery and `helix stop`
+ * release claims this one way.
+ */
+export function releaseClaim(b: Bead, now?: Date): void {
+  b.status = 'open'
+  dropClaim(b, true)
+  b.updated_at = isoNow(now)
+}
+
 export async function claimBead(paths: ProjectPaths, id: string, opts: ClaimOptions): Promise<Bead> {
   const now = opts.now ?? new Date()
   return mutateTracker(paths, async (snap) => {
