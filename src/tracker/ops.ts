@@ -319,7 +319,7 @@ function dropClaim(b: Bead, owner: boolean): void {
 /**
  * Give a claimed bead back to the queue inside a mutation (mutates `b`): open,
  * no owner, no claim keys, `updated_at` now. Orphan recovery and `helix stop`
- * release claims this one way.
+ * release claims this one way (`unclaimBead` shares `dropClaim`).
  */
 export function releaseClaim(b: Bead, now?: Date): void {
   b.status = 'open'
