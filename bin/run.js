@@ -5,6 +5,9 @@
 // HELIX_NO_FAST_PATH=1 forces oclif too (tests compare the two).
 // No process.exit() on the fast path: stdout to a pipe is asynchronous and
 // exiting early would cut a large answer short.
+// Exit codes: this file sets none itself; every code helix exits with comes from
+// the EXIT table in src/util/errors.ts (literals here would only be to avoid that
+// import on the startup path, and must match the table).
 let handled = false
 const mode = process.env.NODE_ENV
 if (mode !== 'development' && mode !== 'test' && process.env.HELIX_NO_FAST_PATH !== '1') {

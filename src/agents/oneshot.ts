@@ -66,7 +66,7 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
   const cwd = opts.cwd ?? process.cwd()
   const now = opts.now ?? (() => new Date())
   const word = ONE_SHOT_COMMANDS[opts.action]
-  if (!word) throw new HelixError(`unknown action '${String(opts.action)}'`, 1)
+  if (!word) throw new HelixError(`unknown action '${String(opts.action)}'`, EXIT.ERROR)
   const paths = projectPaths(cwd, env)
   const scope = opts.scope?.trim() || (opts.action === 'review' ? DEFAULT_REVIEW_SCOPE : DEFAULT_SCOPE)
   const sel = pickAgent(opts, env, cwd)
@@ -76,7 +76,7 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
   if (opts.dryRun) {
     const inv = buildInvocation({agent: sel.agent, action: opts.action, prompt, root: paths.root, model: sel.model, effort})
     opts.out.stdout(formatDryRun(inv, prompt, paths.root))
-    return 0
+    return EXIT.OK
   }
 
   const log = openSessionLog(paths.logDir, now())
@@ -109,7 +109,7 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
   }
 }
 
-function fail(out: OneShotOutput, msg: string, code = 1): number {
+function fail(out: OneShotOutput, msg: string, code: number = EXIT.ERROR): number {
   out.stderr(line(msg))
   return code
 }
@@ -118,7 +118,7 @@ function judge(action: OneShotAction, word: string, r: DispatchResult, root: str
   if (r.aborted) return fail(out, `helix: ${word} interrupted`)
   if (r.timedOut) {
     out.stderr(line(timeoutLine()))
-    return 1
+    return EXIT.ERROR
   }
   switch (action) {
     case 'check': {
@@ -126,7 +126,7 @@ function judge(action: OneShotAction, word: string, r: DispatchResult, root: str
       const code = trailerValue(r.text, 'NEXT_ACTION', NEXT_ACTION_CODES)
       if (!code) return fail(out, 'helix: unable to determine NEXT_ACTION from check output')
       out.stdout(`NEXT_ACTION: ${code}\n`)
-      return 0
+      return EXIT.OK
     }
     case 'review': {
       if (r.rc !== 0) return fail(out, `helix: review failed (agent rc=${r.rc})`)
@@ -134,12 +134,12 @@ function judge(action: OneShotAction, word: string, r: DispatchResult, root: str
       if (!status) return fail(out, 'helix: review output missing REVIEW_STATUS trailer')
       if (status === 'CLEAN') {
         out.stderr('helix: review clean\n')
-        return 0
+        return EXIT.OK
       }
       const n = trailerInt(r.text, 'ISSUES_COUNT') ?? 0
       const m = trailerInt(r.text, 'FINDINGS_FILED') ?? 0
       out.stderr(`helix: review reported ${n} issue(s), ${m} filed as tracker issues\n`)
-      return 10
+      return EXIT.REVIEW_FINDINGS
     }
     case 'backfill': {
       if (r.rc !== 0) return fail(out, `helix: backfill failed (agent rc=${r.rc})`)
@@ -151,13 +151,13 @@ function judge(action: OneShotAction, word: string, r: DispatchResult, root: str
       const abs = path.resolve(root, report)
       if (!existsSync(abs) || !statSync(abs).isFile()) return fail(out, `helix: backfill report not found: ${abs}`)
       out.stderr(`helix: backfill ${status.toLowerCase().replace('_', ' ')} — report ${abs}\n`)
-      return 0
+      return EXIT.OK
     }
     default: {
       const what = action === 'plan' ? 'design' : action
       if (r.rc !== 0) return fail(out, `helix: ${what} failed (agent rc=${r.rc})`)
       out.stderr(`helix: ${what} complete\n`)
-      return 0
+      return EXIT.OK
     }
   }
 }

@@ -132,6 +132,7 @@ function parseJsonObject(line: string): Record<string, any> | undefined {
     const v = JSON.parse(t)
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : undefined
   } catch {
+    // not JSON: the caller treats the line as plain text
     return undefined
   }
 }
@@ -436,6 +437,7 @@ function summarizeToolInput(input: unknown): string {
   try {
     return oneLine(JSON.stringify(o))
   } catch {
+    // a cycle or BigInt in agent JSON: the summary line stays empty rather than crashing the decoder
     return ''
   }
 }

@@ -6,7 +6,9 @@
  */
 import {spawn} from 'node:child_process'
 import path from 'node:path'
+import {errorMessage} from '../util/errors.js'
 import {isExecutableFile} from '../util/files.js'
+import {signalGroup} from '../util/process.js'
 import {sanitize} from '../util/sanitize.js'
 import {ROOT_HINT} from './health.js'
 import {findOnPath} from './resolve.js'
@@ -61,15 +63,11 @@ export function runVersion(file: string, timeoutMs = VERSION_TIMEOUT_MS, env: No
     try {
       child = spawn(file, ['--version'], {stdio: ['ignore', 'pipe', 'pipe'], detached: true, env})
     } catch (err) {
-      resolve({ok: false, line: (err as Error).message})
+      resolve({ok: false, line: errorMessage(err)})
       return
     }
     const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        /* gone */
-      }
+      if (child.pid) signalGroup(child.pid, 'SIGKILL') // false when already gone
     }
     const timer = setTimeout(() => {
       kill()

@@ -11,7 +11,8 @@ import {existsSync, readFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT, errorMessage} from '../util/errors.js'
+import {isNotFound} from '../util/files.js'
 import {NEXT_ACTION_CODES} from './trailers.js'
 import type {ActionName} from './types.js'
 
@@ -142,13 +143,14 @@ function header(action: ActionName, ctx: PromptContext, file: string): string[] 
 
 /** Build the prompt for `action` (SPEC 3.1). Missing action document → HelixError exit 1. */
 export async function buildPrompt(action: ActionName, ctx: PromptContext): Promise<string> {
-  if (!(action in ACTION_FILES)) throw new HelixError(`unknown action '${String(action)}'`, 1)
+  if (!(action in ACTION_FILES)) throw new HelixError(`unknown action '${String(action)}'`, EXIT.ERROR)
   const file = actionFile(action, ctx)
   let doc: string
   try {
     doc = await readFile(file, 'utf8')
-  } catch {
-    throw new HelixError(`action document not found: ${file} (check HELIX_LIBRARY_ROOT)`, 1)
+  } catch (error) {
+    if (isNotFound(error)) throw new HelixError(`action document not found: ${file} (check HELIX_LIBRARY_ROOT)`, EXIT.ERROR)
+    throw new HelixError(`cannot read action document ${file}: ${errorMessage(error)}`, EXIT.ERROR)
   }
   const parts = [header(action, ctx, file).join('\n')]
   if (action === 'implementation') {

@@ -2,7 +2,7 @@
  * Finding agent binaries and the per-action defaults (SPEC 3).
  */
 import path from 'node:path'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import type {ActionName, AgentKind, AgentSpec} from './types.js'
 import {isExecutableFile} from '../util/files.js'
 
@@ -29,14 +29,14 @@ function kindOf(name: string): AgentKind {
  */
 export function resolveAgent(name: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AgentSpec {
   const trimmed = name.trim()
-  if (trimmed === '') throw new HelixError(`agent name is empty (use codex, claude, or a path to an executable)`, 1)
+  if (trimmed === '') throw new HelixError(`agent name is empty (use codex, claude, or a path to an executable)`, EXIT.ERROR)
   if (trimmed.includes('/')) {
     const abs = path.resolve(cwd, trimmed)
-    if (!isExecutableFile(abs)) throw new HelixError(`agent '${trimmed}' not found or not executable`, 1)
+    if (!isExecutableFile(abs)) throw new HelixError(`agent '${trimmed}' not found or not executable`, EXIT.ERROR)
     return {kind: kindOf(abs), name: trimmed, path: abs}
   }
   const found = findOnPath(trimmed, env)
-  if (!found) throw new HelixError(`agent '${trimmed}' not found on PATH`, 1)
+  if (!found) throw new HelixError(`agent '${trimmed}' not found on PATH`, EXIT.ERROR)
   return {kind: kindOf(trimmed), name: trimmed, path: found}
 }
 
@@ -76,7 +76,7 @@ export const DEFAULT_TIMEOUT_SEC = 2700
 export function parseTimeout(text: string | number | undefined, what = '--timeout'): number {
   if (text === undefined || text === '') return DEFAULT_TIMEOUT_SEC
   const n = typeof text === 'number' ? text : Number(String(text).trim())
-  if (!Number.isFinite(n) || n <= 0) throw new HelixError(`invalid ${what} '${String(text)}' (expected a positive number of seconds)`, 1)
+  if (!Number.isFinite(n) || n <= 0) throw new HelixError(`invalid ${what} '${String(text)}' (expected a positive number of seconds)`, EXIT.ERROR)
   return n
 }
 
@@ -104,7 +104,7 @@ export interface AgentOptions {
  * `--claude`/`--codex`, then `--agent`, then HELIX_AGENT, then `codex`.
  */
 export function resolveAgentOptions(input: AgentOptionsInput, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AgentOptions {
-  if (input.claude && input.codex) throw new HelixError(`--claude and --codex cannot be used together`, 1)
+  if (input.claude && input.codex) throw new HelixError(`--claude and --codex cannot be used together`, EXIT.ERROR)
   const name = input.claude ? 'claude' : input.codex ? 'codex' : input.agent ?? (env.HELIX_AGENT?.trim() || 'codex')
   const timeoutSec = input.timeout !== undefined ? parseTimeout(input.timeout, '--timeout') : parseTimeout(env.HELIX_AGENT_TIMEOUT, 'HELIX_AGENT_TIMEOUT')
   const model = input.model ?? (env.HELIX_MODEL?.trim() || undefined)

@@ -168,6 +168,7 @@ export function helixShimDir(): string | null {
     }
     return (shimDirCache = dir)
   } catch {
+    // no usable shim dir (tmp unwritable, not ours): the agent gets PATH unchanged, as documented above
     return (shimDirCache = null)
   }
 }

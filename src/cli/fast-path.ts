@@ -6,7 +6,7 @@
  * bin/run.js falls through to oclif, which owns parsing and error messages.
  * The output comes from the same domain functions the oclif commands call.
  */
-import {HelixError, helixMessage} from '../util/errors.js'
+import {HelixError, helixMessage, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
 type Handler = (json: boolean) => Promise<string>
@@ -37,9 +37,8 @@ export async function runFastPath(argv: readonly string[]): Promise<boolean> {
   try {
     process.stdout.write(await handlers[hit.key](hit.json))
   } catch (error) {
-    const e = error as Error
-    process.stderr.write(helixMessage(sanitize(String(e?.message ?? e).split('\n')[0])) + '\n')
-    process.exitCode = error instanceof HelixError ? error.exitCode : 1
+    process.stderr.write(helixMessage(sanitize(errorMessage(error).split('\n')[0])) + '\n')
+    process.exitCode = error instanceof HelixError ? error.exitCode : EXIT.ERROR
   }
   return true
 }

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {HelixCommand} from '../util/base-command.js'
+import {EXIT} from '../util/errors.js'
 
 export default class Build extends HelixCommand {
   static override summary = 'Run one implementation cycle on a bead'
@@ -42,6 +43,6 @@ export default class Build extends HelixCommand {
         commandName: 'helix build',
       },
     })
-    if (code !== 0) this.exit(code)
+    if (code !== EXIT.OK) this.exit(code)
   }
 }

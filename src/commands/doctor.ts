@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import {NOT_A_PROJECT} from '../util/root.js'
 import {doctorReport, renderDoctor} from '../status/doctor.js'
 
@@ -22,10 +22,10 @@ export default class Doctor extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Doctor)
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
+    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
     const report = await doctorReport({agents: {agent: flags.agent, claude: flags.claude, codex: flags.codex, reviewAgent: flags['review-agent']}})
     process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderDoctor(report))
     if (report.not_a_project) this.err(`helix: ${NOT_A_PROJECT}`)
-    if (report.problems) this.exit(1)
+    if (report.problems) this.exit(EXIT.ERROR)
   }
 }

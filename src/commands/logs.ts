@@ -1,8 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
+import {abortableSleep} from '../util/abort.js'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
 import {followLog, newestSessionLog, parseLinePointer, parseSlot, renderLogFile, renderLogLines} from '../output/log-render.js'
@@ -52,7 +53,7 @@ export default class Logs extends HelixCommand {
       while (!this.aborted) {
         const found = newestSessionLog(logDir)
         if (found) return found
-        await new Promise((r) => setTimeout(r, 250))
+        await abortableSleep(250, this.abort.signal) // Ctrl-C ends the wait at once
       }
       return null
     } finally {
@@ -65,10 +66,10 @@ export default class Logs extends HelixCommand {
     const {args, flags} = await this.parse(Logs)
     const pointer = flags.lines === undefined ? null : parseLinePointer(flags.lines)
     const range = pointer ? {from: pointer.from, to: pointer.to} : null
-    if (range && flags.follow) throw new HelixError('--lines and --follow cannot be combined', 1)
+    if (range && flags.follow) throw new HelixError('--lines and --follow cannot be combined', EXIT.ERROR)
     const flagSlot = flags.slot === undefined ? undefined : parseSlot(flags.slot)
     if (flagSlot !== undefined && pointer?.slot !== undefined && flagSlot !== pointer.slot) {
-      throw new HelixError(`--slot w${flagSlot} and the pointer's (w${pointer.slot}) differ; give one`, 1)
+      throw new HelixError(`--slot w${flagSlot} and the pointer's (w${pointer.slot}) differ; give one`, EXIT.ERROR)
     }
     const slot = flagSlot ?? pointer?.slot
     const paths = projectPaths(process.cwd(), process.env)
@@ -79,7 +80,7 @@ export default class Logs extends HelixCommand {
     if (named) {
       const candidates = [path.resolve(named), path.join(paths.logDir, named)]
       const found = candidates.find((c) => existsSync(c))
-      if (!found) throw new HelixError(`log file not found: ${sanitize(named)}`, 1)
+      if (!found) throw new HelixError(`log file not found: ${sanitize(named)}`, EXIT.ERROR)
       file = found
     } else {
       let newest = newestSessionLog(paths.logDir)
@@ -87,7 +88,7 @@ export default class Logs extends HelixCommand {
         newest = await this.waitForFirstLog(paths.logDir)
         if (!newest) return // interrupted while waiting: a normal end
       }
-      if (!newest) throw new HelixError(`no session logs in ${sanitize(paths.logDir)}`, 1)
+      if (!newest) throw new HelixError(`no session logs in ${sanitize(paths.logDir)}`, EXIT.ERROR)
       file = newest
     }
     if (!flags.follow) {
@@ -102,12 +103,12 @@ export default class Logs extends HelixCommand {
         if (range) short = await renderLogLines(file, range, write, opts)
         else await renderLogFile(file, write, opts)
       } catch (error) {
-        throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize((error as Error).message)}`, 1)
+        throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize(errorMessage(error))}`, EXIT.ERROR)
       }
       if (range && short !== null) {
         // the pointer names lines the file does not have (a different log, or it was cut)
         const rel = sanitize(path.relative(process.cwd(), file) || file)
-        throw new HelixError(short < range.from ? `${rel} has only ${short} lines; none in L${range.from}–L${range.to}` : `${rel} has only ${short} lines; printed L${range.from}–L${short}`, 1)
+        throw new HelixError(short < range.from ? `${rel} has only ${short} lines; none in L${range.from}–L${range.to}` : `${rel} has only ${short} lines; printed L${range.from}–L${short}`, EXIT.ERROR)
       }
       return
     }

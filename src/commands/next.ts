@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import {nextOutput} from '../status/next.js'
 
 export default class Next extends HelixCommand {
@@ -12,7 +12,7 @@ export default class Next extends HelixCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(Next)
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
+    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
     process.stdout.write(await nextOutput())
   }
 }

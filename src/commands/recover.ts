@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {recoverOrphans} from '../recovery/orphans.js'
 import {realProbe} from '../recovery/probe.js'
@@ -31,11 +31,11 @@ export default class Recover extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags, argv} = await this.parse(Recover)
-    if (argv.length > 1) throw new HelixError(`unexpected argument: ${sanitize(String(argv[1]))}`, 1)
+    if (argv.length > 1) throw new HelixError(`unexpected argument: ${sanitize(String(argv[1]))}`, EXIT.ERROR)
     const env = process.env
-    if (args.id !== undefined && flags.worktrees) throw new HelixError('--worktrees takes no bead id', 1)
+    if (args.id !== undefined && flags.worktrees) throw new HelixError('--worktrees takes no bead id', EXIT.ERROR)
     if (args.id !== undefined) {
-      if (args.id.trim() === '') throw new HelixError('empty bead id', 1)
+      if (args.id.trim() === '') throw new HelixError('empty bead id', EXIT.ERROR)
       const {releaseClaim} = await import('../recovery/release.js')
       await releaseClaim(projectPaths(process.cwd(), env), args.id, {
         owner: env.HELIX_OWNER?.trim() || 'helix',

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {HelixCommand} from '../util/base-command.js'
+import {EXIT} from '../util/errors.js'
 
 export default class Run extends HelixCommand {
   static override summary = 'Drain the ready queue through the agent in bounded cycles'
@@ -60,6 +61,6 @@ export default class Run extends HelixCommand {
         flags: Object.fromEntries(Object.entries(flags).filter(([k, v]) => v !== undefined && k !== 'notify')),
       },
     })
-    if (code !== 0) this.exit(code)
+    if (code !== EXIT.OK) this.exit(code)
   }
 }

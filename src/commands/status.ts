@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {statusOutput} from '../status/report.js'
 import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../status/watch.js'
 
@@ -24,7 +24,7 @@ export default class Status extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, 1)
+    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
     if (flags.watch === undefined) {
       const tty = process.stdout.isTTY
       const text = await statusOutput({
@@ -39,7 +39,7 @@ export default class Status extends HelixCommand {
     try {
       interval = parseWatchSeconds(flags.watch)
     } catch (error) {
-      throw new HelixError((error as Error).message, 1)
+      throw new HelixError(errorMessage(error), EXIT.ERROR)
     }
     const ac = new AbortController()
     const stop = () => ac.abort()

@@ -8,9 +8,11 @@
  */
 import {mkdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
 import path from 'node:path'
-import {pidAlive} from '../state/pidfile.js'
+import {abortableSleep} from '../util/abort.js'
+import {pidAlive} from '../util/process.js'
 import {pidMatchesRecord} from '../state/pid-identity.js'
-import {HelixError} from '../util/errors.js'
+import {isNotFound} from '../util/files.js'
+import {HelixError, EXIT} from '../util/errors.js'
 
 export interface LandLock {
   /** resolves with the release function once both locks are held; throws HelixError after `waitMs` */
@@ -31,12 +33,16 @@ export function createLandLock(dir: string, opts: {waitMs?: number; pollMs?: num
     let text: string
     try {
       text = await readFile(path.join(dir, 'owner'), 'utf8')
-    } catch {
+    } catch (error) {
+      // no owner file yet (the holder is between mkdir and write): ownerless, stale only when old.
+      // An unreadable owner (EACCES, EIO) is not "ownerless": breaking that lock could land twice.
+      if (!isNotFound(error)) throw error
       try {
         const st = await stat(dir)
         return {stale: Date.now() - st.mtimeMs > OWNERLESS_STALE_MS, holder: 'unknown'}
-      } catch {
-        return {stale: false, holder: 'unknown'}
+      } catch (error) {
+        if (!isNotFound(error)) throw error
+        return {stale: false, holder: 'unknown'} // released meanwhile: the next mkdir decides
       }
     }
     const [pidText, started = ''] = text.trim().split(/\s+/, 2)
@@ -68,8 +74,8 @@ export function createLandLock(dir: string, opts: {waitMs?: number; pollMs?: num
         }
         continue
       }
-      if (Date.now() >= deadline) throw new HelixError(`helix: land lock ${dir} held by ${s.holder} for more than ${Math.round(waitMs / 1000)} s`, 1)
-      await new Promise((r) => setTimeout(r, pollMs))
+      if (Date.now() >= deadline) throw new HelixError(`helix: land lock ${dir} held by ${s.holder} for more than ${Math.round(waitMs / 1000)} s`, EXIT.ERROR)
+      await abortableSleep(pollMs)
     }
   }
 

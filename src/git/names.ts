@@ -5,7 +5,7 @@
  * (a mapping could make two ids share one branch). Real tracker ids
  * (`hx-1a2b3c4d`, `helix-0a1b2c3d`, `ddx-…`) all pass.
  */
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
@@ -21,11 +21,11 @@ export function idProblem(id: string): string | null {
 export function assertSafeId(id: string): void {
   const problem = idProblem(id)
   if (problem)
-    throw new HelixError(`helix: bead id '${sanitize(id)}' cannot name a git branch for --workers (${problem}); rename the bead or run with --workers 1`, 1)
+    throw new HelixError(`helix: bead id '${sanitize(id)}' cannot name a git branch for --workers (${problem}); rename the bead or run with --workers 1`, EXIT.ERROR)
 }
 
 export function assertAttempt(attempt: number): void {
-  if (!Number.isSafeInteger(attempt) || attempt < 1) throw new HelixError(`helix: attempt must be a positive integer (got ${sanitize(attempt)})`, 1)
+  if (!Number.isSafeInteger(attempt) || attempt < 1) throw new HelixError(`helix: attempt must be a positive integer (got ${sanitize(attempt)})`, EXIT.ERROR)
 }
 
 /** `helix/<id>-<attempt>` */

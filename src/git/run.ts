@@ -4,6 +4,7 @@
  * are validated in `names.ts` before they get here.
  */
 import {spawn} from 'node:child_process'
+import {errorMessage} from '../util/errors.js'
 
 export interface GitResult {
   code: number
@@ -43,7 +44,7 @@ export function git(args: string[], opts: {cwd: string; env: NodeJS.ProcessEnv})
     try {
       child = spawn('git', args, {cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe']})
     } catch (error) {
-      resolve({code: 127, stdout: '', stderr: String((error as Error).message)})
+      resolve({code: 127, stdout: '', stderr: errorMessage(error)})
       return
     }
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))

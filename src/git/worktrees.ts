@@ -103,6 +103,7 @@ function real(p: string): string {
   try {
     return realpathSync(p)
   } catch {
+    // the path is gone: compare it as given
     return p
   }
 }
@@ -111,6 +112,7 @@ function young(p: string, now: number): boolean {
   try {
     return now - statSync(p).ctimeMs < FRESH_MS
   } catch {
+    // gone: nothing young to protect
     return false
   }
 }

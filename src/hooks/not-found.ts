@@ -4,6 +4,7 @@
  */
 import type {Hook} from '@oclif/core'
 import {sanitize} from '../util/sanitize.js'
+import {EXIT} from '../util/errors.js'
 
 /** Edit distance with adjacent transpositions (optimal string alignment): `stauts` is 1 from `status`. */
 export function editDistance(a: string, b: string): number {
@@ -42,7 +43,7 @@ const hook: Hook<'command_not_found'> = async function (opts) {
   const typed = opts.id.split(':').join(' ')
   const known = [...new Set([...opts.config.commandIDs, ...opts.config.topics.map((t) => t.name)])].map((id) => id.split(':').join(' '))
   process.stderr.write(unknownCommandLine(typed, known) + '\n')
-  this.exit(1)
+  this.exit(EXIT.ERROR)
 }
 
 export default hook

@@ -23,6 +23,7 @@ import type {Workspace} from './ports.js'
 import {readyList, statusOf, type Selection} from './selection.js'
 import {Stop, StopNow, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
+import {EXIT} from '../util/errors.js'
 
 export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 
@@ -227,7 +228,7 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
   if (after.beads.length === 0 || lost > a.beadsBefore / 2) {
     r.inFlight.delete(a.slot)
     const msg = `helix: the tracker lost ${after.beads.length === 0 ? a.beadsBefore : lost} of ${a.beadsBefore} beads during the attempt on ${sanitize(id)}; stopping without writing (restore it, e.g. from git)`
-    throw new StopNow(new Stop('error', 1, msg, msg.replace(/^helix: /, '')))
+    throw new StopNow(new Stop('error', EXIT.ERROR, msg, msg.replace(/^helix: /, '')))
   }
   // a decoded failure (claude is_error, codex turn.failed) fails the attempt whatever the exit code
   const rc = res.failed && res.rc === 0 ? 1 : res.rc

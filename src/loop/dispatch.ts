@@ -9,6 +9,7 @@ import {sanitize} from '../util/sanitize.js'
 import {budgetReached, durationText, hhmm, planQuotaPause} from './health.js'
 import {Stop, StopNow, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
+import {EXIT} from '../util/errors.js'
 
 export interface DispatchExtra {
   beadId?: string
@@ -22,7 +23,7 @@ export interface DispatchExtra {
 export function checkBudget(r: Run): void {
   const s = r.ledger.state
   const line = budgetReached({maxTokens: r.o.maxTokens, maxCost: r.o.maxCost}, s.total_tokens, s.total_cost_usd ?? 0)
-  if (line) throw new StopNow(new Stop('budget', 0, line, line.replace(/^helix: /, '')))
+  if (line) throw new StopNow(new Stop('budget', EXIT.OK, line, line.replace(/^helix: /, '')))
 }
 
 export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult> {
@@ -73,7 +74,7 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
       const reason = sanitize(health.reason)
       r.log?.event('agent unavailable', {agent: agent.name, reason: health.reason})
       void r.notify('agent_unavailable', {agent: agent.name, reason: health.reason})
-      throw new StopNow(new Stop('agent_unavailable', 4, `helix: agent ${name} unavailable: ${reason}`, reason))
+      throw new StopNow(new Stop('agent_unavailable', EXIT.AGENT_UNAVAILABLE, `helix: agent ${name} unavailable: ${reason}`, reason))
     }
     case 'quota':
       // from this moment no slot starts an attempt; pauseForQuota ends the hold
@@ -98,7 +99,7 @@ async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: 
   const now = r.now()
   if (!r.quota) r.quota = {start: now, probe: 0}
   const plan = planQuotaPause({now, resetAt, pauseStart: r.quota.start, probe: r.quota.probe, maxWaitSec: r.o.maxQuotaWaitSec ?? 21600})
-  if (plan.kind === 'stop') return new Stop('quota', 4, plan.message, plan.message.replace(/^helix: /, ''))
+  if (plan.kind === 'stop') return new Stop('quota', EXIT.AGENT_UNAVAILABLE, plan.message, plan.message.replace(/^helix: /, ''))
   if (resetAt === null) r.quota.probe++
   const name = sanitize(agent.name)
   r.d.out.both(`helix: [${r.t()}] ${name} quota exhausted; pausing until ${hhmm(plan.until)} (in ${durationText(plan.ms)})`)

@@ -4,6 +4,7 @@ import {dispatchPausing} from './dispatch.js'
 import {anySelectable} from './scheduler.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
+import {EXIT} from '../util/errors.js'
 
 /** a drain/periodic action; true when it succeeded */
 export async function runAction(r: Run, action: 'alignment' | 'plan' | 'polish' | 'backfill', scope: string): Promise<boolean> {
@@ -29,17 +30,17 @@ export async function drain(r: Run): Promise<Step> {
   const res = await dispatchPausing(r, r.d.agents.impl, 'check', prompt)
   await r.ledger.save('running')
   if (r.aborted) return interruptStop(r.o.signal)
-  if (res.rc !== 0 || res.timedOut || res.stalled) return new Stop('error', 1, 'helix: check failed after queue drain')
+  if (res.rc !== 0 || res.timedOut || res.stalled) return new Stop('error', EXIT.ERROR, 'helix: check failed after queue drain')
   const code = trailerValue(res.text, 'NEXT_ACTION', NEXT_ACTION_CODES)
-  if (!code) return new Stop('error', 1, 'helix: unable to determine NEXT_ACTION from check output')
+  if (!code) return new Stop('error', EXIT.ERROR, 'helix: unable to determine NEXT_ACTION from check output')
   r.log?.event('check', {next_action: code})
-  const stopAfter = () => new Stop('completed', 0, `helix: stopping after check returned ${code}`)
+  const stopAfter = () => new Stop('completed', EXIT.OK, `helix: stopping after check returned ${code}`)
   const bounded = async (action: 'plan' | 'polish' | 'alignment', label: string): Promise<Step> => {
-    if (r.drainStreak >= 3) return new Stop('completed', 0, `helix: stopping: check returned ${code} 3 times without new ready work`)
+    if (r.drainStreak >= 3) return new Stop('completed', EXIT.OK, `helix: stopping: check returned ${code} 3 times without new ready work`)
     r.d.out.normal(`helix: queue drained, running ${label}`)
     const ok = await runAction(r, action, 'repo')
     if (r.aborted) return interruptStop(r.o.signal)
-    if (!ok) return new Stop('error', 1, `helix: ${label} failed after queue drain`)
+    if (!ok) return new Stop('error', EXIT.ERROR, `helix: ${label} failed after queue drain`)
     if (action === 'alignment') r.alignedSinceBuild = true
     r.drainStreak++
     return 'continue'
@@ -51,7 +52,7 @@ export async function drain(r: Run): Promise<Step> {
       const rec = await r.d.recoverOrphans((line) => r.d.out.normal(line))
       r.buildStreak = 0
       if (rec.recovered.length > 0) return 'continue'
-      return new Stop('completed', 0, 'helix: no selectable issues after orphan recovery — stopping')
+      return new Stop('completed', EXIT.OK, 'helix: no selectable issues after orphan recovery — stopping')
     }
     case 'DESIGN':
       return bounded('plan', 'design')
@@ -65,7 +66,7 @@ export async function drain(r: Run): Promise<Step> {
       r.d.out.normal('helix: queue drained, running backfill')
       const ok = await runAction(r, 'backfill', 'repo')
       if (r.aborted) return interruptStop(r.o.signal)
-      if (!ok) return new Stop('error', 1, 'helix: backfill failed after queue drain')
+      if (!ok) return new Stop('error', EXIT.ERROR, 'helix: backfill failed after queue drain')
       r.backfilledSinceBuild = true
       return 'continue'
     }
@@ -74,7 +75,7 @@ export async function drain(r: Run): Promise<Step> {
       r.d.out.normal('helix: queue empty, running alignment before stopping')
       const ok = await runAction(r, 'alignment', 'repo')
       if (r.aborted) return interruptStop(r.o.signal)
-      if (!ok) return new Stop('error', 1, 'helix: alignment failed after queue drain')
+      if (!ok) return new Stop('error', EXIT.ERROR, 'helix: alignment failed after queue drain')
       r.alignedSinceBuild = true
       if (await anySelectable(r)) return 'continue'
       return stopAfter()

@@ -5,7 +5,7 @@
 import {execFile} from 'node:child_process'
 import {access, readdir, stat} from 'node:fs/promises'
 import path from 'node:path'
-import {isExecutableFile} from '../util/files.js'
+import {isExecutableFile, isNotFound} from '../util/files.js'
 import {runScript} from '../util/process.js'
 import type {LoopGates} from './ports.js'
 
@@ -39,6 +39,7 @@ async function statOf(file: string): Promise<{sig: string; size: number}> {
     const st = await stat(file)
     return {sig: `${st.size}:${st.mtimeMs}`, size: st.size}
   } catch {
+    // removed since it was listed: its signature is 'missing', which counts as a change
     return {sig: 'missing', size: 0}
   }
 }
@@ -95,8 +96,10 @@ export function gitGates(
       let names: string[]
       try {
         names = await readdir(dir)
-      } catch {
-        return []
+      } catch (error) {
+        // no scripts/ directory: no acceptance gate. An unreadable one must not pass for "no gate".
+        if (isNotFound(error)) return []
+        throw error
       }
       // a script that is not executable is not part of the gate
       return names
@@ -169,6 +172,7 @@ export function gitGates(
         await access(path.resolve(root, file))
         return true
       } catch {
+        // an answer, not a failure: the file is not there (or not reachable)
         return false
       }
     },

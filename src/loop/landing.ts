@@ -12,7 +12,7 @@ import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
 import {assertAttempt, assertSafeId, branchName, idProblem, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
 import {createLandLock} from '../git/land-lock.js'
 import {ensureIgnored} from '../util/runtime-paths.js'
-import {errorMessage, HelixError} from '../util/errors.js'
+import {errorMessage, HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
 export interface GitLandingOptions {
@@ -54,7 +54,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     if (repo) return repo
     const env0 = gitEnv(opts.env)
     const top = await git(['rev-parse', '--show-toplevel'], {cwd: root, env: env0})
-    if (top.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (${sanitize(root)} is not in a git repository); run 'git init' and commit once, or use --workers 1`, 1)
+    if (top.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (${sanitize(root)} is not in a git repository); run 'git init' and commit once, or use --workers 1`, EXIT.ERROR)
     const prefix = (await git(['rev-parse', '--show-prefix'], {cwd: root, env: env0})).stdout.trim()
     const common = (await git(['rev-parse', '--git-common-dir'], {cwd: root, env: env0})).stdout.trim()
     const named = (await git(['config', 'user.email'], {cwd: root, env: env0})).code === 0 && (await git(['config', 'user.name'], {cwd: root, env: env0})).code === 0
@@ -73,7 +73,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const run = async (args: string[], cwd: string): Promise<GitResult> => git(args, {cwd, env: (await ctx()).env})
   const ok = async (args: string[], cwd: string): Promise<string> => {
     const r = await run(args, cwd)
-    if (r.code !== 0) throw new HelixError(`helix: git ${args[0]} failed: ${sanitize(firstLine(r))}`, 1)
+    if (r.code !== 0) throw new HelixError(`helix: git ${args[0]} failed: ${sanitize(firstLine(r))}`, EXIT.ERROR)
     return r.stdout.trim()
   }
   const revParse = async (rev: string, cwd = root): Promise<string | null> => {
@@ -89,9 +89,9 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     if (baseName) return baseName
     await ctx()
     const r = await run(['symbolic-ref', '-q', '--short', 'HEAD'], root)
-    if (r.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (HEAD is detached in ${sanitize(root)}); run 'git switch <branch>' there, or use --workers 1`, 1)
+    if (r.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (HEAD is detached in ${sanitize(root)}); run 'git switch <branch>' there, or use --workers 1`, EXIT.ERROR)
     const name = r.stdout.trim()
-    if (!(await revParse(`refs/heads/${name}`))) throw new HelixError(`${NEEDS_BRANCH} (branch ${sanitize(name)} has no commits yet); commit once, or use --workers 1`, 1)
+    if (!(await revParse(`refs/heads/${name}`))) throw new HelixError(`${NEEDS_BRANCH} (branch ${sanitize(name)} has no commits yet); commit once, or use --workers 1`, EXIT.ERROR)
     baseName = name
     return name
   }
@@ -99,7 +99,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const baseTip = async (): Promise<string> => {
     const b = await base()
     const tip = await revParse(`refs/heads/${b}`)
-    if (!tip) throw new HelixError(`helix: the base branch ${sanitize(b)} no longer exists`, 1)
+    if (!tip) throw new HelixError(`helix: the base branch ${sanitize(b)} no longer exists`, EXIT.ERROR)
     return tip
   }
 
@@ -128,7 +128,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     await mkdir(path.dirname(top), {recursive: true})
     const branch = branchName(bead, n)
     const add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
-    if (add.code !== 0) throw new HelixError(`helix: git worktree add for ${bead} attempt ${n} failed: ${sanitize(firstLine(add))}`, 1)
+    if (add.code !== 0) throw new HelixError(`helix: git worktree add for ${bead} attempt ${n} failed: ${sanitize(firstLine(add))}`, EXIT.ERROR)
     return {slot, bead, attempt: n, dir: path.resolve(top, r.prefix || '.'), branch, baseTip: tip}
   }
 

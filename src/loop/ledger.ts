@@ -52,7 +52,7 @@ export class RunLedger {
     if (this.pendingOutput) clearTimeout(this.pendingOutput)
     this.pendingOutput = null
     const next = this.writing.then(() => this.write())
-    this.writing = next.catch(() => undefined)
+    this.writing = next.catch(() => undefined) // the caller of save() gets the error through `next`; the queue just goes on
     return next
   }
 
@@ -118,7 +118,7 @@ export class RunLedger {
     if (this.pendingOutput) return
     this.pendingOutput = setTimeout(() => {
       this.pendingOutput = null
-      void this.save().catch(() => undefined)
+      void this.save().catch(() => undefined) // a throttled output snapshot: best-effort, the next save (phase change, stop) retries and reports
     }, OUTPUT_WRITE_MS)
     this.pendingOutput.unref?.()
   }

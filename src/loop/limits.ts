@@ -3,7 +3,7 @@
  * validated before anything is written (no mutex, no log, no run-state), one
  * line naming the flag on bad input.
  */
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
 export interface LimitFlags {
@@ -36,7 +36,7 @@ function pick(flags: LimitFlags, env: NodeJS.ProcessEnv, flag: keyof LimitFlags,
 }
 
 function bad(name: string, raw: string, expected: string): HelixError {
-  return new HelixError(`invalid ${name} '${sanitize(raw).slice(0, 40)}': expected ${expected}`, 1)
+  return new HelixError(`invalid ${name} '${sanitize(raw).slice(0, 40)}': expected ${expected}`, EXIT.ERROR)
 }
 
 function wholeNumber(v: {raw: string; name: string}, min: number, max: number, expected: string): number {

@@ -8,8 +8,9 @@
 import {spawn} from 'node:child_process'
 import path from 'node:path'
 import {findOnPath} from '../agents/resolve.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {isExecutableFile} from '../util/files.js'
+import {signalGroup} from '../util/process.js'
 import {sanitize} from '../util/sanitize.js'
 
 export const NOTIFY_TIMEOUT_MS = 10_000
@@ -31,7 +32,7 @@ export function notifyArgv(cmd: string): string[] {
  */
 export function validateNotify(cmd: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string[] {
   const argv = notifyArgv(cmd)
-  const bad = (): HelixError => new HelixError(`helix: --notify: ${argv.length ? sanitize(argv[0]) : '(empty)'}: not an executable file or command on PATH`, 1)
+  const bad = (): HelixError => new HelixError(`helix: --notify: ${argv.length ? sanitize(argv[0]) : '(empty)'}: not an executable file or command on PATH`, EXIT.ERROR)
   if (argv.length === 0) throw bad()
   const [first, ...rest] = argv
   const file = first.includes('/') ? (isExecutableFile(path.resolve(cwd, first)) ? path.resolve(cwd, first) : undefined) : findOnPath(first, env)
@@ -66,7 +67,7 @@ export function createNotifier(cmd: string, opts: NotifierOptions = {}): Notifie
       try {
         line = JSON.stringify(event) + '\n'
       } catch (error) {
-        log(`helix: --notify ${label}: event not sent (${sanitize((error as Error).message)})`)
+        log(`helix: --notify ${label}: event not sent (${sanitize(errorMessage(error))})`)
         resolve()
         return
       }
@@ -74,18 +75,14 @@ export function createNotifier(cmd: string, opts: NotifierOptions = {}): Notifie
       try {
         child = spawn(argv[0], argv.slice(1), {cwd: opts.cwd, env, stdio: ['pipe', 'ignore', 'pipe'], detached: true})
       } catch (error) {
-        log(`helix: --notify ${label} failed: ${sanitize((error as Error).message)}`)
+        log(`helix: --notify ${label} failed: ${sanitize(errorMessage(error))}`)
         resolve()
         return
       }
       let stderr = ''
       let timedOut = false
       const killGroup = (): void => {
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL')
-        } catch {
-          // already gone
-        }
+        if (child.pid) signalGroup(child.pid, 'SIGKILL') // false when already gone
       }
       const timer = setTimeout(() => {
         timedOut = true

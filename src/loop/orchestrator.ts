@@ -7,7 +7,7 @@
 import type {ActionName} from '../agents/types.js'
 import {emptyRunState} from '../state/run-state.js'
 import type {RunState} from '../state/types.js'
-import {HelixError, helixMessage} from '../util/errors.js'
+import {HelixError, helixMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {matchSelector} from './build-once.js'
 import type {LoopDeps, LoopOptions, LoopResult} from './ports.js'
@@ -32,7 +32,7 @@ export async function runLoop(deps: LoopDeps, opts: LoopOptions): Promise<LoopRe
   if ((opts.workers ?? 1) > 1) {
     // SPEC 15: workers need a base branch; a detached HEAD or no git is bad input
     try {
-      if (!deps.landing) throw new HelixError('--workers > 1 needs git worktrees, which this build cannot make', 1)
+      if (!deps.landing) throw new HelixError('--workers > 1 needs git worktrees, which this build cannot make', EXIT.ERROR)
       await deps.landing.base()
     } catch (error) {
       if (!(error instanceof HelixError)) throw error
@@ -47,7 +47,7 @@ export async function runLoop(deps: LoopDeps, opts: LoopOptions): Promise<LoopRe
     else await deps.state.save(bump((await deps.state.load()) ?? emptyRunState(deps.clock.now())))
     const name = opts.commandName ?? 'helix run'
     deps.out.both(`${name}: already running (pid=${acquired.holder.pid}, started=${sanitize(acquired.holder.started)})`)
-    return {exitCode: 2, stopReason: null}
+    return {exitCode: EXIT.BUSY, stopReason: null}
   }
   try {
     if ((opts.workers ?? 1) > 1) await deps.landing?.ensureExcludes()
@@ -77,7 +77,7 @@ async function dryRun(deps: LoopDeps, opts: LoopOptions): Promise<LoopResult> {
     const match = matchSelector(selectable, needle)
     if (!match) {
       deps.out.both(`helix: no ready issue matches '${sanitize(needle)}'`)
-      return {exitCode: 1, stopReason: null}
+      return {exitCode: EXIT.ERROR, stopReason: null}
     }
     sel = {...sel, target: match, batch: []}
   }
@@ -94,5 +94,5 @@ async function dryRun(deps: LoopDeps, opts: LoopOptions): Promise<LoopResult> {
   }
   deps.out.stdout(deps.agents.describe(deps.agents.impl, action, prompt) + '\n')
   deps.out.stdout('--- prompt ---\n' + prompt + (prompt.endsWith('\n') ? '' : '\n'))
-  return {exitCode: 0, stopReason: null}
+  return {exitCode: EXIT.OK, stopReason: null}
 }

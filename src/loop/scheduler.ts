@@ -5,6 +5,7 @@
  * or periodic alignment only when every slot is idle.
  */
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
+import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {periodicAlignment, review} from './after.js'
 import {runAttempt} from './attempt.js'
@@ -113,7 +114,7 @@ export async function maybeCloseFocusedEpic(r: Run, snap: TrackerSnapshot): Prom
     await r.d.tracker.close(epicId)
     r.ledger.closed(epicId)
   } catch (error) {
-    r.d.out.normal(`helix: could not close epic ${sanitize(epicId)}: ${sanitize((error as Error).message)}`)
+    r.d.out.normal(`helix: could not close epic ${sanitize(epicId)}: ${sanitize(errorMessage(error))}`)
   }
   r.focusedEpic = null
   await r.ledger.save()

@@ -1,5 +1,6 @@
 /** How the loop ends: a Stop value, and StopNow to carry one out of deep code (a dispatch, a gate). */
 import type {StopReason} from '../state/types.js'
+import {signalExitCode} from '../util/process.js'
 
 /** A stop decided by the loop: reason, exit code, the line to print (optional). */
 export class Stop {
@@ -25,5 +26,5 @@ export type Step = 'continue' | Stop
 export function interruptStop(signal: AbortSignal | undefined): Stop {
   const reason = String(signal?.reason ?? 'SIGINT')
   const sig = reason === 'SIGTERM' || reason === 'SIGHUP' ? reason : 'SIGINT'
-  return new Stop('interrupted', sig === 'SIGTERM' ? 143 : sig === 'SIGHUP' ? 129 : 130, `helix: interrupted (${sig})`)
+  return new Stop('interrupted', signalExitCode(sig), `helix: interrupted (${sig})`)
 }

@@ -7,7 +7,7 @@
 import type {SessionLogLike} from '../agents/types.js'
 import type {RunHistoryRecord, StopReason} from '../state/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
-import {HelixError, helixMessage} from '../util/errors.js'
+import {HelixError, helixMessage, errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {hhmmss} from '../util/time.js'
 import {SystemicDetector} from './health.js'
@@ -16,6 +16,9 @@ import type {BlockerEntry, LoopDeps, LoopOptions, LoopResult, NotifyEventName} f
 import {runScheduler} from './scheduler.js'
 import {statusOf} from './selection.js'
 import {Stop, StopNow, interruptStop} from './stop.js'
+
+/** A blocker's title when the tracker could not be read at the end of the run (its id and reason are still reported). */
+export const TITLE_UNKNOWN = '(title unknown: the tracker could not be read)'
 
 export interface InFlight {
   id: string
@@ -100,7 +103,7 @@ export class Run {
   errorStop(error: unknown): Stop {
     if (error instanceof StopNow) return error.stop
     if (this.aborted) return interruptStop(this.o.signal)
-    const message = error instanceof HelixError ? error.message : String((error as Error)?.message ?? error).split('\n')[0]
+    const message = error instanceof HelixError ? error.message : errorMessage(error).split('\n')[0]
     const code = error instanceof HelixError ? error.exitCode : 1
     return new Stop('error', code, helixMessage(sanitize(message)))
   }
@@ -195,12 +198,15 @@ export class Run {
       let snap: TrackerSnapshot | null = null
       try {
         snap = await this.d.tracker.read()
-      } catch {
-        snap = null
+      } catch (error) {
+        // the ids and reasons are what the operator acts on: keep them, and say the titles are unknown and why
+        this.d.out.both(`helix: cannot read the tracker for blocker titles: ${sanitize(errorMessage(error))}`)
+        this.log?.event('blocker titles unavailable', {error: errorMessage(error)}, 'error')
       }
       for (const [id, info] of this.skip) {
         this.d.out.both(`helix:   ${sanitize(id)} — ${sanitize(info.reason)}`)
-        entries.push({id, title: snap?.byId.get(id)?.title ?? '', reason: info.reason, attempts: info.attempts})
+        const title = snap ? (snap.byId.get(id)?.title ?? '') : TITLE_UNKNOWN
+        entries.push({id, title, reason: info.reason, attempts: info.attempts})
       }
       try {
         const file = await this.d.blockerReport({now: this.now(), attempted: s.attempted_cycles, completed: s.completed_cycles, logPath: this.log?.path ?? null, entries})
@@ -229,8 +235,10 @@ export class Run {
     try {
       await this.ledger.settle()
       await this.ledger.save('stopped')
-    } catch {
-      // nothing more we can do; the exit code still tells the truth
+    } catch (error) {
+      // the run is ending either way and the exit code still tells the truth; say why status may be stale
+      this.d.out.both(`helix: cannot save the final run state: ${sanitize(errorMessage(error))}`)
+      this.log?.event('run state not saved', {error: errorMessage(error)}, 'error')
     }
     await this.appendHistory(reason, stop.exitCode, ended, entries)
     await this.notify('run_stopped', {

@@ -20,7 +20,7 @@ import {readRunState, updateRunState, writeRunState} from '../state/run-state.js
 import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
 import {readTracker} from '../tracker/store.js'
-import {HelixError} from '../util/errors.js'
+import {ClaimConflictError} from '../util/errors.js'
 import {abortableSleep} from '../util/abort.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import type {LoopDeps} from './ports.js'
@@ -78,7 +78,7 @@ export function realLoopDeps(input: WiringInput): RealLoop {
           const b = await claimBead(paths, id, {owner, pid: process.pid, machine: os.hostname(), startToken: currentStartToken(), probe, thresholdSec: threshold})
           return {ok: true, token: String(b['claim-token'])}
         } catch (error) {
-          if (error instanceof HelixError && error.exitCode === 3) return {ok: false, message: error.message}
+          if (error instanceof ClaimConflictError) return {ok: false, message: error.message}
           throw error
         }
       },

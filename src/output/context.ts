@@ -1,6 +1,8 @@
 /** `.helix/context.md` (SPEC 6.4): execution context prepended to implementation prompts. */
-import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
+import {mkdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
+import {atomicWrite} from '../util/atomic-write.js'
+import {isNotFound} from '../util/files.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {readyBeads, statusOf} from '../tracker/queries.js'
 
@@ -65,15 +67,15 @@ export function renderContext(i: ContextInput): string {
 
 export async function writeContextFile(file: string, text: string): Promise<void> {
   await mkdir(path.dirname(file), {recursive: true})
-  const tmp = `${file}.${process.pid}.tmp`
-  await writeFile(tmp, text)
-  await rename(tmp, file)
+  await atomicWrite(file, text)
 }
 
 export async function readAgentsMd(root: string): Promise<string | null> {
   try {
     return await readFile(path.join(root, 'AGENTS.md'), 'utf8')
-  } catch {
-    return null
+  } catch (error) {
+    // no AGENTS.md: the context has no such section. An unreadable one is an error, not a silent omission.
+    if (isNotFound(error)) return null
+    throw error
   }
 }

@@ -14,7 +14,9 @@ import {closeSync, openSync, readdirSync, readSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {hhmmss} from '../util/time.js'
 import {sanitize} from '../util/sanitize.js'
-import {HelixError} from '../util/errors.js'
+import {abortableSleep} from '../util/abort.js'
+import {HelixError, EXIT} from '../util/errors.js'
+import {isNotFound} from '../util/files.js'
 
 const LEVELS: Record<number, string> = {10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL'}
 const SKIP_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v', 'stream', 'dispatch'])
@@ -91,6 +93,7 @@ function renderRecord(raw: string): {text: string; level: string} | null {
   try {
     rec = JSON.parse(raw)
   } catch {
+    // not a JSON record (a torn or foreign line): show it as plain text
     return {text: clean(raw), level: 'INFO'}
   }
   if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return {text: clean(raw), level: 'INFO'}
@@ -163,7 +166,7 @@ export async function renderLogFile(file: string, write: (text: string) => boole
  */
 export function parseLineRange(text: string, shown: string = text): {from: number; to: number} {
   const m = /^\s*L?(\d{1,9})(?:\s*[-–—]\s*L?(\d{1,9}))?\s*$/i.exec(text)
-  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(shown)}': ${why}`, 1)
+  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(shown)}': ${why}`, EXIT.ERROR)
   if (!m) throw bad('use A-B, e.g. 12-340 or L12–L340')
   const from = Number(m[1])
   const to = m[2] === undefined ? from : Number(m[2])
@@ -176,7 +179,7 @@ export function parseLineRange(text: string, shown: string = text): {from: numbe
 export function parseSlot(text: string): number {
   const m = /^\s*[wW]?(\d{1,3})\s*$/.exec(text)
   const n = m ? Number(m[1]) : 0
-  if (!(n >= 1)) throw new HelixError(`invalid --slot '${sanitize(text)}': use wN or N, e.g. w2`, 1)
+  if (!(n >= 1)) throw new HelixError(`invalid --slot '${sanitize(text)}': use wN or N, e.g. w2`, EXIT.ERROR)
   return n
 }
 
@@ -201,7 +204,7 @@ export function parseLinePointer(text: string): LinePointer {
   const range = parseLineRange(m[1], text)
   const out: LinePointer = {...range}
   if (m[2] !== undefined) {
-    if (!/^[wW]?\d{1,3}$/.test(m[2])) throw new HelixError(`invalid --lines '${sanitize(text)}': the slot is written (wN), e.g. L40–L88 (w2)`, 1)
+    if (!/^[wW]?\d{1,3}$/.test(m[2])) throw new HelixError(`invalid --lines '${sanitize(text)}': the slot is written (wN), e.g. L40–L88 (w2)`, EXIT.ERROR)
     out.slot = parseSlot(m[2])
   }
   if (m[3] !== undefined) out.file = m[3]
@@ -278,8 +281,10 @@ export function newestSessionLog(logDir: string): string | null {
   let names: string[]
   try {
     names = readdirSync(logDir).filter((n) => /^helix-.*\.log$/.test(n))
-  } catch {
-    return null
+  } catch (error) {
+    // no log directory yet: no session logs. An unreadable one surfaces (it is not "no logs").
+    if (isNotFound(error)) return null
+    throw error
   }
   let best: {file: string; name: string; mtime: number} | null = null
   for (const name of names) {
@@ -290,6 +295,7 @@ export function newestSessionLog(logDir: string): string | null {
       if (!st.isFile()) continue
       mtime = st.mtimeMs
     } catch {
+      // removed between readdir and stat: not a candidate
       continue
     }
     if (!best || name > best.name || (name === best.name && mtime > best.mtime)) best = {file, name, mtime}
@@ -313,6 +319,7 @@ export class LogTail {
     try {
       size = statSync(this.file).size
     } catch {
+      // --follow: the log is not there (yet, or rotated away): nothing new to show this tick
       return []
     }
     if (size < this.offset) {
@@ -371,15 +378,7 @@ export async function followLog(opts: FollowOptions): Promise<void> {
   }
   emit(tail.readNew())
   while (!opts.signal.aborted) {
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(done, pollMs)
-      function done() {
-        clearTimeout(t)
-        opts.signal.removeEventListener('abort', done)
-        resolve()
-      }
-      opts.signal.addEventListener('abort', done, {once: true})
-    })
+    await abortableSleep(pollMs, opts.signal)
     emit(tail.readNew())
     if (opts.logDir) {
       const newest = newestSessionLog(opts.logDir)

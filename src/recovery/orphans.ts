@@ -9,7 +9,7 @@ import type {Bead, ClaimLiveness, ProcessProbe} from '../tracker/types.js'
 import {mutateTracker, readTracker} from '../tracker/store.js'
 import {statusOf} from '../tracker/queries.js'
 import {claimLiveness} from '../tracker/liveness.js'
-import {CLAIM_KEYS, isoNow} from '../tracker/ops.js'
+import {CLAIM_KEYS, releaseClaim} from '../tracker/ops.js'
 import {taggedProcesses, type TaggedProcess} from '../util/tagged.js'
 import {endProcesses, killGraceMs, pidAlive} from '../util/process.js'
 import {startTokenOf} from './probe.js'
@@ -147,10 +147,7 @@ export async function recoverOrphans(paths: ProjectPaths, opts: RecoverOptions):
           continue
         }
       }
-      b.status = 'open'
-      delete b.owner
-      for (const k of CLAIM_KEYS) delete b[k]
-      b.updated_at = isoNow(now)
+      releaseClaim(b, now)
       out.push({id, l})
     }
     return {beads: out.length ? locked.beads : null, result: out}

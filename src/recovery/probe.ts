@@ -16,6 +16,7 @@ function statFields(pid: number): string[] | undefined {
     // fields after "pid (comm)": index 0 = field 3 (state)
     return stat.slice(close + 2).trim().split(/\s+/)
   } catch {
+    // the process is gone (or no /proc): no fields
     return undefined
   }
 }
@@ -47,6 +48,7 @@ export function realProbe(): ProcessProbe {
           (p) => p.pid !== process.pid && typeof p.cmd === 'string' && p.cmd.includes('helix') && p.cmd.includes(beadId) && pidRunning(p.pid),
         )
       } catch {
+        // ps-list unavailable: no process evidence either way; the claim's pid/start-token checks still decide
         return false
       }
     },

@@ -16,7 +16,7 @@ import {statusOf} from '../tracker/queries.js'
 import {claimPid, FUTURE_SKEW_MS} from '../tracker/liveness.js'
 import {CLAIM_KEYS, isoNow} from '../tracker/ops.js'
 import {processesOfDispatch} from '../util/tagged.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {killDeadRunProcesses} from './orphans.js'
 
@@ -97,7 +97,7 @@ export async function releaseClaim(paths: ProjectPaths, id: string, opts: Releas
   const now = opts.now ?? new Date()
   const owner = opts.owner.trim() || 'helix'
   const first = judge((await readTracker(paths.file)).byId.get(id), id, owner)
-  if (first.kind === 'refuse') throw new HelixError(first.line, 1)
+  if (first.kind === 'refuse') throw new HelixError(first.line, EXIT.ERROR)
   if (first.kind === 'noop') {
     opts.say(first.line)
     return false
@@ -106,8 +106,8 @@ export async function releaseClaim(paths: ProjectPaths, id: string, opts: Releas
   if (opts.killDeadRuns !== false) await killDeadRunProcesses({say: opts.say, ...(opts.dryRun ? {dryRun: true} : {})})
   const decide = async (b: Bead): Promise<string> => {
     const ev = await pidEvidence(b, opts.probe)
-    if (ev.live === true) throw new HelixError(`not releasing ${sanitize(id)}: ${ev.why}`, 1)
-    if (ev.live === 'unknown') throw new HelixError(`not releasing ${sanitize(id)}: ${ev.why}; release it with 'helix tracker update ${sanitize(id)} --unclaim' once you know its claimer is gone`, 1)
+    if (ev.live === true) throw new HelixError(`not releasing ${sanitize(id)}: ${ev.why}`, EXIT.ERROR)
+    if (ev.live === 'unknown') throw new HelixError(`not releasing ${sanitize(id)}: ${ev.why}; release it with 'helix tracker update ${sanitize(id)} --unclaim' once you know its claimer is gone`, EXIT.ERROR)
     return [futureNote(b, now), ev.why].filter(Boolean).join('; ')
   }
   const why = await decide(first.b)
@@ -118,7 +118,7 @@ export async function releaseClaim(paths: ProjectPaths, id: string, opts: Releas
   const key = claimKey(first.b)
   const done = await mutateTracker(paths, async (locked) => {
     const j = judge(locked.byId.get(id), id, owner)
-    if (j.kind === 'refuse') throw new HelixError(j.line, 1)
+    if (j.kind === 'refuse') throw new HelixError(j.line, EXIT.ERROR)
     if (j.kind === 'noop') return {beads: null, result: {released: false, line: j.line}}
     // the claim changed since we looked (renewed, re-claimed): decide again on what is there now
     const reason = claimKey(j.b) === key ? why : await decide(j.b)

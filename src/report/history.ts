@@ -6,7 +6,7 @@
  * mid-write may leave half a line.
  */
 import {closeSync, constants, fstatSync, openSync, readFileSync} from 'node:fs'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {CycleOutcome, RunHistoryCycle, RunHistoryRecord} from '../state/types.js'
 
@@ -21,7 +21,7 @@ const UNIT_MS: Record<string, number> = {m: 60_000, h: 3_600_000, d: 86_400_000,
  */
 export function parseSince(text: string, now: Date): Date {
   const s = text.trim()
-  const bad = () => new HelixError(`invalid --since '${sanitize(text)}': use a duration like 24h, 30m, 7d or a date like 2026-11-22`, 1)
+  const bad = () => new HelixError(`invalid --since '${sanitize(text)}': use a duration like 24h, 30m, 7d or a date like 2026-11-22`, EXIT.ERROR)
   const dur = /^(\d{1,6})([mhdw])$/.exec(s)
   if (dur) return new Date(now.getTime() - Number(dur[1]) * UNIT_MS[dur[2]])
   let t: number
@@ -35,7 +35,7 @@ export function parseSince(text: string, now: Date): Date {
     t = Date.parse(s)
   } else throw bad()
   if (Number.isNaN(t)) throw bad()
-  if (t > now.getTime()) throw new HelixError(`invalid --since '${sanitize(text)}': it is in the future`, 1)
+  if (t > now.getTime()) throw new HelixError(`invalid --since '${sanitize(text)}': it is in the future`, EXIT.ERROR)
   return new Date(t)
 }
 
@@ -131,10 +131,10 @@ export function readHistory(file: string): History {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {runs: [], skipped_lines: []}
-    throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize((error as Error).message)}`, 1)
+    throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize(errorMessage(error))}`, EXIT.ERROR)
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new HelixError(`${sanitize(file)} is not a regular file`, 1)
+    if (!fstatSync(fd).isFile()) throw new HelixError(`${sanitize(file)} is not a regular file`, EXIT.ERROR)
     return parseHistory(readFileSync(fd, 'utf8'))
   } finally {
     closeSync(fd)

@@ -1,8 +1,9 @@
 /** `helix report` body: reads `.helix-logs/runs.jsonl`, summarises the window, renders. */
-import {renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {statSync} from 'node:fs'
 import path from 'node:path'
+import {atomicWrite} from '../util/atomic-write.js'
 import {projectPaths} from '../util/root.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {buildReport, DEFAULT_SINCE, parseSince, readHistory, type Report} from './history.js'
 
@@ -27,21 +28,19 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
   return buildReport(readHistory(historyFile(paths.logDir)), since, now)
 }
 
-/** Writes `text` to `file` through a temp file beside it, so a failed write leaves no half page. */
-function writePage(file: string, text: string): void {
+/** Writes `text` to `file` atomically (util/atomic-write), so a failed write leaves no half page. */
+async function writePage(file: string, text: string): Promise<void> {
   const abs = path.resolve(file)
   try {
-    if (statSync(abs).isDirectory()) throw new HelixError(`--html ${sanitize(file)} is a directory`, 1)
+    if (statSync(abs).isDirectory()) throw new HelixError(`--html ${sanitize(file)} is a directory`, EXIT.ERROR)
   } catch (error) {
+    // anything but our own refusal (no such file yet, an unreadable parent) is for the write below to report
     if (error instanceof HelixError) throw error
   }
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp-${process.pid}`)
   try {
-    writeFileSync(tmp, text)
-    renameSync(tmp, abs)
+    await atomicWrite(abs, text)
   } catch (error) {
-    rmSync(tmp, {force: true})
-    throw new HelixError(`cannot write --html ${sanitize(file)}: ${sanitize((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`, 1)
+    throw new HelixError(`cannot write --html ${sanitize(file)}: ${sanitize((error as NodeJS.ErrnoException).code ?? errorMessage(error))}`, EXIT.ERROR)
   }
 }
 
@@ -49,9 +48,9 @@ function writePage(file: string, text: string): void {
 export async function reportOutput(opts: ReportOptions = {}): Promise<string> {
   const r = await reportModel(opts)
   if (opts.html !== undefined) {
-    if (opts.html.trim() === '') throw new HelixError('--html needs a file name', 1)
+    if (opts.html.trim() === '') throw new HelixError('--html needs a file name', EXIT.ERROR)
     const {renderReportHtml} = await import('./html.js')
-    writePage(opts.html, renderReportHtml(r))
+    await writePage(opts.html, renderReportHtml(r))
     return opts.json ? JSON.stringify(r, null, 2) + '\n' : `wrote ${sanitize(opts.html)} (${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.totals.cycles} cycles, ${r.totals.closed} closed)\n`
   }
   if (opts.json) return JSON.stringify(r, null, 2) + '\n'

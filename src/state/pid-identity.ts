@@ -21,6 +21,7 @@ function bootTimeMs(): number | null {
     const m = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))
     bootMs = m ? Number(m[1]) * 1000 : null
   } catch {
+    // no /proc/stat (not Linux): boot time unknown, identity falls back to the pid
     bootMs = null
   }
   return bootMs
@@ -37,6 +38,7 @@ export function processStartMs(pid: number): number | null {
     if (!Number.isFinite(ticks)) return null
     return boot + (ticks * 1000) / CLK_TCK
   } catch {
+    // the process is gone (or no /proc): no start time
     return null
   }
 }
@@ -47,6 +49,7 @@ export function looksLikeHelixRun(pid: number): boolean | null {
   try {
     argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
   } catch {
+    // the process is gone (or not ours): no argv to compare
     return null
   }
   if (argv.length === 0) return null

@@ -2,7 +2,7 @@ import {constants as FS, fstatSync, closeSync, linkSync, mkdirSync, openSync, re
 import path from 'node:path'
 import {pidAlive} from '../util/process.js'
 import {pidMatchesRecord} from './pid-identity.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 
 /** `.ddx/helix.pid`: `<pid> <ISO-8601 UTC start>\n` (SPEC 1, 5.1). */
 export interface PidRecord {
@@ -19,10 +19,10 @@ export function readPidFile(file: string): PidRecord | null {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return null
-    throw new HelixError(`cannot read ${file}: ${(error as Error).message}`, 1)
+    throw new HelixError(`cannot read ${file}: ${errorMessage(error)}`, EXIT.ERROR)
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new HelixError(`${file} is not a regular file`, 1)
+    if (!fstatSync(fd).isFile()) throw new HelixError(`${file} is not a regular file`, EXIT.ERROR)
     text = readFileSync(fd, 'utf8')
   } finally {
     closeSync(fd)
@@ -34,6 +34,7 @@ export function readPidFile(file: string): PidRecord | null {
 }
 
 /** moved to util/process.ts (one home per utility); re-exported so existing imports keep working */
+// re-exported only for src/tracker/store.ts (being changed on another branch); import it from util/process.js
 export {pidAlive}
 
 /**

@@ -2,6 +2,7 @@ import {constants as FS} from 'node:fs'
 import {mkdir, open} from 'node:fs/promises'
 import path from 'node:path'
 import type {RunState} from './types.js'
+import {abortableSleep} from '../util/abort.js'
 import {atomicWrite} from '../util/atomic-write.js'
 import {HelixError, EXIT} from '../util/errors.js'
 
@@ -99,6 +100,7 @@ export async function readRunState(file: string): Promise<RunState | null> {
   try {
     parsed = JSON.parse(text)
   } catch {
+    // torn or hand-edited file: no usable run state (status still works)
     return null
   }
   if (!isObj(parsed)) return null
@@ -145,7 +147,7 @@ async function withRunStateLock<T>(file: string, fn: () => Promise<T>): Promise<
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error
       if (Date.now() > deadline) throw new HelixError(`run-state is locked by another process (waited ${STATE_LOCK_WAIT_MS / 1000}s)`, EXIT.BUSY)
-      await new Promise((r) => setTimeout(r, 10 + Math.floor(Math.random() * 40)))
+      await abortableSleep(10 + Math.floor(Math.random() * 40))
     }
   }
   try {

@@ -7,14 +7,15 @@ import {spawn} from 'node:child_process'
 import {closeSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
-import {pidAlive, readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
+import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
+import {abortableSleep} from '../util/abort.js'
+import {pidAlive} from '../util/process.js'
 import {pidMatchesRecord, validStartField} from '../state/pid-identity.js'
 import {checkPidFile} from './report.js'
 import {fileStamp} from '../util/time.js'
 
-const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 
 /** The built CLI entry next to this package (works from dist/ and src/). */
@@ -33,7 +34,7 @@ export function openStartLog(logDir: string, now: Date): {fd: number; file: stri
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
   }
-  throw new HelixError(`cannot create a start log in ${logDir}`, 1)
+  throw new HelixError(`cannot create a start log in ${logDir}`, EXIT.ERROR)
 }
 
 /** `run` flags to forward: everything the user gave, minus a repeated --summary/-s (start adds it). */
@@ -64,6 +65,7 @@ function lastLine(file: string): string | null {
     const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
     return lines.length ? lines[lines.length - 1] : null
   } catch {
+    // no start log (yet): nothing to quote in the message
     return null
   }
 }
@@ -74,7 +76,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
   const paths = projectPaths(cwd, env)
   const holder = readPidFile(paths.pidFile)
   if (holder && runHolderAlive(holder)) {
-    throw new HelixError(`helix start: already running (pid=${holder.pid}, started=${holder.started})`, 2)
+    throw new HelixError(`helix start: already running (pid=${holder.pid}, started=${holder.started})`, EXIT.BUSY)
   }
   // a dead run's file, or one whose pid now belongs to another process: the run's
   // own mutex only knows kill(0), so clear it here
@@ -94,7 +96,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
     closeSync(fd)
   }
   const pid = child.pid
-  if (pid === undefined) throw new HelixError(`could not start helix run (see ${file})`, 1)
+  if (pid === undefined) throw new HelixError(`could not start helix run (see ${file})`, EXIT.ERROR)
   let exited: number | null = null
   child.once('exit', (code, signal) => {
     exited = code ?? (signal ? 128 : 1)
@@ -109,7 +111,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
     const rec = readPidFile(paths.pidFile)
     if (rec && rec.pid === pid) return {pid, log: file}
     if (exited !== null) break
-    await sleepMs(25)
+    await abortableSleep(25)
   }
   if (exited === 0) {
     // a run with nothing to do can start and finish between two polls
@@ -120,7 +122,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
     const why = lastLine(file)
     throw new HelixError(
       why && why.startsWith('helix') ? `${why} (see ${file})` : `run exited at once (rc=${rc}); see ${file}`,
-      rc === 0 ? 1 : rc,
+      rc === EXIT.OK ? EXIT.ERROR : rc,
     )
   }
   // still running but no pid file yet: report the child (it is the run process)
@@ -151,7 +153,7 @@ export interface StopResult {
  * machine is this host), re-checked under the tracker lock.
  */
 export async function releaseClaimsOf(paths: ProjectPaths, pid: number, now: Date = new Date()): Promise<string[]> {
-  const [{mutateTracker}, {CLAIM_KEYS, isoNow}, {hostname}] = await Promise.all([
+  const [{mutateTracker}, {releaseClaim}, {hostname}] = await Promise.all([
     import('../tracker/store.js'),
     import('../tracker/ops.js'),
     import('node:os'),
@@ -163,10 +165,7 @@ export async function releaseClaimsOf(paths: ProjectPaths, pid: number, now: Dat
       if (b.status !== 'in_progress' || String(b['claimed-pid'] ?? '') !== String(pid)) continue
       const machine = b['claimed-machine']
       if (typeof machine === 'string' && machine !== '' && machine !== host) continue
-      b.status = 'open'
-      delete b.owner
-      for (const k of CLAIM_KEYS) delete b[k]
-      b.updated_at = isoNow(now)
+      releaseClaim(b, now)
       released.push(b.id)
     }
     return {beads: released.length ? snap.beads : null, result: released}
@@ -176,35 +175,35 @@ export async function releaseClaimsOf(paths: ProjectPaths, pid: number, now: Dat
 export async function stopRun(opts: StopOptions): Promise<StopResult> {
   const alive = opts.alive ?? pidAlive
   const kill = opts.kill ?? ((pid: number, sig: NodeJS.Signals) => process.kill(pid, sig))
-  const sleep = opts.sleep ?? sleepMs
+  const sleep = opts.sleep ?? ((ms: number) => abortableSleep(ms))
   const graceMs = opts.graceMs ?? 15_000
   const pollMs = opts.pollMs ?? 100
   const file = opts.paths.pidFile
   const rec = readPidFile(file)
-  if (!rec) throw new HelixError('no active run (no PID file)', 1)
+  if (!rec) throw new HelixError('no active run (no PID file)', EXIT.ERROR)
   const removeIfSame = () => {
     removePidFileIf(file, rec)
   }
   if (!(rec.pid > 0) && Date.now() - statSync(file).mtimeMs < 5_000) {
     // a run between creating its pid file and writing its pid
-    throw new HelixError('a run is starting; try again in a moment', 1)
+    throw new HelixError('a run is starting; try again in a moment', EXIT.ERROR)
   }
   // A pid file whose start field is missing, unparsable or in the future was not
   // written by a run: never signal the process it names (a decoy, issue 9).
   if (rec.pid > 0 && !validStartField(rec.started)) {
     removeIfSame()
-    throw new HelixError(`PID file names pid ${rec.pid} with an invalid start time '${rec.started}'; not signalling it (removed the file)`, 1)
+    throw new HelixError(`PID file names pid ${rec.pid} with an invalid start time '${rec.started}'; not signalling it (removed the file)`, EXIT.ERROR)
   }
   const sameRun = opts.alive ? true : pidMatchesRecord(rec.pid, rec.started)
   if (!(rec.pid > 0) || !alive(rec.pid) || !sameRun) {
     removeIfSame()
-    throw new HelixError(`stale PID file removed (pid=${rec.pid} was not running)`, 1)
+    throw new HelixError(`stale PID file removed (pid=${rec.pid} was not running)`, EXIT.ERROR)
   }
   const send = (sig: NodeJS.Signals) => {
     try {
       kill(rec.pid, sig)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw new HelixError(`cannot signal pid ${rec.pid}: ${(error as Error).message}`, 1)
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw new HelixError(`cannot signal pid ${rec.pid}: ${errorMessage(error)}`, EXIT.ERROR)
     }
   }
   send('SIGTERM')
@@ -221,7 +220,7 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
   }
   send('SIGKILL')
   for (let waited = 0; waited < 5_000 && alive(rec.pid); waited += pollMs) await sleep(pollMs)
-  if (alive(rec.pid)) throw new HelixError(`pid ${rec.pid} is still running after SIGKILL`, 1)
+  if (alive(rec.pid)) throw new HelixError(`pid ${rec.pid} is still running after SIGKILL`, EXIT.ERROR)
   // a SIGKILLed run could not clean up after itself
   removeIfSame()
   let released: string[] = []

@@ -6,13 +6,15 @@
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {NOT_A_PROJECT, projectPaths, type ProjectPaths} from '../util/root.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {pidAlive, readPidFile} from '../state/pidfile.js'
+import {readPidFile} from '../state/pidfile.js'
+import {pidAlive} from '../util/process.js'
 import {inspectLock, LOCK_STALE_MS, type LockInfo} from '../tracker/store.js'
 import {doctorTracker, type DoctorReport as TrackerDoctorReport} from '../tracker/admin.js'
 import {orphanThresholdSec} from '../tracker/liveness.js'
 import {realProbe} from '../recovery/probe.js'
+import type {ProbeAgentFlags} from '../agents/probe.js'
 import {findOnPath} from '../agents/resolve.js'
 import {pidMatchesRecord} from '../state/pid-identity.js'
 import {worktreeChecks} from '../git/worktrees.js'
@@ -53,6 +55,7 @@ function isExecutable(file: string): boolean {
     const st = statSync(file)
     return st.isFile() && (st.mode & 0o111) !== 0
   } catch {
+    // missing or unreadable: not an executable hook
     return false
   }
 }
@@ -114,7 +117,7 @@ export async function trackerChecks(paths: ProjectPaths, env: NodeJS.ProcessEnv,
     r = await doctorTracker(paths, {probe: realProbe(), now, thresholdSec: orphanThresholdSec(env)})
   } catch (error) {
     return [
-      {level: 'fail', what: 'tracker', detail: String((error as Error).message ?? error).split('\n')[0], fix: `check ${file} and its permissions`},
+      {level: 'fail', what: 'tracker', detail: errorMessage(error).split('\n')[0], fix: `check ${file} and its permissions`},
       lockOnly(await inspectLock(paths.lockDir, now), lock),
     ]
   }
@@ -200,13 +203,8 @@ export interface DoctorReport {
   not_a_project?: true
 }
 
-/** The agent flags of `helix run` that doctor accepts, to check the agent such a run would use. */
-export interface DoctorAgentFlags {
-  agent?: string
-  claude?: boolean
-  codex?: boolean
-  reviewAgent?: string
-}
+/** The agent flags of `helix run` that doctor accepts, to check the agent such a run would use (the probe's own type). */
+export type DoctorAgentFlags = ProbeAgentFlags
 
 export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date; agents?: DoctorAgentFlags} = {}): Promise<DoctorReport> {
   const env = opts.env ?? process.env

@@ -34,6 +34,7 @@ function youngerThan(file: string, ms: number): boolean {
   try {
     return Date.now() - statSync(file).mtimeMs < ms
   } catch {
+    // gone: not young
     return false
   }
 }

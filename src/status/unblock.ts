@@ -3,7 +3,7 @@
  * whose status is `blocked` into `open`, so run, next and `tracker ready` see it again.
  */
 import {projectPaths} from '../util/root.js'
-import {HelixError} from '../util/errors.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {readTracker} from '../tracker/store.js'
 import {updateBead} from '../tracker/ops.js'
@@ -13,7 +13,7 @@ export async function unblockBead(id: string, opts: {cwd?: string; env?: NodeJS.
   const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)
   const snap = await readTracker(paths.file)
   const b = snap.byId.get(id)
-  if (!b) throw new HelixError(`unknown bead '${sanitize(id)}'`, 1)
+  if (!b) throw new HelixError(`unknown bead '${sanitize(id)}'`, EXIT.ERROR)
   const label = labelledBlocked(b)
   const status = statusOf(b) === 'blocked'
   if (!label && !status) return `${sanitize(id)} is not blocked; nothing changed`

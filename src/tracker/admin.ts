@@ -4,7 +4,7 @@
  */
 import {promises as fsp} from 'node:fs'
 import path from 'node:path'
-import {HelixError, EXIT} from '../util/errors.js'
+import {HelixError, EXIT, errorMessage} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
 import {lineFindings, malformedMessage, parseTrackerLenient, rejectedFileName, serializeBead, serializeTrackerBuffer, supersededDuplicateLines, type MalformedLine} from './codec.js'
@@ -309,7 +309,7 @@ export async function importFromBd(paths: ProjectPaths, file?: string): Promise<
   try {
     text = await fsp.readFile(src, 'utf8')
   } catch (error) {
-    throw new HelixError(`cannot read ${src}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.ERROR)
+    throw new HelixError(`cannot read ${src}: ${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}`, EXIT.ERROR)
   }
   const {snapshot, malformed} = parseTrackerLenient(text)
   const skipped: InteropReport['skipped'] = malformed.map((m) => ({line: m.line, why: `malformed (${m.reason})`}))

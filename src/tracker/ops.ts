@@ -8,7 +8,7 @@ import {readFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import os from 'node:os'
-import {HelixError, EXIT} from '../util/errors.js'
+import {ClaimConflictError, HelixError, EXIT, errorMessage} from '../util/errors.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, Dependency, ProcessProbe, TrackerSnapshot} from './types.js'
 import {STATUSES} from './types.js'
@@ -125,7 +125,7 @@ export function configPrefix(configFile: string): string | undefined {
     // no config file is the normal case; an unreadable one is a real problem
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
-    throw new HelixError(`cannot read ${configFile}: ${(error as Error).message}`, EXIT.ERROR)
+    throw new HelixError(`cannot read ${configFile}: ${errorMessage(error)}`, EXIT.ERROR)
   }
   let inBead = false
   for (const raw of text.split('\n')) {
@@ -293,14 +293,14 @@ async function applyClaim(snap: TrackerSnapshot, b: Bead, opts: ClaimOptions, no
   const s = statusOf(b)
   if (s === 'in_progress') {
     // another owner's claim is never taken over, stale or not (SPEC 13.3): unclaim it first
-    if (!ownClaim(b, opts.owner?.trim() || 'helix')) throw new HelixError(`cannot claim ${b.id}: ${describeClaim(b)}`, EXIT.CLAIM)
+    if (!ownClaim(b, opts.owner?.trim() || 'helix')) throw new ClaimConflictError(`cannot claim ${b.id}: ${describeClaim(b)}`)
     const l = await claimLiveness(b, opts.probe, now, opts.thresholdSec)
-    if (l.live) throw new HelixError(`cannot claim ${b.id}: ${describeClaim(b)}`, EXIT.CLAIM)
+    if (l.live) throw new ClaimConflictError(`cannot claim ${b.id}: ${describeClaim(b)}`)
   } else if (s !== 'open') {
-    throw new HelixError(`cannot claim ${b.id}: ${s}`, EXIT.CLAIM)
+    throw new ClaimConflictError(`cannot claim ${b.id}: ${s}`)
   }
   const waiting = openDeps(snap, b)
-  if (waiting.length) throw new HelixError(`cannot claim ${b.id}: waiting on dependencies ${waiting.join(', ')}`, EXIT.CLAIM)
+  if (waiting.length) throw new ClaimConflictError(`cannot claim ${b.id}: waiting on dependencies ${waiting.join(', ')}`)
   b.status = 'in_progress'
   b.owner = opts.owner?.trim() || 'helix'
   b['claimed-at'] = isoNow(now)
@@ -314,6 +314,17 @@ async function applyClaim(snap: TrackerSnapshot, b: Bead, opts: ClaimOptions, no
 function dropClaim(b: Bead, owner: boolean): void {
   for (const k of CLAIM_KEYS) delete b[k]
   if (owner) delete b.owner
+}
+
+/**
+ * Give a claimed bead back to the queue inside a mutation (mutates `b`): open,
+ * no owner, no claim keys, `updated_at` now. Orphan recovery and `helix stop`
+ * release claims this one way (`unclaimBead` shares `dropClaim`).
+ */
+export function releaseClaim(b: Bead, now?: Date): void {
+  b.status = 'open'
+  dropClaim(b, true)
+  b.updated_at = isoNow(now)
 }
 
 export async function claimBead(paths: ProjectPaths, id: string, opts: ClaimOptions): Promise<Bead> {
@@ -385,7 +396,7 @@ export function checkFence(b: Bead, f: Fence | undefined): void {
   const raw = b['claim-token']
   const has = typeof raw === 'string' && raw !== '' ? raw : typeof raw === 'number' ? String(raw) : undefined
   const lost = has !== undefined ? has !== token : f?.targetId !== undefined && f.targetId !== '' && f.targetId === b.id
-  if (lost) throw new HelixError(claimLostMessage(b.id), EXIT.CLAIM)
+  if (lost) throw new ClaimConflictError(claimLostMessage(b.id))
 }
 
 export async function closeBead(paths: ProjectPaths, id: string, opts: CloseOptions = {}): Promise<Bead> {

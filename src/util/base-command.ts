@@ -1,5 +1,5 @@
 import {Command} from '@oclif/core'
-import {HelixError, helixMessage} from './errors.js'
+import {HelixError, helixMessage, EXIT} from './errors.js'
 import {sanitize} from './sanitize.js'
 
 /**
@@ -18,7 +18,7 @@ export abstract class HelixCommand extends Command {
     // oclif's own ExitError (from this.exit): let it through untouched.
     if (err && (err as {code?: string}).code === 'EEXIT') throw err
     process.stderr.write(sanitize(helixMessage(parseErrorLine(err))) + '\n')
-    return this.exit(1)
+    return this.exit(EXIT.ERROR)
   }
 
   /** Print a line to stdout (untrusted text is never a format string). */

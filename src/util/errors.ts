@@ -5,7 +5,7 @@
 export class HelixError extends Error {
   readonly exitCode: number
 
-  constructor(message: string, exitCode = 1) {
+  constructor(message: string, exitCode: number = EXIT.ERROR) {
     super(message)
     this.name = 'HelixError'
     this.exitCode = exitCode
@@ -26,6 +26,19 @@ export const EXIT = {
 } as const
 
 /**
+ * A claim conflict at the tracker boundary (exit 3, SPEC 13.3): the bead is
+ * claimed by someone else, not claimable (closed, waiting on dependencies), or
+ * the caller's claim on it was lost. Callers that treat a conflict as an
+ * expected outcome (the loop skips the bead) test `instanceof`, not the code.
+ */
+export class ClaimConflictError extends HelixError {
+  constructor(message: string) {
+    super(message, EXIT.CLAIM)
+    this.name = 'ClaimConflictError'
+  }
+}
+
+/**
  * Prefix a message with `helix: ` unless it already carries it (`helix: …`, or
  * a command-named `helix run: …`). Only those exact forms count: a message that
  * merely starts with a bead id such as `helix-0a1b2c3d` (the real helix tracker's
@@ -42,6 +55,7 @@ export function errorMessage(e: unknown): string {
   try {
     return String(e)
   } catch {
+    // a thrown object whose toString throws: there is no message to give
     return 'unknown error'
   }
 }

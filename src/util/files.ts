@@ -7,6 +7,17 @@ export function isExecutableFile(p: string): boolean {
     accessSync(p, constants.X_OK)
     return true
   } catch {
+    // missing, not a file, or not executable by us: all mean "cannot run it"
     return false
   }
+}
+
+/**
+ * true for "there is nothing there" (ENOENT, or a path component that is not a
+ * directory). Catches that treat a missing file as an answer use this, so that
+ * EACCES, EIO and the like surface instead of passing for "missing".
+ */
+export function isNotFound(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code
+  return code === 'ENOENT' || code === 'ENOTDIR'
 }

@@ -6,6 +6,7 @@
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {constants as osConstants} from 'node:os'
+import {abortableSleep as pause} from './abort.js'
 import {EXIT} from './errors.js'
 import {processesOfDispatch} from './tagged.js'
 
@@ -65,6 +66,7 @@ export function processTable(): ProcEntry[] | null {
   try {
     entries = readdirSync('/proc')
   } catch {
+    // no /proc (not Linux): callers fall back to kill(0)
     return null
   }
   const out: ProcEntry[] = []
@@ -74,6 +76,7 @@ export function processTable(): ProcEntry[] | null {
     try {
       stat = readFileSync(`/proc/${e}/stat`, 'utf8')
     } catch {
+      // the process exited between readdir and read: not in the table
       continue
     }
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -90,6 +93,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
     process.kill(-pgid, signal)
     return true
   } catch {
+    // ESRCH: the group is gone; EPERM: not ours. Either way nothing here to signal (callers re-check liveness)
     return false
   }
 }
@@ -175,8 +179,6 @@ export function signalTarget(t: KillTarget, signal: NodeJS.Signals): void {
   if (t.dispatchId) for (const pid of processesOfDispatch(t.dispatchId)) pids.add(pid)
   signalPids(pids, signal)
 }
-
-const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /**
  * End every process of `t`: SIGTERM, wait until they are gone or `graceMs`

@@ -7,6 +7,7 @@ function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory()
   } catch {
+    // missing or unreadable: not a directory helix can use as a root
     return false
   }
 }

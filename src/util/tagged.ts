@@ -43,6 +43,7 @@ export function taggedProcesses(filter: (p: TaggedProcess) => boolean = () => tr
   try {
     names = readdirSync('/proc')
   } catch {
+    // no /proc (not Linux): no tagged processes can be found
     return []
   }
   const out: TaggedProcess[] = []

@@ -1,5 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {runLoop, DRIFT_REASON} from '../../src/loop/orchestrator.js'
+import type {BlockerEntry} from '../../src/loop/ports.js'
+import {TITLE_UNKNOWN} from '../../src/loop/supervisor.js'
 import {check, closeIt, harness, lastState, opts} from './fakes.js'
 
 const B = (id: string, extra: Record<string, unknown> = {}) => ({id, title: `title ${id}`, ...extra})
@@ -146,6 +148,36 @@ describe('outcomes', () => {
     expect(h.both).toContain(`helix:   a — ${DRIFT_REASON}`)
     expect(h.reports).toBe(1)
     expect(h.tracker.get('a').labels ?? []).not.toContain('blocked')
+  })
+
+  it('blocker report when the tracker cannot be read at the end: ids and reasons kept, titles marked unknown, the error said', async () => {
+    let broken = false
+    const wait = check('WAIT')
+    const h = harness([B('a', {'spec-id': 'S1'})], {
+      implementation: (c, t) => {
+        t.get('a')['superseded-by'] = 'zz' // drift: reopened and skipped
+        t.get('a').status = 'closed'
+      },
+      check: (c, t) => {
+        broken = true
+        return wait(c, t)
+      },
+    })
+    const read = h.deps.tracker.read.bind(h.deps.tracker)
+    h.deps.tracker.read = async () => {
+      if (broken) throw new Error('EACCES: permission denied, open .ddx/beads.jsonl')
+      return read()
+    }
+    let entries: BlockerEntry[] = []
+    h.deps.blockerReport = async (a) => {
+      entries = a.entries
+      return '/abs/.helix-logs/blockers-x.md'
+    }
+    const r = await runLoop(h.deps, opts())
+    expect(r.stopReason).toBe('blocked')
+    expect(entries).toEqual([{id: 'a', title: TITLE_UNKNOWN, reason: DRIFT_REASON, attempts: 0}])
+    expect(h.both).toContain('helix: cannot read the tracker for blocker titles: EACCES: permission denied, open .ddx/beads.jsonl')
+    expect(h.both).toContain(`helix:   a — ${DRIFT_REASON}`)
   })
 
   it('non-drift edits (title, labels, description, notes) still COMPLETE', async () => {

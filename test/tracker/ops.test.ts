@@ -5,7 +5,7 @@ import {
   addLabel, appendNote, claimBead, closeBead, createBead, depAdd, depRemove, idPrefix, reopenBead, setFields, unclaimBead, updateBead,
 } from '../../src/tracker/ops.js'
 import {readTracker} from '../../src/tracker/store.js'
-import {HelixError} from '../../src/util/errors.js'
+import {ClaimConflictError, HelixError} from '../../src/util/errors.js'
 import {fakeProbe, sha, tempProject} from './helpers.js'
 
 const NOW = new Date('2026-06-01T12:00:00.000Z')
@@ -87,6 +87,7 @@ describe('claim / unclaim / close / reopen', () => {
     expect(b['claim-token']).toMatch(/^[0-9a-f]{16}$/)
     const e = await err(claimBead(paths, 'a', claimOpts(live)))
     expect([e.exitCode, e.message]).toEqual([3, 'cannot claim a: already claimed by helix (pid 4242)'])
+    expect(e).toBeInstanceOf(ClaimConflictError) // the loop skips the bead on instanceof, not on the code
     // SPEC 13.3: the same claim with its claimer provably dead (this host, start token, pid gone) is stale at once
     const again = await claimBead(paths, 'a', claimOpts({pid: 4243}))
     expect(again['claimed-pid']).toBe(4243)
@@ -100,6 +101,7 @@ describe('claim / unclaim / close / reopen', () => {
     const d = await err(claimBead(paths, 'd', claimOpts()))
     expect([d.exitCode, d.message]).toEqual([3, 'cannot claim d: already claimed by other (pid 77)'])
     expect((await err(claimBead(paths, 'zz', claimOpts()))).exitCode).toBe(1)
+    expect(await err(claimBead(paths, 'zz', claimOpts()))).not.toBeInstanceOf(ClaimConflictError) // unknown bead is not a conflict
     expect(sha(paths.file)).toBe(h)
     // another owner's stale claim is never taken (SPEC 13.3)
     expect((await err(claimBead(paths, 'e', claimOpts({owner: 'me'})))).message).toBe('cannot claim e: already claimed by helix (pid 77)')
@@ -134,6 +136,7 @@ describe('claim / unclaim / close / reopen', () => {
     const claimed = await claimBead(paths, 'a', claimOpts())
     const e3 = await err(closeBead(paths, 'a', {claimToken: 'bogus'}))
     expect([e3.exitCode, e3.message]).toEqual([3, 'claim on a was lost (token mismatch); not changing it'])
+    expect(e3).toBeInstanceOf(ClaimConflictError)
     const closed = await closeBead(paths, 'a', {claimToken: claimed['claim-token'] as string, now: NOW})
     expect(closed.status).toBe('closed')
     expect(Object.keys(closed).filter((k) => k.startsWith('claim'))).toEqual([])

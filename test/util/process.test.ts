@@ -51,8 +51,10 @@ describe('signals and grace', () => {
     expect(pidAlive(child.pid!)).toBe(false)
   })
   it('endProcesses: SIGTERM, then SIGKILL after the grace for a process that ignores SIGTERM', async () => {
-    const child = spawn('sh', ['-c', "trap '' TERM; while :; do sleep 0.05; done"], {detached: true, stdio: 'ignore'})
+    const child = spawn('sh', ['-c', "trap '' TERM; echo ready; while :; do sleep 0.05; done"], {detached: true, stdio: ['ignore', 'pipe', 'ignore']})
     pids.push(child.pid!)
+    // a SIGTERM that lands before the shell has set its trap kills it at once: wait until it ignores TERM
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
     const t0 = Date.now()
     const left = await endProcesses({pgid: child.pid!}, 300)
     expect(left).toEqual([])

@@ -4,6 +4,7 @@ import {projectPaths} from '../../util/root.js'
 import {doctorTracker, doctorText} from '../../tracker/admin.js'
 import {orphanThresholdSec} from '../../tracker/liveness.js'
 import {realProbe} from '../../recovery/probe.js'
+import {EXIT} from '../../util/errors.js'
 
 export default class TrackerDoctor extends HelixCommand {
   static override description = 'Check the tracker: malformed lines, duplicate ids, dangling refs, cycles, stale claims'
@@ -16,6 +17,6 @@ export default class TrackerDoctor extends HelixCommand {
     const {flags} = await this.parse(TrackerDoctor)
     const r = await doctorTracker(projectPaths(), {probe: realProbe(), thresholdSec: orphanThresholdSec(process.env), repair: flags.repair})
     process.stdout.write(flags.json ? JSON.stringify(r) + '\n' : doctorText(r))
-    if (!r.ok) this.exit(1)
+    if (!r.ok) this.exit(EXIT.ERROR)
   }
 }
