@@ -19,11 +19,19 @@ describe('SPEC 1: status, next, logs, doctor, recover never create a log file', 
 describe('stray words after a command', () => {
   it('are refused in one helix line with exit 1 (not oclif\'s "command not found", exit 2)', () => {
     const root = project({beads: [{id: 'hx-a', title: 'a'}]})
-    for (const c of ['status', 'next', 'stop', 'recover', 'doctor']) {
+    for (const c of ['status', 'next', 'stop', 'doctor']) {
       const r = helix(root, [c, 'bogus'])
       expect(r.code).toBe(1)
       expect(r.stdout).toBe('')
       expect(r.stderr).toBe('helix: unexpected argument: bogus\n')
     }
+    // `recover <id>` takes one bead id (SPEC 13.3): an unknown one is the error, a second word is stray
+    const r = helix(root, ['recover', 'bogus'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toBe("helix: unknown bead 'bogus'\n")
+    const two = helix(root, ['recover', 'hx-a', 'bogus'])
+    expect(two.code).toBe(1)
+    expect(two.stderr).toBe('helix: unexpected argument: bogus\n')
   })
 })
