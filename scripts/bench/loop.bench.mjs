@@ -10,7 +10,8 @@ import path from 'node:path'
 import {helixBin, median, repoRoot} from './lib.mjs'
 
 const N = 20
-const ROUNDS = 3
+// HELIX_BENCH_ROUNDS / HELIX_BENCH_SIZES (comma list) narrow a run while profiling
+const ROUNDS = Number(process.env.HELIX_BENCH_ROUNDS ?? 3)
 
 function makeProject(total = N) {
   const root = mkdtempSync(path.join(tmpdir(), 'helix-loop-bench-'))
@@ -56,7 +57,7 @@ function time(fn) {
 const scratch = mkdtempSync(path.join(tmpdir(), 'helix-loop-agent-'))
 const agent = makeAgent(scratch)
 const env = {...process.env, NODE_ENV: 'production', HELIX_AUTO_ALIGN: '0'}
-const sizes = [N, 10_000]
+const sizes = process.env.HELIX_BENCH_SIZES ? process.env.HELIX_BENCH_SIZES.split(',').map(Number) : [N, 10_000]
 const overheads = new Map(sizes.map((n) => [n, []]))
 const nodes = []
 for (let round = 0; round < ROUNDS; round++) {

@@ -119,6 +119,12 @@ export interface RawLine {
   text: string
   /** canonical encoding of the line as first parsed (computed on demand) */
   canon?: string
+  /**
+   * The bead exactly as parsed from this line, never modified (set on copies
+   * made by cloneSnapshot): a copy still equal to it is unchanged, so its line
+   * is written back without encoding it (issue 11).
+   */
+  pristine?: Bead
 }
 
 const RAW = Symbol.for('helix.tracker.rawLine')
@@ -129,6 +135,50 @@ export function rawOf(b: Bead): RawLine | undefined {
 
 function attachRaw(b: Bead, raw: RawLine): void {
   Object.defineProperty(b, RAW, {value: raw, enumerable: false, configurable: true, writable: true})
+}
+
+/** A deep copy of a JSON value (plain objects, arrays, primitives). */
+function cloneJson<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v
+  if (Array.isArray(v)) return v.map(cloneJson) as T
+  const o: Record<string, unknown> = {}
+  for (const k of Object.keys(v)) o[k] = cloneJson((v as Record<string, unknown>)[k])
+  return o as T
+}
+
+/** Same JSON value: same keys (any order) and equal values at every depth, numbers by Object.is. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'number' || Object.is(a, b)
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  for (const k of ka) {
+    if (!Object.hasOwn(b, k) || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false
+  }
+  return true
+}
+
+/**
+ * A private, mutable deep copy of a snapshot (what a mutation gets instead of
+ * a fresh parse of an unchanged file, issue 11). Each copy remembers its line
+ * and the untouched parse it came from, so a copy still equal to it is written
+ * back byte for byte without being encoded (SPEC 13.2).
+ */
+export function cloneSnapshot(snap: TrackerSnapshot): TrackerSnapshot {
+  const byId = new Map<string, Bead>()
+  for (const b of snap.beads) {
+    const c = cloneJson(b)
+    const raw = rawOf(b)
+    if (raw) attachRaw(c, {bytes: raw.bytes, text: raw.text, canon: raw.canon, pristine: raw.pristine ?? b})
+    byId.set(c.id, c)
+  }
+  return {beads: [...byId.values()], byId, duplicateIds: [...snap.duplicateIds]}
 }
 
 function isBlank(line: string): boolean {
@@ -470,6 +520,8 @@ export function serializeTracker(beads: Bead[]): string {
  */
 export function encodeBeadLine(b: Bead): string | Buffer {
   const raw = rawOf(b)
+  // a copy still equal to the bead its line parsed to encodes to raw.canon: the line's bytes
+  if (raw?.pristine !== undefined && sameJson(b, raw.pristine)) return raw.bytes
   const cur = serializeBead(b)
   if (!raw) return cur
   if (cur === raw.text) return raw.bytes
@@ -531,14 +583,35 @@ const NL = Buffer.from('\n')
 
 /** The whole file as bytes: sorted by id, unchanged lines byte for byte (see encodeBeadLine). */
 export function serializeTrackerBuffer(beads: Bead[]): Buffer {
-  if (beads.length === 0) return Buffer.alloc(0)
-  const sorted = [...beads].sort((a, b) => bytewise(a.id, b.id))
+  return serializeTrackerWithSnapshot(beads, false).buf
+}
+
+function sortedById(beads: Bead[]): Bead[] {
+  // a tracker helix wrote is already sorted: check in one pass before sorting
+  let sorted = true
+  for (let i = 1; i < beads.length && sorted; i++) if (bytewise(beads[i - 1].id, beads[i].id) > 0) sorted = false
+  return sorted ? beads : [...beads].sort((a, b) => bytewise(a.id, b.id))
+}
+
+/**
+ * The whole file as bytes (as serializeTrackerBuffer) and, with `wantSnap`,
+ * the snapshot a fresh parse of exactly those bytes yields (issue 11: the
+ * writer's read cache needs no re-read and re-parse of its own write).
+ * Unchanged beads are the untouched parses they were copied from; changed
+ * lines are parsed from their new text. snap is null when a written line
+ * would not parse as a bead (a fresh read then reports it).
+ */
+export function serializeTrackerWithSnapshot(beads: Bead[], wantSnap = true): {buf: Buffer; snap: TrackerSnapshot | null} {
+  if (beads.length === 0) return {buf: Buffer.alloc(0), snap: wantSnap ? emptySnapshot() : null}
+  const sorted = sortedById(beads)
   const parts: Buffer[] = []
   let pending: string[] = []
   const flush = () => {
     if (pending.length) parts.push(Buffer.from(pending.join('\n') + '\n', 'utf8'))
     pending = []
   }
+  let snap: TrackerSnapshot | null = wantSnap ? emptySnapshot() : null
+  const dupes = new Set<string>()
   for (const b of sorted) {
     const line = encodeBeadLine(b)
     if (typeof line === 'string') pending.push(line)
@@ -546,9 +619,20 @@ export function serializeTrackerBuffer(beads: Bead[]): Buffer {
       flush()
       parts.push(line, NL)
     }
+    if (snap === null) continue
+    const raw = rawOf(b)
+    let after: Bead | string
+    if (typeof line !== 'string' && raw?.pristine !== undefined) after = raw.pristine
+    else {
+      const text = typeof line === 'string' ? line : raw!.text
+      after = parseLine(text)
+      if (typeof after !== 'string') attachRaw(after, {bytes: typeof line === 'string' ? Buffer.from(line, 'utf8') : line, text})
+    }
+    if (typeof after === 'string') snap = null
+    else addBead(snap, after, dupes)
   }
   flush()
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts)
+  return {buf: parts.length === 1 ? parts[0] : Buffer.concat(parts), snap: snap === null ? null : finish(snap, dupes)}
 }
 
 // ------------------------------------------------------------ rejected lines
