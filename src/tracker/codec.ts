@@ -76,6 +76,9 @@ interface PhysLine {
   n: number
   text: string
   bytes: Buffer
+  /** byte offset of the line's start, and of its `\n` (or the end of the buffer) */
+  start: number
+  end: number
 }
 
 /**
@@ -83,11 +86,11 @@ interface PhysLine {
  * side. A `\n` byte never occurs inside a UTF-8 sequence and U+FFFD (what
  * invalid bytes decode to) is never a newline, so the two splits line up.
  */
-function* physLines(buf: Buffer, text: string): Generator<PhysLine> {
+function* physLines(buf: Buffer, text: string, fileStart = true, firstLine = 1): Generator<PhysLine> {
   // a UTF-8 byte order mark (some editors add one) is not part of the first record
-  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0
+  let start = fileStart && text.charCodeAt(0) === 0xfeff ? 1 : 0
   let bstart = start === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0
-  let n = 0
+  let n = firstLine - 1
   const len = text.length
   while (start < len) {
     let end = text.indexOf('\n', start)
@@ -101,7 +104,7 @@ function* physLines(buf: Buffer, text: string): Generator<PhysLine> {
       line = line.slice(0, -1)
       bytes = bytes.subarray(0, bytes.length - 1)
     }
-    yield {n, text: line, bytes}
+    yield {n, text: line, bytes, start: bstart, end: bend}
     start = end + 1
     bstart = bend + 1
   }
@@ -211,14 +214,127 @@ export function parseTracker(input: string | Buffer, file: string): TrackerSnaps
   const {buf, text} = asBuffer(input)
   const snap = emptySnapshot()
   const dupes = new Set<string>()
+  const index = newIndex(buf)
   for (const l of physLines(buf, text)) {
     if (isBlank(l.text)) continue
     const r = parseLine(l.text)
     if (typeof r === 'string') throw new HelixError(malformedMessage(file, {line: l.n, reason: r}), EXIT.ERROR)
     attachRaw(r, {bytes: l.bytes, text: l.text})
     addBead(snap, r, dupes)
+    indexLine(index, l.start, l.end, l.n, r)
   }
-  return finish(snap, dupes)
+  return withIndex(finish(snap, dupes), index)
+}
+
+// ------------------------------------------------------- incremental parse
+
+/**
+ * Where each bead of a snapshot sits in the bytes it was parsed from (issue
+ * 11): every non-blank line, in file order, duplicates included. Lets the
+ * next parse of a changed file reuse the beads of the lines that did not change.
+ */
+interface LineIndex {
+  buf: Buffer
+  starts: number[]
+  /** offset of the line's `\n` (or the end of the buffer) */
+  ends: number[]
+  /** 1-based physical line number */
+  nos: number[]
+  beads: Bead[]
+}
+
+const INDEX = new WeakMap<TrackerSnapshot, LineIndex>()
+
+function hasBom(buf: Buffer): boolean {
+  return buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf
+}
+
+function newIndex(buf: Buffer): LineIndex | null {
+  return hasBom(buf) ? null : {buf, starts: [], ends: [], nos: [], beads: []}
+}
+
+function indexLine(index: LineIndex | null, start: number, end: number, n: number, b: Bead): void {
+  if (index === null) return
+  index.starts.push(start)
+  index.ends.push(end)
+  index.nos.push(n)
+  index.beads.push(b)
+}
+
+function withIndex(snap: TrackerSnapshot, index: LineIndex | null): TrackerSnapshot {
+  if (index !== null) INDEX.set(snap, index)
+  return snap
+}
+
+/** Length of the common prefix of a and b (native compares of blocks, then bytes). */
+function commonPrefix(a: Buffer, b: Buffer): number {
+  const max = Math.min(a.length, b.length)
+  const BLOCK = 4096
+  let i = 0
+  while (i + BLOCK <= max && a.compare(b, i, i + BLOCK, i, i + BLOCK) === 0) i += BLOCK
+  while (i < max && a[i] === b[i]) i++
+  return i
+}
+
+/** Length of the common suffix of a and b, at most `max`. */
+function commonSuffix(a: Buffer, b: Buffer, max: number): number {
+  const BLOCK = 4096
+  let k = 0
+  while (k + BLOCK <= max && a.compare(b, b.length - k - BLOCK, b.length - k, a.length - k - BLOCK, a.length - k) === 0) k += BLOCK
+  while (k < max && a[a.length - 1 - k] === b[b.length - 1 - k]) k++
+  return k
+}
+
+/**
+ * parseTracker(buf), reusing the beads of `prev` (a snapshot this module made,
+ * never modified) for the lines before and after the changed region: those
+ * lines have the very same bytes, so their parse is the same. The result is
+ * what parseTracker(buf) returns: same beads in the same order, same raw
+ * lines, same duplicates, same error for a malformed line.
+ */
+export function parseTrackerAfter(buf: Buffer, file: string, prev: TrackerSnapshot | undefined): TrackerSnapshot {
+  const old = prev === undefined ? undefined : INDEX.get(prev)
+  if (old === undefined || hasBom(buf)) return parseTracker(buf, file)
+  const a = old.buf
+  const p = commonPrefix(a, buf)
+  const sfx = commonSuffix(a, buf, Math.min(a.length, buf.length) - p)
+  const n0 = old.starts.length
+  // old lines wholly inside the common prefix, `\n` included
+  let head = 0
+  while (head < n0 && old.ends[head] < p) head++
+  // old lines wholly inside the common suffix, starting right after a `\n` in both files
+  const shift = buf.length - a.length
+  let tail = n0
+  while (tail > head && old.starts[tail - 1] >= a.length - sfx && (old.starts[tail - 1] + shift === 0 || buf[old.starts[tail - 1] + shift - 1] === 0x0a)) tail--
+  const midStart = head > 0 ? old.ends[head - 1] + 1 : 0
+  const midEnd = tail < n0 ? old.starts[tail] + shift : buf.length
+  if (midStart > midEnd) return parseTracker(buf, file)
+  const snap = emptySnapshot()
+  const dupes = new Set<string>()
+  const index = newIndex(buf)!
+  for (let i = 0; i < head; i++) {
+    addBead(snap, old.beads[i], dupes)
+    indexLine(index, old.starts[i], old.ends[i], old.nos[i], old.beads[i])
+  }
+  const firstLine = head > 0 ? old.nos[head - 1] + 1 : 1
+  const mid = buf.subarray(midStart, midEnd)
+  let nextLine = firstLine
+  for (const l of physLines(mid, mid.toString('utf8'), midStart === 0, firstLine)) {
+    nextLine = l.n + 1
+    if (isBlank(l.text)) continue
+    const r = parseLine(l.text)
+    if (typeof r === 'string') throw new HelixError(malformedMessage(file, {line: l.n, reason: r}), EXIT.ERROR)
+    attachRaw(r, {bytes: l.bytes, text: l.text})
+    addBead(snap, r, dupes)
+    indexLine(index, l.start + midStart, l.end + midStart, l.n, r)
+  }
+  // the middle ends right before a line start, so it counted every line before the tail
+  const lineShift = tail < n0 ? nextLine - old.nos[tail] : 0
+  for (let i = tail; i < n0; i++) {
+    addBead(snap, old.beads[i], dupes)
+    indexLine(index, old.starts[i] + shift, old.ends[i] + shift, old.nos[i] + lineShift, old.beads[i])
+  }
+  return withIndex(finish(snap, dupes), index)
 }
 
 /** Lenient parse for doctor: malformed lines are returned (with their exact bytes), not thrown. */
@@ -612,6 +728,9 @@ export function serializeTrackerWithSnapshot(beads: Bead[], wantSnap = true): {b
   }
   let snap: TrackerSnapshot | null = wantSnap ? emptySnapshot() : null
   const dupes = new Set<string>()
+  const starts: number[] = []
+  const lineBeads: Bead[] = []
+  let off = 0
   for (const b of sorted) {
     const line = encodeBeadLine(b)
     if (typeof line === 'string') pending.push(line)
@@ -620,6 +739,8 @@ export function serializeTrackerWithSnapshot(beads: Bead[], wantSnap = true): {b
       parts.push(line, NL)
     }
     if (snap === null) continue
+    starts.push(off)
+    off += (typeof line === 'string' ? Buffer.byteLength(line, 'utf8') : line.length) + 1
     const raw = rawOf(b)
     let after: Bead | string
     if (typeof line !== 'string' && raw?.pristine !== undefined) after = raw.pristine
@@ -629,10 +750,19 @@ export function serializeTrackerWithSnapshot(beads: Bead[], wantSnap = true): {b
       if (typeof after !== 'string') attachRaw(after, {bytes: typeof line === 'string' ? Buffer.from(line, 'utf8') : line, text})
     }
     if (typeof after === 'string') snap = null
-    else addBead(snap, after, dupes)
+    else {
+      addBead(snap, after, dupes)
+      lineBeads.push(after)
+    }
   }
   flush()
-  return {buf: parts.length === 1 ? parts[0] : Buffer.concat(parts), snap: snap === null ? null : finish(snap, dupes)}
+  const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts)
+  if (snap === null) return {buf, snap}
+  const index: LineIndex = {buf, starts, ends: starts.map((x, i) => (i + 1 < starts.length ? starts[i + 1] - 1 : buf.length - 1)), nos: starts.map((_, i) => i + 1), beads: []}
+  snap = finish(snap, dupes)
+  // every written line is one bead, in order (duplicates included)
+  index.beads = lineBeads
+  return {buf, snap: withIndex(snap, index)}
 }
 
 // ------------------------------------------------------------ rejected lines

@@ -32,7 +32,7 @@ import {processStartMs} from '../state/pid-identity.js'
 import {appendDurable, atomicWrite, removeOldTempFiles, writeTarget} from '../util/atomic-write.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from './types.js'
-import {cloneSnapshot, parseTracker, rejectedFileName, serializeTrackerWithSnapshot, supersededDuplicateLines} from './codec.js'
+import {cloneSnapshot, parseTrackerAfter, rejectedFileName, serializeTrackerWithSnapshot, supersededDuplicateLines} from './codec.js'
 
 export const LOCK_STALE_MS = 10_000
 export const LOCK_UPDATE_MS = 2_000
@@ -137,7 +137,8 @@ export async function readTracker(file: string): Promise<TrackerSnapshot> {
     return emptySnap()
   }
   if (r.buf === null && hit) return hit.snap
-  const snap = parseTracker(r.buf ?? Buffer.alloc(0), file)
+  // the lines that did not change keep the previous parse of their bytes
+  const snap = parseTrackerAfter(r.buf ?? Buffer.alloc(0), file, hit?.snap)
   cache.set(file, {id: r.id, snap})
   return snap
 }
@@ -321,7 +322,7 @@ export async function mutateTracker<T>(
       let base: TrackerSnapshot
       if (read !== null && read.buf === null && known) base = known.snap
       else {
-        base = parseTracker(original, paths.file)
+        base = parseTrackerAfter(original, paths.file, hit?.snap)
         if (read === null) cache.delete(paths.file)
         else cache.set(paths.file, {id: read.id, snap: base})
       }
