@@ -722,9 +722,27 @@ export function serializeTrackerWithSnapshot(beads: Bead[], wantSnap = true): {b
   const sorted = sortedById(beads)
   const parts: Buffer[] = []
   let pending: string[] = []
+  // Unchanged lines that were consecutive in the file they came from (with a
+  // `\n` between them) are copied as one slice of it, not line by line.
+  let run: {mem: Uint8Array; start: number; end: number} | null = null
+  const closeRun = () => {
+    if (run) parts.push(Buffer.from(run.mem.buffer, run.start, run.end - run.start), NL)
+    run = null
+  }
   const flush = () => {
+    closeRun()
     if (pending.length) parts.push(Buffer.from(pending.join('\n') + '\n', 'utf8'))
     pending = []
+  }
+  const pushRaw = (line: Buffer) => {
+    if (pending.length) flush()
+    const at = line.byteOffset
+    if (run && run.mem.buffer === line.buffer && at === run.end + 1 && run.mem[run.end] === 0x0a) {
+      run.end = at + line.length
+      return
+    }
+    closeRun()
+    run = {mem: new Uint8Array(line.buffer), start: at, end: at + line.length}
   }
   let snap: TrackerSnapshot | null = wantSnap ? emptySnapshot() : null
   const dupes = new Set<string>()
@@ -733,11 +751,10 @@ export function serializeTrackerWithSnapshot(beads: Bead[], wantSnap = true): {b
   let off = 0
   for (const b of sorted) {
     const line = encodeBeadLine(b)
-    if (typeof line === 'string') pending.push(line)
-    else {
-      flush()
-      parts.push(line, NL)
-    }
+    if (typeof line === 'string') {
+      closeRun()
+      pending.push(line)
+    } else pushRaw(line)
     if (snap === null) continue
     starts.push(off)
     off += (typeof line === 'string' ? Buffer.byteLength(line, 'utf8') : line.length) + 1
