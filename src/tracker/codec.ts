@@ -176,7 +176,12 @@ function sameJson(a: unknown, b: unknown): boolean {
 export function cloneSnapshot(snap: TrackerSnapshot): TrackerSnapshot {
   const byId = new Map<string, Bead>()
   for (const b of snap.beads) {
-    const c = cloneJson(b)
+    // spread copies the own enumerable keys in order (not the raw line symbol); nested values are copied too
+    const c: Bead = {...b}
+    for (const k in c) {
+      const v = c[k]
+      if (v !== null && typeof v === 'object') c[k] = cloneJson(v)
+    }
     const raw = rawOf(b)
     if (raw) attachRaw(c, {bytes: raw.bytes, text: raw.text, canon: raw.canon, pristine: raw.pristine ?? b})
     byId.set(c.id, c)
@@ -193,8 +198,10 @@ function isBlank(line: string): boolean {
 }
 
 function addBead(snap: TrackerSnapshot, bead: Bead, dupes: Set<string>): void {
-  if (snap.byId.has(bead.id)) dupes.add(bead.id)
+  // one hash lookup: a set that does not grow the map replaced an earlier line's bead
+  const size = snap.byId.size
   snap.byId.set(bead.id, bead)
+  if (snap.byId.size === size) dupes.add(bead.id)
 }
 
 function finish(snap: TrackerSnapshot, dupes: Set<string>): TrackerSnapshot {
@@ -324,7 +331,8 @@ export function parseTrackerAfter(buf: Buffer, file: string, prev: TrackerSnapsh
     if (isBlank(l.text)) continue
     const r = parseLine(l.text)
     if (typeof r === 'string') throw new HelixError(malformedMessage(file, {line: l.n, reason: r}), EXIT.ERROR)
-    attachRaw(r, {bytes: l.bytes, text: l.text})
+    // a copy: a view would keep this whole read alive as long as the bead is cached
+    attachRaw(r, {bytes: Buffer.from(l.bytes), text: l.text})
     addBead(snap, r, dupes)
     indexLine(index, l.start + midStart, l.end + midStart, l.n, r)
   }
