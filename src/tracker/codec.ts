@@ -76,6 +76,9 @@ interface PhysLine {
   n: number
   text: string
   bytes: Buffer
+  /** byte offset of the line's start, and of its `\n` (or the end of the buffer) */
+  start: number
+  end: number
 }
 
 /**
@@ -83,11 +86,11 @@ interface PhysLine {
  * side. A `\n` byte never occurs inside a UTF-8 sequence and U+FFFD (what
  * invalid bytes decode to) is never a newline, so the two splits line up.
  */
-function* physLines(buf: Buffer, text: string): Generator<PhysLine> {
+function* physLines(buf: Buffer, text: string, fileStart = true, firstLine = 1): Generator<PhysLine> {
   // a UTF-8 byte order mark (some editors add one) is not part of the first record
-  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0
+  let start = fileStart && text.charCodeAt(0) === 0xfeff ? 1 : 0
   let bstart = start === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0
-  let n = 0
+  let n = firstLine - 1
   const len = text.length
   while (start < len) {
     let end = text.indexOf('\n', start)
@@ -101,7 +104,7 @@ function* physLines(buf: Buffer, text: string): Generator<PhysLine> {
       line = line.slice(0, -1)
       bytes = bytes.subarray(0, bytes.length - 1)
     }
-    yield {n, text: line, bytes}
+    yield {n, text: line, bytes, start: bstart, end: bend}
     start = end + 1
     bstart = bend + 1
   }
@@ -119,6 +122,12 @@ export interface RawLine {
   text: string
   /** canonical encoding of the line as first parsed (computed on demand) */
   canon?: string
+  /**
+   * The bead exactly as parsed from this line, never modified (set on copies
+   * made by cloneSnapshot): a copy still equal to it is unchanged, so its line
+   * is written back without encoding it (issue 11).
+   */
+  pristine?: Bead
 }
 
 const RAW = Symbol.for('helix.tracker.rawLine')
@@ -131,6 +140,55 @@ function attachRaw(b: Bead, raw: RawLine): void {
   Object.defineProperty(b, RAW, {value: raw, enumerable: false, configurable: true, writable: true})
 }
 
+/** A deep copy of a JSON value (plain objects, arrays, primitives). */
+function cloneJson<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v
+  if (Array.isArray(v)) return v.map(cloneJson) as T
+  const o: Record<string, unknown> = {}
+  for (const k of Object.keys(v)) o[k] = cloneJson((v as Record<string, unknown>)[k])
+  return o as T
+}
+
+/** Same JSON value: same keys (any order) and equal values at every depth, numbers by Object.is. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'number' || Object.is(a, b)
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  for (const k of ka) {
+    if (!Object.hasOwn(b, k) || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false
+  }
+  return true
+}
+
+/**
+ * A private, mutable deep copy of a snapshot (what a mutation gets instead of
+ * a fresh parse of an unchanged file, issue 11). Each copy remembers its line
+ * and the untouched parse it came from, so a copy still equal to it is written
+ * back byte for byte without being encoded (SPEC 13.2).
+ */
+export function cloneSnapshot(snap: TrackerSnapshot): TrackerSnapshot {
+  const byId = new Map<string, Bead>()
+  for (const b of snap.beads) {
+    // spread copies the own enumerable keys in order (not the raw line symbol); nested values are copied too
+    const c: Bead = {...b}
+    for (const k in c) {
+      const v = c[k]
+      if (v !== null && typeof v === 'object') c[k] = cloneJson(v)
+    }
+    const raw = rawOf(b)
+    if (raw) attachRaw(c, {bytes: raw.bytes, text: raw.text, canon: raw.canon, pristine: raw.pristine ?? b})
+    byId.set(c.id, c)
+  }
+  return {beads: [...byId.values()], byId, duplicateIds: [...snap.duplicateIds]}
+}
+
 function isBlank(line: string): boolean {
   for (let i = 0; i < line.length; i++) {
     const c = line.charCodeAt(i)
@@ -140,8 +198,10 @@ function isBlank(line: string): boolean {
 }
 
 function addBead(snap: TrackerSnapshot, bead: Bead, dupes: Set<string>): void {
-  if (snap.byId.has(bead.id)) dupes.add(bead.id)
+  // one hash lookup: a set that does not grow the map replaced an earlier line's bead
+  const size = snap.byId.size
   snap.byId.set(bead.id, bead)
+  if (snap.byId.size === size) dupes.add(bead.id)
 }
 
 function finish(snap: TrackerSnapshot, dupes: Set<string>): TrackerSnapshot {
@@ -161,14 +221,128 @@ export function parseTracker(input: string | Buffer, file: string): TrackerSnaps
   const {buf, text} = asBuffer(input)
   const snap = emptySnapshot()
   const dupes = new Set<string>()
+  const index = newIndex(buf)
   for (const l of physLines(buf, text)) {
     if (isBlank(l.text)) continue
     const r = parseLine(l.text)
     if (typeof r === 'string') throw new HelixError(malformedMessage(file, {line: l.n, reason: r}), EXIT.ERROR)
     attachRaw(r, {bytes: l.bytes, text: l.text})
     addBead(snap, r, dupes)
+    indexLine(index, l.start, l.end, l.n, r)
   }
-  return finish(snap, dupes)
+  return withIndex(finish(snap, dupes), index)
+}
+
+// ------------------------------------------------------- incremental parse
+
+/**
+ * Where each bead of a snapshot sits in the bytes it was parsed from (issue
+ * 11): every non-blank line, in file order, duplicates included. Lets the
+ * next parse of a changed file reuse the beads of the lines that did not change.
+ */
+interface LineIndex {
+  buf: Buffer
+  starts: number[]
+  /** offset of the line's `\n` (or the end of the buffer) */
+  ends: number[]
+  /** 1-based physical line number */
+  nos: number[]
+  beads: Bead[]
+}
+
+const INDEX = new WeakMap<TrackerSnapshot, LineIndex>()
+
+function hasBom(buf: Buffer): boolean {
+  return buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf
+}
+
+function newIndex(buf: Buffer): LineIndex | null {
+  return hasBom(buf) ? null : {buf, starts: [], ends: [], nos: [], beads: []}
+}
+
+function indexLine(index: LineIndex | null, start: number, end: number, n: number, b: Bead): void {
+  if (index === null) return
+  index.starts.push(start)
+  index.ends.push(end)
+  index.nos.push(n)
+  index.beads.push(b)
+}
+
+function withIndex(snap: TrackerSnapshot, index: LineIndex | null): TrackerSnapshot {
+  if (index !== null) INDEX.set(snap, index)
+  return snap
+}
+
+/** Length of the common prefix of a and b (native compares of blocks, then bytes). */
+function commonPrefix(a: Buffer, b: Buffer): number {
+  const max = Math.min(a.length, b.length)
+  const BLOCK = 4096
+  let i = 0
+  while (i + BLOCK <= max && a.compare(b, i, i + BLOCK, i, i + BLOCK) === 0) i += BLOCK
+  while (i < max && a[i] === b[i]) i++
+  return i
+}
+
+/** Length of the common suffix of a and b, at most `max`. */
+function commonSuffix(a: Buffer, b: Buffer, max: number): number {
+  const BLOCK = 4096
+  let k = 0
+  while (k + BLOCK <= max && a.compare(b, b.length - k - BLOCK, b.length - k, a.length - k - BLOCK, a.length - k) === 0) k += BLOCK
+  while (k < max && a[a.length - 1 - k] === b[b.length - 1 - k]) k++
+  return k
+}
+
+/**
+ * parseTracker(buf), reusing the beads of `prev` (a snapshot this module made,
+ * never modified) for the lines before and after the changed region: those
+ * lines have the very same bytes, so their parse is the same. The result is
+ * what parseTracker(buf) returns: same beads in the same order, same raw
+ * lines, same duplicates, same error for a malformed line.
+ */
+export function parseTrackerAfter(buf: Buffer, file: string, prev: TrackerSnapshot | undefined): TrackerSnapshot {
+  const old = prev === undefined ? undefined : INDEX.get(prev)
+  if (old === undefined || hasBom(buf)) return parseTracker(buf, file)
+  const a = old.buf
+  const p = commonPrefix(a, buf)
+  const sfx = commonSuffix(a, buf, Math.min(a.length, buf.length) - p)
+  const n0 = old.starts.length
+  // old lines wholly inside the common prefix, `\n` included
+  let head = 0
+  while (head < n0 && old.ends[head] < p) head++
+  // old lines wholly inside the common suffix, starting right after a `\n` in both files
+  const shift = buf.length - a.length
+  let tail = n0
+  while (tail > head && old.starts[tail - 1] >= a.length - sfx && (old.starts[tail - 1] + shift === 0 || buf[old.starts[tail - 1] + shift - 1] === 0x0a)) tail--
+  const midStart = head > 0 ? old.ends[head - 1] + 1 : 0
+  const midEnd = tail < n0 ? old.starts[tail] + shift : buf.length
+  if (midStart > midEnd) return parseTracker(buf, file)
+  const snap = emptySnapshot()
+  const dupes = new Set<string>()
+  const index = newIndex(buf)!
+  for (let i = 0; i < head; i++) {
+    addBead(snap, old.beads[i], dupes)
+    indexLine(index, old.starts[i], old.ends[i], old.nos[i], old.beads[i])
+  }
+  const firstLine = head > 0 ? old.nos[head - 1] + 1 : 1
+  const mid = buf.subarray(midStart, midEnd)
+  let nextLine = firstLine
+  for (const l of physLines(mid, mid.toString('utf8'), midStart === 0, firstLine)) {
+    nextLine = l.n + 1
+    if (isBlank(l.text)) continue
+    const r = parseLine(l.text)
+    if (typeof r === 'string') throw new HelixError(malformedMessage(file, {line: l.n, reason: r}), EXIT.ERROR)
+    // a copy: a view would keep this whole read alive as long as the bead is cached
+    attachRaw(r, {bytes: Buffer.from(l.bytes), text: l.text})
+    addBead(snap, r, dupes)
+    indexLine(index, l.start + midStart, l.end + midStart, l.n, r)
+  }
+  // the middle ends right before a line start, so it counted every line before the tail
+  const lineShift = tail < n0 ? nextLine - old.nos[tail] : 0
+  for (let i = tail; i < n0; i++) {
+    addBead(snap, old.beads[i], dupes)
+    indexLine(index, old.starts[i] + shift, old.ends[i] + shift, old.nos[i] + lineShift, old.beads[i])
+  }
+  return withIndex(finish(snap, dupes), index)
 }
 
 /** Lenient parse for doctor: malformed lines are returned (with their exact bytes), not thrown. */
@@ -470,6 +644,8 @@ export function serializeTracker(beads: Bead[]): string {
  */
 export function encodeBeadLine(b: Bead): string | Buffer {
   const raw = rawOf(b)
+  // a copy still equal to the bead its line parsed to encodes to raw.canon: the line's bytes
+  if (raw?.pristine !== undefined && sameJson(b, raw.pristine)) return raw.bytes
   const cur = serializeBead(b)
   if (!raw) return cur
   if (cur === raw.text) return raw.bytes
@@ -531,24 +707,87 @@ const NL = Buffer.from('\n')
 
 /** The whole file as bytes: sorted by id, unchanged lines byte for byte (see encodeBeadLine). */
 export function serializeTrackerBuffer(beads: Bead[]): Buffer {
-  if (beads.length === 0) return Buffer.alloc(0)
-  const sorted = [...beads].sort((a, b) => bytewise(a.id, b.id))
+  return serializeTrackerWithSnapshot(beads, false).buf
+}
+
+function sortedById(beads: Bead[]): Bead[] {
+  // a tracker helix wrote is already sorted: check in one pass before sorting
+  let sorted = true
+  for (let i = 1; i < beads.length && sorted; i++) if (bytewise(beads[i - 1].id, beads[i].id) > 0) sorted = false
+  return sorted ? beads : [...beads].sort((a, b) => bytewise(a.id, b.id))
+}
+
+/**
+ * The whole file as bytes (as serializeTrackerBuffer) and, with `wantSnap`,
+ * the snapshot a fresh parse of exactly those bytes yields (issue 11: the
+ * writer's read cache needs no re-read and re-parse of its own write).
+ * Unchanged beads are the untouched parses they were copied from; changed
+ * lines are parsed from their new text. snap is null when a written line
+ * would not parse as a bead (a fresh read then reports it).
+ */
+export function serializeTrackerWithSnapshot(beads: Bead[], wantSnap = true): {buf: Buffer; snap: TrackerSnapshot | null} {
+  if (beads.length === 0) return {buf: Buffer.alloc(0), snap: wantSnap ? emptySnapshot() : null}
+  const sorted = sortedById(beads)
   const parts: Buffer[] = []
   let pending: string[] = []
+  // Unchanged lines that were consecutive in the file they came from (with a
+  // `\n` between them) are copied as one slice of it, not line by line.
+  let run: {mem: Uint8Array; start: number; end: number} | null = null
+  const closeRun = () => {
+    if (run) parts.push(Buffer.from(run.mem.buffer, run.start, run.end - run.start), NL)
+    run = null
+  }
   const flush = () => {
+    closeRun()
     if (pending.length) parts.push(Buffer.from(pending.join('\n') + '\n', 'utf8'))
     pending = []
   }
+  const pushRaw = (line: Buffer) => {
+    if (pending.length) flush()
+    const at = line.byteOffset
+    if (run && run.mem.buffer === line.buffer && at === run.end + 1 && run.mem[run.end] === 0x0a) {
+      run.end = at + line.length
+      return
+    }
+    closeRun()
+    run = {mem: new Uint8Array(line.buffer), start: at, end: at + line.length}
+  }
+  let snap: TrackerSnapshot | null = wantSnap ? emptySnapshot() : null
+  const dupes = new Set<string>()
+  const starts: number[] = []
+  const lineBeads: Bead[] = []
+  let off = 0
   for (const b of sorted) {
     const line = encodeBeadLine(b)
-    if (typeof line === 'string') pending.push(line)
+    if (typeof line === 'string') {
+      closeRun()
+      pending.push(line)
+    } else pushRaw(line)
+    if (snap === null) continue
+    starts.push(off)
+    off += (typeof line === 'string' ? Buffer.byteLength(line, 'utf8') : line.length) + 1
+    const raw = rawOf(b)
+    let after: Bead | string
+    if (typeof line !== 'string' && raw?.pristine !== undefined) after = raw.pristine
     else {
-      flush()
-      parts.push(line, NL)
+      const text = typeof line === 'string' ? line : raw!.text
+      after = parseLine(text)
+      if (typeof after !== 'string') attachRaw(after, {bytes: typeof line === 'string' ? Buffer.from(line, 'utf8') : line, text})
+    }
+    if (typeof after === 'string') snap = null
+    else {
+      addBead(snap, after, dupes)
+      lineBeads.push(after)
     }
   }
   flush()
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts)
+  const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts)
+  if (snap === null) return {buf, snap}
+  const index: LineIndex = {buf, starts, ends: starts.map((x, i) => (i + 1 < starts.length ? starts[i + 1] - 1 : buf.length - 1)), nos: starts.map((_, i) => i + 1), beads: []}
+  snap = finish(snap, dupes)
+  // every written line is one bead, in order (duplicates included)
+  index.beads = lineBeads
+  return {buf, snap: withIndex(snap, index)}
 }
 
 // ------------------------------------------------------------ rejected lines

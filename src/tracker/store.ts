@@ -32,7 +32,7 @@ import {processStartMs} from '../state/pid-identity.js'
 import {appendDurable, atomicWrite, removeOldTempFiles, writeTarget} from '../util/atomic-write.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from './types.js'
-import {parseTracker, rejectedFileName, serializeTrackerBuffer, supersededDuplicateLines} from './codec.js'
+import {cloneSnapshot, parseTrackerAfter, rejectedFileName, serializeTrackerWithSnapshot, supersededDuplicateLines} from './codec.js'
 
 export const LOCK_STALE_MS = 10_000
 export const LOCK_UPDATE_MS = 2_000
@@ -110,8 +110,11 @@ function currentIdentity(file: string): FileIdentity | null {
   }
 }
 
-/** per file: the identity last seen, and its parse (or the bytes this process just wrote, parsed on the next read) */
-const cache = new Map<string, {id: FileIdentity; snap?: TrackerSnapshot; written?: Buffer}>()
+/**
+ * per file: the identity last seen and its parse. The cached snapshot is never
+ * modified: readTracker hands it out read-only, mutations work on a copy.
+ */
+const cache = new Map<string, {id: FileIdentity; snap: TrackerSnapshot}>()
 
 /** Forget cached parses (tests). */
 export function clearTrackerCache(): void {
@@ -133,8 +136,9 @@ export async function readTracker(file: string): Promise<TrackerSnapshot> {
     cache.delete(file)
     return emptySnap()
   }
-  if (r.buf === null && hit?.snap) return hit.snap
-  const snap = parseTracker(r.buf ?? hit?.written ?? Buffer.alloc(0), file)
+  if (r.buf === null && hit) return hit.snap
+  // the lines that did not change keep the previous parse of their bytes
+  const snap = parseTrackerAfter(r.buf ?? Buffer.alloc(0), file, hit?.snap)
   cache.set(file, {id: r.id, snap})
   return snap
 }
@@ -307,15 +311,28 @@ export async function mutateTracker<T>(
       } catch {
         // housekeeping only: a temp file we cannot remove is never a reason to refuse a write
       }
-      const read = readTrackerBytes(paths.file)
+      // Read under the lock: the stat is fresh; an unchanged file (same identity
+      // as the cached parse) is not read or parsed again (issue 11). A file with
+      // duplicate ids is always read: its superseded lines are saved below.
+      const hit = cache.get(paths.file)
+      const known = hit && hit.snap.duplicateIds.length === 0 ? hit : undefined
+      const read = readTrackerBytes(paths.file, known?.id)
       const original = read?.buf ?? Buffer.alloc(0)
       const readId = read?.id ?? null
-      const snap = parseTracker(original, paths.file)
+      let base: TrackerSnapshot
+      if (read !== null && read.buf === null && known) base = known.snap
+      else {
+        base = parseTrackerAfter(original, paths.file, hit?.snap)
+        if (read === null) cache.delete(paths.file)
+        else cache.set(paths.file, {id: read.id, snap: base})
+      }
+      // fn changes its own copy; the cached parse stays what the file says
+      const snap = cloneSnapshot(base)
       await yieldToTimers()
       const {beads, result} = await fn(snap)
       if (beads === null) return result
       await yieldToTimers()
-      const bytes = serializeTrackerBuffer(beads)
+      const {buf: bytes, snap: written} = serializeTrackerWithSnapshot(beads)
       // Let proper-lockfile's mtime refresh run (and report a compromise) between
       // the long synchronous steps of a very large tracker.
       await yieldToTimers()
@@ -337,7 +354,7 @@ export async function mutateTracker<T>(
         const warn = opts.onWarning ?? ((line: string) => process.stderr.write(line + '\n'))
         warn(`helix: warning: duplicate id(s) ${snap.duplicateIds.join(', ')}: kept the last line of each; saved ${losers.length} earlier line(s) to ${rejected}`)
       }
-      rememberWrite(paths.file, bytes)
+      rememberWrite(paths.file, bytes, written)
       return result
     } catch (error) {
       if (!(error instanceof ChangedUnderLock)) throw error
@@ -350,13 +367,16 @@ export async function mutateTracker<T>(
 
 /**
  * Keep a write's own result in the read cache, under the identity of the file
- * just written: the next read does not read the file again (it parses the
- * bytes we wrote, so it sees exactly what a fresh read would).
+ * just written (still under the lock): the next read neither reads nor parses
+ * the file again; `snap` is exactly what a fresh parse of `bytes` yields.
  */
-function rememberWrite(file: string, bytes: Buffer): void {
+function rememberWrite(file: string, bytes: Buffer, snap: TrackerSnapshot | null): void {
   const id = currentIdentity(file)
-  if (id === null || id.size !== BigInt(bytes.length)) return
-  cache.set(file, {id, written: bytes})
+  if (snap === null || id === null || id.size !== BigInt(bytes.length)) {
+    cache.delete(file)
+    return
+  }
+  cache.set(file, {id, snap})
 }
 
 export interface LockInfo {
