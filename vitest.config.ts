@@ -15,7 +15,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // End-to-end tests spawn real processes; two cores, so keep parallelism modest.
-    maxWorkers: 2,
+    maxWorkers: 4,
     pool: 'forks',
     setupFiles: ['test/support/setup.ts'],
     projects: [

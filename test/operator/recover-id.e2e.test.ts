@@ -11,7 +11,17 @@ import {describe, expect, it} from 'vitest'
 import {startTokenOf} from '../../src/recovery/probe.js'
 import {processesOfDispatch} from '../../src/util/tagged.js'
 import {trackProcess} from '../support/tmp.js'
-import {helix, project, sleeper, waitFor} from './helpers.js'
+import {helix as runHelix, project, sleeper, waitFor} from './helpers.js'
+
+/**
+ * `helix recover` first ends any dead run's leftover agents on this host (SPEC 14.5) and
+ * says so; tests in other files running in parallel may leave such leftovers, so those
+ * lines are not this test's output.
+ */
+function helix(...a: Parameters<typeof runHelix>): ReturnType<typeof runHelix> {
+  const r = runHelix(...a)
+  return {...r, stdout: r.stdout.split('\n').filter((l) => !/leftover agent process\(es\) of dead run/.test(l)).join('\n')}
+}
 
 const future = () => new Date(Date.now() + 24 * 3600_000).toISOString()
 const deadPid = () => spawnSync('true').pid!

@@ -21,6 +21,7 @@ interface Proj {
   base: string
   root: string
   home: string
+  tmp: string
   tracker: string
 }
 const made: Proj[] = []
@@ -48,8 +49,11 @@ function project(): Proj {
   const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'helix-real-')))
   const root = path.join(base, 'repo')
   const home = path.join(base, 'home')
+  // the real CLIs keep scratch files in TMPDIR (claude: claude-<uid>/): keep them inside this project's dir
+  const tmp = path.join(base, 'tmp')
   mkdirSync(path.join(root, '.ddx'), {recursive: true})
   mkdirSync(home)
+  mkdirSync(tmp)
   spawnSync('git', ['init', '-q'], {cwd: root})
   spawnSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'], {cwd: root})
   const tracker = path.join(root, '.ddx', 'beads.jsonl')
@@ -57,7 +61,7 @@ function project(): Proj {
     tracker,
     ['hx-real0001', 'hx-real0002'].map((id, i) => JSON.stringify({id, title: `real agent bead ${i + 1}`, status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:0${i}Z`}) + '\n').join(''),
   )
-  const p = {base, root, home, tracker}
+  const p = {base, root, home, tmp, tracker}
   made.push(p)
   return p
 }
@@ -84,7 +88,7 @@ function ours(p: Proj): number[] {
 function run(p: Proj, args: string[], env: Record<string, string>, offline = false): Promise<{code: number | null; stdout: string; stderr: string; ms: number}> {
   const base: NodeJS.ProcessEnv = {...process.env}
   for (const k of Object.keys(base)) if (k.startsWith('HELIX_') || k === 'IS_SANDBOX' || k.startsWith('ANTHROPIC_') || k.startsWith('OPENAI_') || k === 'CODEX_HOME') delete base[k]
-  const fullEnv = {...base, HOME: p.home, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', HELIX_AUTO_ALIGN: '0', ...env}
+  const fullEnv = {...base, HOME: p.home, TMPDIR: p.tmp, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', HELIX_AUTO_ALIGN: '0', ...env}
   const argv = [CLI, 'run', '--timeout', '120', ...args]
   const t0 = Date.now()
   const child = offline && CAN_UNSHARE ? spawn('unshare', ['-n', process.execPath, ...argv], {cwd: p.root, env: fullEnv}) : spawn(process.execPath, argv, {cwd: p.root, env: fullEnv})
@@ -129,7 +133,7 @@ describe('helix run with the real claude and codex CLIs', () => {
 
   it('helix doctor probes the real CLIs: versions, and claude refusing as root with the fix', () => {
     const p = project()
-    const env: NodeJS.ProcessEnv = {...process.env, HOME: p.home, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_AGENT: 'claude'}
+    const env: NodeJS.ProcessEnv = {...process.env, HOME: p.home, TMPDIR: p.tmp, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_AGENT: 'claude'}
     delete env.IS_SANDBOX
     delete env.HELIX_REVIEW_AGENT
     const sandboxed = spawnSync(process.execPath, [CLI, 'doctor'], {cwd: p.root, env: {...env, IS_SANDBOX: '1'}, encoding: 'utf8'})

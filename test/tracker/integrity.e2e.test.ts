@@ -150,8 +150,15 @@ describe('13.1 parallel_run_denied_count under a lock', () => {
     spawnSync('git', ['init', '-q'], {cwd: root})
     spawnSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'], {cwd: root})
     const env = stubEnv()
-    writeFileSync(path.join(env.HELIX_STUB_DIR, 'script.json'), JSON.stringify({implementation: {default: ['sleep:8000 close']}, check: ['next:STOP']}))
-    const runs = Array.from({length: 8}, () => helixAsync(root, ['run', '--agent', 'codex', '--max-cycles', '1', '--review-every', '0'], env))
+    // the winner's agent holds the run until the 7 others have been turned away
+    writeFileSync(path.join(env.HELIX_STUB_DIR, 'script.json'), JSON.stringify({implementation: {default: ['wait-file:release close']}, check: ['next:STOP']}))
+    let denied = 0
+    const runs = Array.from({length: 8}, () =>
+      helixAsync(root, ['run', '--agent', 'codex', '--max-cycles', '1', '--review-every', '0'], env).then((r) => {
+        if (r.code === 2 && ++denied === 7) writeFileSync(path.join(env.HELIX_STUB_DIR, 'release'), '')
+        return r
+      }),
+    )
     const results = await Promise.all(runs)
     const codes = results.map((r) => r.code).sort()
     expect(codes.filter((c) => c === 2)).toHaveLength(7)
