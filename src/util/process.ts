@@ -186,17 +186,33 @@ export function signalTarget(t: KillTarget, signal: NodeJS.Signals): void {
  * Returns the pids still alive at the end (normally none).
  */
 export async function endProcesses(t: KillTarget, graceMs: number, pollMs = 50): Promise<number[]> {
-  if (liveProcessesOf(t).length === 0) return []
-  signalTarget(t, 'SIGTERM')
-  const until = Date.now() + graceMs
-  let left = liveProcessesOf(t)
-  // most processes die within milliseconds of SIGTERM: look again soon, then less often
-  let wait = 2
-  while (left.length > 0 && Date.now() < until) {
-    await pause(Math.min(wait, Math.max(1, until - Date.now())))
-    wait = Math.min(wait * 2, pollMs)
-    left = liveProcessesOf(t)
+  let found = liveProcessesOf(t)
+  if (found.length === 0) return []
+  // one full scan found them; signal those (and the group) without scanning /proc again
+  const term = (pids: number[]) => {
+    if (t.pgid) signalGroup(t.pgid, 'SIGTERM')
+    signalPids(pids, 'SIGTERM')
   }
+  term(found)
+  const until = Date.now() + graceMs
+  // most processes die within milliseconds of SIGTERM: look again soon, then less often.
+  // While waiting, only the pids already found are checked (kill 0, no /proc scan); once
+  // they are gone one full scan makes sure nothing new appeared (a fork during the kill).
+  let wait = 2
+  for (;;) {
+    let left = found.filter((pid) => pidAlive(pid))
+    while (left.length > 0 && Date.now() < until) {
+      await pause(Math.min(wait, Math.max(1, until - Date.now())))
+      wait = Math.min(wait * 2, pollMs)
+      left = left.filter((pid) => pidAlive(pid))
+    }
+    if (left.length > 0) break
+    found = liveProcessesOf(t)
+    if (found.length === 0) return []
+    if (Date.now() >= until) break
+    term(found)
+  }
+  let left = liveProcessesOf(t)
   if (left.length === 0) return []
   signalTarget(t, 'SIGKILL')
   signalPids(left, 'SIGKILL')
