@@ -606,15 +606,20 @@ export function serializeBead(b: Bead): string {
   return serializeBeadSlow(b)
 }
 
-/** The reference encoder (sorts every object's keys). Exported for tests. */
-export function serializeBeadSlow(b: Bead): string {
+/** The keys a bead's line carries, in written (bytewise) order: no undefined values, no empty omittable ones. */
+function writtenKeys(b: Bead): string[] {
   const keys = Object.keys(b).filter((k) => {
     const v = b[k]
     if (v === undefined) return false
     if (OMIT_WHEN_EMPTY.has(k) && isEmptyValue(v)) return false
     return true
   })
-  keys.sort(bytewise)
+  return keys.sort(bytewise)
+}
+
+/** The reference encoder (sorts every object's keys). Exported for tests. */
+export function serializeBeadSlow(b: Bead): string {
+  const keys = writtenKeys(b)
   let out = '{'
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]
@@ -666,13 +671,7 @@ function serializeKeepingRawValues(b: Bead, raw: RawLine): string {
   if (!entries) return serializeBead(b)
   const byKey = new Map<string, RawEntry>()
   for (const e of entries) byKey.set(e.key, e) // last one wins, like JSON.parse
-  const keys = Object.keys(b).filter((k) => {
-    const v = b[k]
-    if (v === undefined) return false
-    if (OMIT_WHEN_EMPTY.has(k) && isEmptyValue(v)) return false
-    return true
-  })
-  keys.sort(bytewise)
+  const keys = writtenKeys(b)
   let out = '{'
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]
