@@ -5,16 +5,16 @@
  * double-forked setsid escapee within 10 s, and no process may keep the tag.
  */
 import {spawn} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {taggedProcesses} from '../../src/util/tagged.js'
 import {pidAlive} from '../../src/util/process.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const TRIALS = Number(process.env.HELIX_STRESS_TRIALS || 8)
-const base = mkdtempSync(path.join(os.tmpdir(), 'helix-escape-stress-'))
+const base = makeTempDir('helix-escape-stress-')
 const leftovers: number[] = []
 afterAll(() => {
   for (const pid of leftovers) {

@@ -1,10 +1,11 @@
 import {spawnSync} from 'node:child_process'
-import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {claudeWouldRefuse, probeAgents, runVersion} from '../../src/agents/probe.js'
 import {isAlive, stubProject, type StubEnv} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 // helix doctor's agent probes (SPEC 14.6), against stub agents and small scripts (real processes).
 
@@ -16,7 +17,7 @@ afterEach(() => {
 })
 
 function script(name: string, body: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'helix-probe-'))
+  const dir = makeTempDir('helix-probe-')
   dirs.push(dir)
   const file = path.join(dir, name)
   writeFileSync(file, `#!/bin/sh\n${body}\n`)

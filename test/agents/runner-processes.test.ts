@@ -4,8 +4,7 @@
  * dispatch (double-forked setsid escapees included), the stall guard, the kill
  * grace override, and linear, bounded output with `…[cut N bytes]`.
  */
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createLineSplitter, dispatchAgent, liveAgentGroups, newDispatchId} from '../../src/agents/runner.js'
@@ -14,6 +13,7 @@ import {openSessionLog} from '../../src/output/session-log.js'
 import {currentStartToken} from '../../src/recovery/probe.js'
 import {processesOfDispatch} from '../../src/util/tagged.js'
 import {pidAlive} from '../../src/util/process.js'
+import {makeTempDir} from '../support/tmp.js'
 
 // SPEC 14.1/14.4: the codex decoder marks start events and Reconnecting notices as non-progress (decoder branch)
 
@@ -38,7 +38,7 @@ interface Agent {
 
 /** A command agent written as a shell script; `dir` (AGENT_DIR) is where it leaves pids and state. */
 function agent(body: string): Agent {
-  const base = mkdtempSync(path.join(os.tmpdir(), 'helix-runner-proc-'))
+  const base = makeTempDir('helix-runner-proc-')
   dirs.push(base)
   const root = path.join(base, 'proj')
   const dir = path.join(base, 'state')

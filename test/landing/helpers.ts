@@ -1,7 +1,7 @@
 import {execFileSync} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
+import {makeTempDir} from '../support/tmp.js'
 
 /** env for the tests' own git calls: no global config, a fixed identity */
 export const gitTestEnv: NodeJS.ProcessEnv = {
@@ -17,7 +17,7 @@ export function g(cwd: string, ...args: string[]): string {
 
 /** a git repo on branch main with a.ts (5 lines), b.ts, and a committed tracker .ddx/beads.jsonl */
 export function makeRepo(prefix = 'helix-landing-'): string {
-  const root = mkdtempSync(path.join(tmpdir(), prefix))
+  const root = makeTempDir(prefix)
   g(root, 'init', '-q', '-b', 'main')
   g(root, 'config', 'user.email', 'op@example.com')
   g(root, 'config', 'user.name', 'Operator')

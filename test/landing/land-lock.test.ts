@@ -1,9 +1,9 @@
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createLandLock} from '../../src/git/land-lock.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
 const kids: ChildProcess[] = []
@@ -13,7 +13,7 @@ afterEach(() => {
 })
 
 function lockDir(): string {
-  const d = mkdtempSync(path.join(tmpdir(), 'helix-landlock-'))
+  const d = makeTempDir('helix-landlock-')
   dirs.push(d)
   return path.join(d, 'helix-land.lock')
 }

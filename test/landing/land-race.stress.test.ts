@@ -2,11 +2,11 @@
 // processes, rebase onto a moving base, compare-and-set): every attempt lands,
 // history stays linear, nothing is left behind. Uses the built dist/ (npm run build).
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const LANDING = path.join(REPO, 'dist', 'loop', 'landing.js')
@@ -53,7 +53,7 @@ describe('landing from two processes at once', () => {
     ['base not checked out (update-ref compare-and-set)', true],
   ])('%s: every attempt lands, linear, nothing left', async (_label, switchRoot) => {
     const root = makeRepo('helix-landrace-')
-    const sync = mkdtempSync(path.join(tmpdir(), 'helix-landrace-sync-'))
+    const sync = makeTempDir('helix-landrace-sync-')
     dirs.push(root, sync)
     const running = Promise.all([worker(root, sync, 'p'), worker(root, sync, 'q')])
     const end = Date.now() + 30_000

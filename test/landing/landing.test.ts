@@ -4,6 +4,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/loop/landing.js'
 import {HelixError} from '../../src/util/errors.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, read, worktrees, write} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -39,9 +40,7 @@ describe('base()', () => {
   })
 
   it('refuses a directory outside git', async () => {
-    const {mkdtempSync} = await import('node:fs')
-    const {tmpdir} = await import('node:os')
-    const dir = mkdtempSync(path.join(tmpdir(), 'helix-nogit-'))
+    const dir = makeTempDir('helix-nogit-')
     dirs.push(dir)
     const landing = createGitLanding({root: dir, trackerDir: path.join(dir, '.ddx'), env: {...gitTestEnv, GIT_CEILING_DIRECTORIES: path.dirname(dir)}, now: () => new Date()})
     await expect(landing.base()).rejects.toThrow(/needs a git checkout on a branch \(.* is not in a git repository\)/)

@@ -2,10 +2,10 @@
 // dirs, a stub agent that commits in its worktree and closes its bead in the one
 // shared tracker.
 import {spawn, spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {makeTempDir} from '../support/tmp.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const BIN = path.join(REPO, 'bin', 'run.js')
@@ -42,7 +42,7 @@ interface Plan {
 }
 
 function project(beads: Array<Record<string, unknown>>, plans: Record<string, Plan>) {
-  const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-workers-')))
+  const base = makeTempDir('helix-workers-')
   dirs.push(base)
   const root = path.join(base, 'repo')
   const stub = path.join(base, 'stub')

@@ -1,11 +1,11 @@
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/loop/landing.js'
 import {recoverWorktrees, unowned, worktreeChecks} from '../../src/git/worktrees.js'
 import {projectPaths} from '../../src/util/root.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, worktrees, write} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -74,7 +74,7 @@ describe('doctor: leftovers no run owns', () => {
   })
 
   it('says nothing outside git, and ok when nothing is left over', async () => {
-    const plain = mkdtempSync(path.join(tmpdir(), 'helix-nogit-'))
+    const plain = makeTempDir('helix-nogit-')
     dirs.push(plain)
     mkdirSync(path.join(plain, '.ddx'))
     expect(await worktreeChecks(projectPaths(plain, {}), {...gitTestEnv, GIT_CEILING_DIRECTORIES: path.dirname(plain)})).toEqual([])

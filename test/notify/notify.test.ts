@@ -1,9 +1,9 @@
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {createNotifier, notifyArgv, validateNotify} from '../../src/loop/notify.js'
 import {pidAlive} from '../../src/state/pidfile.js'
+import {makeTempDir} from '../support/tmp.js'
 
 let dir: string
 let bin: string
@@ -11,7 +11,7 @@ let env: NodeJS.ProcessEnv
 const pids: number[] = []
 
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'helix-notify-'))
+  dir = makeTempDir('helix-notify-')
   bin = path.join(dir, 'bin')
   mkdirSync(bin)
   env = {...process.env, PATH: `${bin}:${process.env.PATH}`, OUT: path.join(dir, 'out')}

@@ -3,19 +3,19 @@
  * meaning of blocked (16.2), unknown commands, doctor's agent flags, logs --lines
  * and the help text (16.6).
  */
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {helix, project, REPO} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
 afterEach(() => {
   while (dirs.length) rmSync(dirs.pop()!, {recursive: true, force: true})
 })
 function temp(prefix = 'helix-surface-'): string {
-  const d = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
+  const d = makeTempDir(prefix)
   dirs.push(d)
   return d
 }

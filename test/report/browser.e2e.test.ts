@@ -6,14 +6,14 @@
  */
 import {spawn, spawnSync} from 'node:child_process'
 import {createServer, type Server} from 'node:http'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {helix, project} from '../operator/helpers.js'
 import {overnight} from './helpers.js'
 import {colorBoxes, readPng} from './png.js'
 import {OUTCOME_COLORS} from '../../src/report/html.js'
+import {makeTempDir} from '../support/tmp.js'
 
 function findChromium(): string | null {
   for (const bin of ['chromium', 'chromium-browser']) if (spawnSync(bin, ['--version'], {stdio: 'ignore'}).status === 0) return bin
@@ -78,7 +78,7 @@ describe.runIf(chromium)('helix report --html in headless chromium', () => {
   const hits: string[] = []
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'helix-browser-'))
+    dir = makeTempDir('helix-browser-')
     server = createServer((req, res) => {
       hits.push(req.url ?? '')
       res.writeHead(404).end()

@@ -1,11 +1,11 @@
-import {mkdtempSync, rmSync} from 'node:fs'
+import {rmSync} from 'node:fs'
 import {execFileSync} from 'node:child_process'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {buildReport, parseHistory, parseSince, readHistory} from '../../src/report/history.js'
 import {renderReportHtml, esc} from '../../src/report/html.js'
 import {cycle, run} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const NOW = new Date('2026-11-23T08:00:00Z')
 const dirs: string[] = []
@@ -47,7 +47,7 @@ describe('history', () => {
   })
 
   it('a missing file is an empty history; a FIFO is refused, never read', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'helix-hist-'))
+    const dir = makeTempDir('helix-hist-')
     dirs.push(dir)
     expect(readHistory(path.join(dir, 'runs.jsonl'))).toEqual({runs: [], skipped_lines: []})
     execFileSync('mkfifo', [path.join(dir, 'fifo')])

@@ -1,9 +1,9 @@
-import {existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, readFileSync, readdirSync, rmSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {helix, project} from '../operator/helpers.js'
 import {appendRuns, cycle, overnight, run} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -98,7 +98,7 @@ describe('helix report (built CLI)', () => {
   })
 
   it('outside a project: the one-line refusal, exit 1, nothing written', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'helix-noproj-'))
+    const dir = makeTempDir('helix-noproj-')
     dirs.push(dir)
     const r = helix(dir, ['report', '--html', path.join(dir, 'r.html')])
     expect(r.code).toBe(1)

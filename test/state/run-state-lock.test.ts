@@ -4,20 +4,20 @@
  * Real temp directories.
  */
 import {execFileSync, spawn} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {emptyRunState, readRunState, updateRunState, writeRunState} from '../../src/state/run-state.js'
 import {acquirePidFile, readPidFile, runHolderAlive} from '../../src/state/pidfile.js'
 import {validStartField} from '../../src/state/pid-identity.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
 })
 function tmp(): string {
-  const d = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-state-')))
+  const d = makeTempDir('helix-state-')
   dirs.push(d)
   mkdirSync(path.join(d, '.ddx'))
   return d

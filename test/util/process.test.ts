@@ -1,10 +1,10 @@
 import {spawn} from 'node:child_process'
-import {chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {chmodSync, existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {endProcesses, killGraceMs, pidAlive, runScript, signalExitCode} from '../../src/util/process.js'
 import {pidAlive as pidAliveFromPidfile} from '../../src/state/pidfile.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
 const pids: number[] = []
@@ -20,7 +20,7 @@ afterEach(() => {
 })
 
 function script(body: string): {dir: string; file: string} {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'helix-process-'))
+  const dir = makeTempDir('helix-process-')
   dirs.push(dir)
   const file = path.join(dir, 'check-acceptance-x.sh')
   writeFileSync(file, `#!/bin/sh\n${body}\n`)

@@ -1,16 +1,16 @@
-import {mkdirSync, mkdtempSync, realpathSync, rmSync} from 'node:fs'
+import {mkdirSync, rmSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {findProjectRoot, initPaths, NOT_A_PROJECT, projectPaths} from '../../src/util/root.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
 afterEach(() => {
   while (dirs.length) rmSync(dirs.pop()!, {recursive: true, force: true})
 })
 function temp(): string {
-  const d = realpathSync(mkdtempSync(path.join(tmpdir(), 'helix-root-')))
+  const d = makeTempDir('helix-root-')
   dirs.push(d)
   return d
 }
