@@ -11,9 +11,10 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {taggedProcesses} from '../../src/util/tagged.js'
 import {pidAlive} from '../../src/util/process.js'
+import {trials} from '../support/stress.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
-const TRIALS = Number(process.env.HELIX_STRESS_TRIALS || 8)
+const TRIALS = Number(process.env.HELIX_STRESS_TRIALS || trials(8, 2))
 const base = mkdtempSync(path.join(os.tmpdir(), 'helix-escape-stress-'))
 const leftovers: number[] = []
 afterAll(() => {

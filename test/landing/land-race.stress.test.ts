@@ -6,11 +6,12 @@ import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {trials} from '../support/stress.js'
 import {branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const LANDING = path.join(REPO, 'dist', 'loop', 'landing.js')
-const PER_PROCESS = 8
+const PER_PROCESS = trials(8, 3)
 
 const dirs: string[] = []
 afterEach(() => {
