@@ -11,9 +11,10 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {taggedProcesses} from '../../src/util/tagged.js'
 import {pidAlive} from '../../src/util/process.js'
 import {makeTempDir} from '../support/tmp.js'
+import {trials} from '../support/stress.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
-const TRIALS = Number(process.env.HELIX_STRESS_TRIALS || 8)
+const TRIALS = Number(process.env.HELIX_STRESS_TRIALS || trials(8, 2))
 const base = makeTempDir('helix-escape-stress-')
 const leftovers: number[] = []
 afterAll(() => {

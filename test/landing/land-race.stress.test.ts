@@ -5,12 +5,13 @@ import {spawn} from 'node:child_process'
 import {existsSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {trials} from '../support/stress.js'
 import {branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const LANDING = path.join(REPO, 'dist', 'loop', 'landing.js')
-const PER_PROCESS = 8
+const PER_PROCESS = trials(8, 3)
 
 const dirs: string[] = []
 afterEach(() => {

@@ -8,6 +8,8 @@ describe('parseLinePointer', () => {
     expect(parseLinePointer('12-340')).toEqual({from: 12, to: 340})
     expect(parseLinePointer('L12–L340')).toEqual({from: 12, to: 340})
     expect(parseLinePointer('L7')).toEqual({from: 7, to: 7})
+    // every spelling of the --lines e2e (surface.e2e.test.ts runs only L2–L4)
+    for (const spec of ['L2–L4', 'L2-L4', '2-4', '2–4']) expect(parseLinePointer(spec), spec).toEqual({from: 2, to: 4})
   })
   it('takes a slot in parentheses, and a whole pasted pointer with its file', () => {
     expect(parseLinePointer('L40–L88 (w2)')).toEqual({from: 40, to: 88, slot: 2})
@@ -22,6 +24,23 @@ describe('parseLinePointer', () => {
     expect(() => parseLinePointer('L88–L40 (w2)')).toThrow(/invalid --lines 'L88–L40 \(w2\)': the range ends before it starts/)
     expect(() => parseLinePointer('L0-L3 (w1)')).toThrow(/line numbers start at 1/)
     expect(() => parseLinePointer('(w2)')).toThrow(/invalid --lines/)
+    // the exact one-line messages of a bad plain range
+    for (const [spec, msg] of [
+      ['4-2', "invalid --lines '4-2': the range ends before it starts"],
+      ['abc', "invalid --lines 'abc': use A-B, e.g. 12-340 or L12–L340"],
+      ['0-3', "invalid --lines '0-3': line numbers start at 1"],
+    ]) {
+      const e = (() => {
+        try {
+          parseLinePointer(spec)
+        } catch (error) {
+          return error
+        }
+      })()
+      expect(e, spec).toBeInstanceOf(HelixError)
+      expect((e as HelixError).message, spec).toBe(msg)
+      expect((e as HelixError).exitCode, spec).toBe(1)
+    }
   })
 })
 

@@ -1,6 +1,6 @@
 /**
- * The SIGSTOP torture trial shared by the e2e smoke (3 trials) and the stress
- * test (20 trials). Writer A runs `helix tracker update` with the test-only
+ * The SIGSTOP torture trial of torture.stress.test.ts (a 3-trial smoke in
+ * `npm test`, 20 trials with HELIX_STRESS_FULL=1). Writer A runs `helix tracker update` with the test-only
  * hook HELIX_TEST_PAUSE_BEFORE_RENAME: once its temp file is durable it
  * creates a marker and waits right before its lock/identity check and rename.
  * The test SIGSTOPs it there, ages the lock directory past the stale window
