@@ -45,7 +45,8 @@ export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLET
     const closed = await maybeCloseFocusedEpic(r, snap)
     if (closed instanceof Stop) return closed
     // SPEC 16.3: no `reached max cycles` when the queue drained anyway
-    if (r.workers === 1 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles', EXIT.OK)
+    // (with workers: only once no other slot is busy, since an in-flight attempt may still fail)
+    if ((r.ledger.state.workers ?? []).length === 0 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles', EXIT.OK)
     return new Stop('max_cycles', EXIT.OK, `helix: reached max cycles (${r.o.maxCycles})`)
   }
   return 'continue'

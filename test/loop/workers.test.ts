@@ -150,6 +150,21 @@ describe('--workers N with a fake landing', () => {
     expect(h.both).toContain('helix: reached max cycles (2)')
   })
 
+  it('no `reached max cycles` when the last cycle drained the queue and no slot is busy (SPEC 16.3)', async () => {
+    const landing = new FakeLanding()
+    let started = 0
+    const impl = async (c: AgentCall, t: Parameters<typeof closeIt>[1]) => {
+      started++
+      while (started < 2) await tick()
+      closeIt(c, t)
+    }
+    const h = harness([B('a'), B('b')], {implementation: impl, check: check('WAIT')}, {landing})
+    const r = await runLoop(h.deps, opts({workers: 2, maxCycles: 2}))
+    expect(r.stopReason).toBe('max_cycles')
+    expect(lastState(h).completed_cycles).toBe(2)
+    expect(h.both.some((l) => l.includes('reached max cycles'))).toBe(false)
+  })
+
   it('not landed: reopened with a NOT LANDED note naming the kept work, counted as a failed attempt with backoff', async () => {
     const landing = new FakeLanding()
     landing.fail.set('a', 'conflict in a.ts')
