@@ -187,9 +187,11 @@ describe('--workers N with a fake landing', () => {
   it('--land none keeps the branch instead of landing', async () => {
     const landing = new FakeLanding()
     const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing})
-    await runLoop(h.deps, opts({workers: 2, land: 'none'}))
+    await runLoop(h.deps, opts({workers: 2, land: 'none', summary: true}))
     expect(landing.events).toContain('keep a')
     expect(landing.events).not.toContain('land a')
+    // the kept branch is printed in summary mode too, where the landed line would be (SPEC 15.2)
+    expect(h.summary.some((l) => /^helix: \[[\d:]+\] w1 kept a on branch helix\/a-1 \(--land none\)$/.test(l))).toBe(true)
   })
 
   it('the queue drain runs only once every slot is idle', async () => {
