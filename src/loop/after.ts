@@ -10,7 +10,7 @@ import {sanitize} from '../util/sanitize.js'
 import type {AttemptCtx} from './attempt.js'
 import {endCycle} from './attempt.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
-import {dispatchPausing} from './dispatch.js'
+import {dispatchPausing, type DispatchExtra} from './dispatch.js'
 import {runAction} from './drain.js'
 import type {AttemptEndKind} from './health.js'
 import {failureArrow, failureLineOf, type FailedOutcome} from './lines.js'
@@ -179,12 +179,14 @@ export async function acceptanceGate(r: Run, n: number, id: string): Promise<voi
 }
 
 /** post-implementation (or epic) review; unreadable review stops the run */
-export async function review(r: Run, id: string, n?: number, slot?: number): Promise<Step> {
+export async function review(r: Run, id: string, n?: number, slot?: number, worktree?: string): Promise<Step> {
   r.d.out.normal(`helix: [${r.t()}] post-implementation review of ${sanitize(id)}`)
   const before = await r.d.tracker.read()
   const prompt = await r.d.agents.prompt('review', {scope: id})
   await r.ledger.save('reviewing')
-  const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id, ...(slot !== undefined ? {slot} : {})})
+  // with workers the attempt's work is only in its worktree until it lands (SPEC 15.1): review it there, filing into the shared tracker
+  const where: DispatchExtra = worktree ? {cwd: worktree, env: r.d.trackerDir ? {DDX_BEAD_DIR: r.d.trackerDir} : {}} : {}
+  const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id, ...(slot !== undefined ? {slot} : {}), ...where})
   if (r.aborted) return interruptStop(r.o.signal)
   const status = trailerValue(res.text, 'REVIEW_STATUS', REVIEW_STATUS)
   if (!status) return new Stop('error', EXIT.ERROR, 'helix: review output missing REVIEW_STATUS trailer')

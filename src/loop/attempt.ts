@@ -105,7 +105,7 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
       r.ledger.state.current_bead_started_at = null
       await acceptanceGate(r, s.a.n, s.a.target.id)
       if (r.o.autoReview && (await reviewWanted(r, s.a.mark))) {
-        const step = await review(r, s.a.target.id, s.a.n, s.a.slot)
+        const step = await review(r, s.a.target.id, s.a.n, s.a.slot, s.a.ws?.dir)
         if (step instanceof Stop) {
           await abandonWorkspace(r, s, 'review stopped the run')
           return {kind: 'released', step}

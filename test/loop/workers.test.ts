@@ -184,6 +184,15 @@ describe('--workers N with a fake landing', () => {
     expect(prompts[1].prompt).toContain('refs/helix/preserved/a/1')
   })
 
+  it("the post-implementation review runs in the attempt's worktree with the shared tracker (SPEC 15.1, 15.2)", async () => {
+    const landing = new FakeLanding()
+    const h = harness([B('a')], {implementation: closeIt, review: () => ({text: 'REVIEW_STATUS: CLEAN\nISSUES_COUNT: 0\nFINDINGS_FILED: 0\n'}), check: check('WAIT')}, {landing})
+    await runLoop(h.deps, opts({workers: 2, autoReview: true, reviewThreshold: 0}))
+    const rv = h.calls.filter((c) => c.action === 'review')
+    expect(rv.map((c) => [c.beadId, c.cwd, c.env?.DDX_BEAD_DIR])).toEqual([['a', '/p/.helix/worktrees/a-1', '/abs/.ddx']])
+    expect(landing.events.indexOf('land a')).toBeGreaterThan(-1)
+  })
+
   it('--land none keeps the branch instead of landing', async () => {
     const landing = new FakeLanding()
     const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing})
