@@ -146,12 +146,12 @@ export async function reviewWanted(r: Run, mark: string | null): Promise<boolean
   return changed.lines >= r.o.reviewThreshold || changed.files >= 3
 }
 
-export async function acceptanceGate(r: Run, n: number, id: string): Promise<void> {
+export async function acceptanceGate(r: Run, n: number, id: string, worktree?: string): Promise<void> {
   const scripts = await r.d.gates.acceptanceScripts()
   if (scripts.length === 0) return
   const failures: string[] = []
   for (const s of scripts) {
-    const rc = await r.d.gates.runScript(s)
+    const rc = await r.d.gates.runScript(s, worktree)
     r.log?.event('acceptance script', {script: s, rc})
     if (rc !== 0) failures.push(s)
   }

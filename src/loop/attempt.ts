@@ -103,7 +103,7 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
     case 'gated': {
       r.ledger.state.current_bead = null
       r.ledger.state.current_bead_started_at = null
-      await acceptanceGate(r, s.a.n, s.a.target.id)
+      await acceptanceGate(r, s.a.n, s.a.target.id, s.a.ws?.dir)
       if (r.o.autoReview && (await reviewWanted(r, s.a.mark))) {
         const step = await review(r, s.a.target.id, s.a.n, s.a.slot, s.a.ws?.dir)
         if (step instanceof Stop) {

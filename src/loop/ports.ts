@@ -94,8 +94,8 @@ export interface LoopOutput {
 export interface LoopGates {
   /** absolute paths of executable scripts/check-acceptance-*.sh, sorted */
   acceptanceScripts(): Promise<string[]>
-  /** exit code of a script run with cwd = root */
-  runScript(file: string): Promise<number>
+  /** exit code of a script run with cwd = root, or = `cwd` (a worker's worktree, whose own copy of the script runs) */
+  runScript(file: string, cwd?: string): Promise<number>
   /** a marker of the worktree state at cycle start (git HEAD), null outside git */
   mark(): Promise<string | null>
   /** lines and files changed since the marker (committed + uncommitted + untracked files, minus what was already there at the marker), null when unknown */

@@ -193,6 +193,15 @@ describe('--workers N with a fake landing', () => {
     expect(landing.events.indexOf('land a')).toBeGreaterThan(-1)
   })
 
+  it("the acceptance gate runs in the attempt's worktree (SPEC 15.1)", async () => {
+    const landing = new FakeLanding()
+    const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing, acceptance: {'/p/scripts/check-acceptance-x.sh': 0}})
+    const ran: Array<[string, string | undefined]> = []
+    h.deps.gates.runScript = async (f: string, cwd?: string) => (ran.push([f, cwd]), 0)
+    await runLoop(h.deps, opts({workers: 2}))
+    expect(ran).toEqual([['/p/scripts/check-acceptance-x.sh', '/p/.helix/worktrees/a-1']])
+  })
+
   it('--land none keeps the branch instead of landing', async () => {
     const landing = new FakeLanding()
     const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing})
