@@ -14,6 +14,7 @@ import {dispatchPausing, type DispatchExtra} from './dispatch.js'
 import {runAction} from './drain.js'
 import type {AttemptEndKind} from './health.js'
 import {failureArrow, failureLineOf, type FailedOutcome} from './lines.js'
+import type {Workspace} from './ports.js'
 import {anySelectable, maybeCloseFocusedEpic} from './scheduler.js'
 import {statusOf} from './selection.js'
 import {Stop, interruptStop, type Step} from './stop.js'
@@ -135,9 +136,10 @@ export async function block(r: Run, id: string, reason: string, attempts: number
   if (!already) await r.d.tracker.appendNote(id, `BLOCKED [${r.now().toISOString()}]: ${reason}`)
 }
 
-export async function reviewWanted(r: Run, mark: string | null): Promise<boolean> {
+export async function reviewWanted(r: Run, mark: string | null, ws?: Workspace | null): Promise<boolean> {
   if (r.o.reviewThreshold <= 0) return true
-  const changed = await r.d.gates.changedSince(mark)
+  // with workers the attempt's change is in its worktree, measured from the tip it started on (SPEC 15.1)
+  const changed = ws ? await r.d.gates.changedSince(ws.baseTip, ws.dir) : await r.d.gates.changedSince(mark)
   if (!changed) {
     r.log?.event('review skipped: change size unknown (not a git worktree?)')
     return false

@@ -104,7 +104,7 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
       r.ledger.state.current_bead = null
       r.ledger.state.current_bead_started_at = null
       await acceptanceGate(r, s.a.n, s.a.target.id, s.a.ws?.dir)
-      if (r.o.autoReview && (await reviewWanted(r, s.a.mark))) {
+      if (r.o.autoReview && (await reviewWanted(r, s.a.mark, s.a.ws))) {
         const step = await review(r, s.a.target.id, s.a.n, s.a.slot, s.a.ws?.dir)
         if (step instanceof Stop) {
           await abandonWorkspace(r, s, 'review stopped the run')

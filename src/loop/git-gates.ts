@@ -141,11 +141,12 @@ export function gitGates(
       baseline = mark ? {mark, state: await worktreeState(root, mark)} : null
       return mark
     },
-    async changedSince(mark) {
+    async changedSince(mark, dir) {
       if (!mark) return null
-      const now = await worktreeState(root, mark)
+      const now = await worktreeState(dir ?? root, mark)
       if (!now) return null
-      const before = baseline && baseline.mark === mark ? baseline.state : null
+      // a worker's worktree starts clean at its mark: no baseline to subtract
+      const before = !dir && baseline && baseline.mark === mark ? baseline.state : null
       let lines = 0
       let files = 0
       for (const [f, n] of now.tracked) {

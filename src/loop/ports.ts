@@ -98,8 +98,8 @@ export interface LoopGates {
   runScript(file: string, cwd?: string): Promise<number>
   /** a marker of the worktree state at cycle start (git HEAD), null outside git */
   mark(): Promise<string | null>
-  /** lines and files changed since the marker (committed + uncommitted + untracked files, minus what was already there at the marker), null when unknown */
-  changedSince(mark: string | null): Promise<{lines: number; files: number} | null>
+  /** lines and files changed since the marker, in `dir` (a worker's worktree) when given, else root (committed + uncommitted + untracked files, minus what was already there at the marker), null when unknown */
+  changedSince(mark: string | null, dir?: string): Promise<{lines: number; files: number} | null>
   /** true when a file (relative to root, or absolute) exists */
   exists(file: string): Promise<boolean>
   /** HEAD's commit, null outside git or before the first commit (run history, SPEC 16.5) */

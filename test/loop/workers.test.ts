@@ -202,6 +202,16 @@ describe('--workers N with a fake landing', () => {
     expect(ran).toEqual([['/p/scripts/check-acceptance-x.sh', '/p/.helix/worktrees/a-1']])
   })
 
+  it("the review threshold measures the attempt's worktree against its base tip, not the project root (SPEC 15.1)", async () => {
+    const landing = new FakeLanding()
+    const h = harness([B('a')], {implementation: closeIt, review: () => ({text: 'REVIEW_STATUS: CLEAN\nISSUES_COUNT: 0\nFINDINGS_FILED: 0\n'}), check: check('WAIT')}, {landing})
+    const asked: Array<[string | null, string | undefined]> = []
+    h.deps.gates.changedSince = async (mark: string | null, dir?: string) => (asked.push([mark, dir]), dir ? {lines: 500, files: 1} : {lines: 0, files: 0})
+    await runLoop(h.deps, opts({workers: 2, autoReview: true, reviewThreshold: 100}))
+    expect(asked).toEqual([['b0', '/p/.helix/worktrees/a-1']])
+    expect(h.calls.filter((c) => c.action === 'review')).toHaveLength(1)
+  })
+
   it('--land none keeps the branch instead of landing', async () => {
     const landing = new FakeLanding()
     const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing})
