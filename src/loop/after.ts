@@ -184,7 +184,7 @@ export async function acceptanceGate(r: Run, n: number, id: string, worktree?: s
 export async function review(r: Run, id: string, n?: number, slot?: number, worktree?: string): Promise<Step> {
   r.d.out.normal(`helix: [${r.t()}] post-implementation review of ${sanitize(id)}`)
   const before = await r.d.tracker.read()
-  const prompt = await r.d.agents.prompt('review', {scope: id})
+  const prompt = await r.d.agents.prompt('review', {scope: id, ...(worktree ? {root: worktree} : {})})
   await r.ledger.save('reviewing')
   // with workers the attempt's work is only in its worktree until it lands (SPEC 15.1): review it there, filing into the shared tracker
   const where: DispatchExtra = worktree ? {cwd: worktree, env: r.d.trackerDir ? {DDX_BEAD_DIR: r.d.trackerDir} : {}} : {}

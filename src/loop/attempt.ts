@@ -196,7 +196,7 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
     const ref = await r.d.landing.preservedRef(a.target.id)
     if (ref) contextMd += `\n\n## Earlier work on ${a.target.id}\n\nA previous attempt could not be landed; its commits are kept at \`${ref}\` (\`git log -p ${ref}\`). Reuse what still applies on the current base.\n`
   }
-  const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd})
+  const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd, ...(a.ws ? {root: a.ws.dir} : {})})
   const res = await dispatch(r, r.d.agents.impl, 'implementation', prompt, {
     beadId: a.target.id,
     claimToken: a.token,

@@ -39,6 +39,8 @@ export interface PromptContext {
   batchIds?: string[]
   scope?: string
   contextMd?: string
+  /** the project directory the prompt names, when not the project root (a worker's worktree, SPEC 15.1) */
+  root?: string
 }
 
 export interface DispatchArgs {

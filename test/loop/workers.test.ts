@@ -212,6 +212,19 @@ describe('--workers N with a fake landing', () => {
     expect(h.calls.filter((c) => c.action === 'review')).toHaveLength(1)
   })
 
+  it("the implementation and review prompts name the attempt's worktree as the project, not the operator's checkout (SPEC 15.1)", async () => {
+    const landing = new FakeLanding()
+    const h = harness([B('a')], {implementation: closeIt, review: () => ({text: 'REVIEW_STATUS: CLEAN\nISSUES_COUNT: 0\nFINDINGS_FILED: 0\n'}), check: check('WAIT')}, {landing})
+    const roots: Array<[string, string | undefined]> = []
+    const prompt = h.deps.agents.prompt.bind(h.deps.agents)
+    h.deps.agents.prompt = async (action, ctx) => (roots.push([action, ctx.root]), prompt(action, ctx))
+    await runLoop(h.deps, opts({workers: 2, autoReview: true, reviewThreshold: 0}))
+    expect(roots.filter(([a]) => a === 'implementation' || a === 'review')).toEqual([
+      ['implementation', '/p/.helix/worktrees/a-1'],
+      ['review', '/p/.helix/worktrees/a-1'],
+    ])
+  })
+
   it('--land none keeps the branch instead of landing', async () => {
     const landing = new FakeLanding()
     const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing})
