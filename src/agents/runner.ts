@@ -27,11 +27,12 @@ export interface Invocation {
 }
 
 /** The exact command of SPEC 3 for `req` (effort defaults per action). */
-export function buildInvocation(req: Pick<DispatchRequest, 'agent' | 'action' | 'prompt' | 'root' | 'model' | 'effort'>): Invocation {
+export function buildInvocation(req: Pick<DispatchRequest, 'agent' | 'action' | 'prompt' | 'root' | 'cwd' | 'model' | 'effort'>): Invocation {
   const effort = req.effort ?? defaultEffort(req.action)
   switch (req.agent.kind) {
     case 'codex': {
-      const args = ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', req.root]
+      // a worker's attempt runs in its worktree (SPEC 15.1): codex's -C must name it too
+      const args = ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', req.cwd ?? req.root]
       if (req.model) args.push('-m', req.model)
       if (effort) args.push('-c', `reasoning.effort=${effort}`)
       args.push('--ephemeral', '--json', req.prompt)

@@ -10,10 +10,11 @@ import {sanitize} from '../util/sanitize.js'
 import type {AttemptCtx} from './attempt.js'
 import {endCycle} from './attempt.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
-import {dispatchPausing} from './dispatch.js'
+import {dispatchPausing, type DispatchExtra} from './dispatch.js'
 import {runAction} from './drain.js'
 import type {AttemptEndKind} from './health.js'
 import {failureArrow, failureLineOf, type FailedOutcome} from './lines.js'
+import type {Workspace} from './ports.js'
 import {anySelectable, maybeCloseFocusedEpic} from './scheduler.js'
 import {statusOf} from './selection.js'
 import {Stop, interruptStop, type Step} from './stop.js'
@@ -45,7 +46,8 @@ export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLET
     const closed = await maybeCloseFocusedEpic(r, snap)
     if (closed instanceof Stop) return closed
     // SPEC 16.3: no `reached max cycles` when the queue drained anyway
-    if (r.workers === 1 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles', EXIT.OK)
+    // (with workers: only once no other slot is busy, since an in-flight attempt may still fail)
+    if ((r.ledger.state.workers ?? []).length === 0 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles', EXIT.OK)
     return new Stop('max_cycles', EXIT.OK, `helix: reached max cycles (${r.o.maxCycles})`)
   }
   return 'continue'
@@ -134,9 +136,10 @@ export async function block(r: Run, id: string, reason: string, attempts: number
   if (!already) await r.d.tracker.appendNote(id, `BLOCKED [${r.now().toISOString()}]: ${reason}`)
 }
 
-export async function reviewWanted(r: Run, mark: string | null): Promise<boolean> {
+export async function reviewWanted(r: Run, mark: string | null, ws?: Workspace | null): Promise<boolean> {
   if (r.o.reviewThreshold <= 0) return true
-  const changed = await r.d.gates.changedSince(mark)
+  // with workers the attempt's change is in its worktree, measured from the tip it started on (SPEC 15.1)
+  const changed = ws ? await r.d.gates.changedSince(ws.baseTip, ws.dir) : await r.d.gates.changedSince(mark)
   if (!changed) {
     r.log?.event('review skipped: change size unknown (not a git worktree?)')
     return false
@@ -145,12 +148,12 @@ export async function reviewWanted(r: Run, mark: string | null): Promise<boolean
   return changed.lines >= r.o.reviewThreshold || changed.files >= 3
 }
 
-export async function acceptanceGate(r: Run, n: number, id: string): Promise<void> {
+export async function acceptanceGate(r: Run, n: number, id: string, worktree?: string): Promise<void> {
   const scripts = await r.d.gates.acceptanceScripts()
   if (scripts.length === 0) return
   const failures: string[] = []
   for (const s of scripts) {
-    const rc = await r.d.gates.runScript(s)
+    const rc = await r.d.gates.runScript(s, worktree)
     r.log?.event('acceptance script', {script: s, rc})
     if (rc !== 0) failures.push(s)
   }
@@ -178,12 +181,14 @@ export async function acceptanceGate(r: Run, n: number, id: string): Promise<voi
 }
 
 /** post-implementation (or epic) review; unreadable review stops the run */
-export async function review(r: Run, id: string, n?: number, slot?: number): Promise<Step> {
+export async function review(r: Run, id: string, n?: number, slot?: number, worktree?: string): Promise<Step> {
   r.d.out.normal(`helix: [${r.t()}] post-implementation review of ${sanitize(id)}`)
   const before = await r.d.tracker.read()
-  const prompt = await r.d.agents.prompt('review', {scope: id})
+  const prompt = await r.d.agents.prompt('review', {scope: id, ...(worktree ? {root: worktree} : {})})
   await r.ledger.save('reviewing')
-  const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id, ...(slot !== undefined ? {slot} : {})})
+  // with workers the attempt's work is only in its worktree until it lands (SPEC 15.1): review it there, filing into the shared tracker
+  const where: DispatchExtra = worktree ? {cwd: worktree, env: r.d.trackerDir ? {DDX_BEAD_DIR: r.d.trackerDir} : {}} : {}
+  const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id, ...(slot !== undefined ? {slot} : {}), ...where})
   if (r.aborted) return interruptStop(r.o.signal)
   const status = trailerValue(res.text, 'REVIEW_STATUS', REVIEW_STATUS)
   if (!status) return new Stop('error', EXIT.ERROR, 'helix: review output missing REVIEW_STATUS trailer')

@@ -103,9 +103,9 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
     case 'gated': {
       r.ledger.state.current_bead = null
       r.ledger.state.current_bead_started_at = null
-      await acceptanceGate(r, s.a.n, s.a.target.id)
-      if (r.o.autoReview && (await reviewWanted(r, s.a.mark))) {
-        const step = await review(r, s.a.target.id, s.a.n, s.a.slot)
+      await acceptanceGate(r, s.a.n, s.a.target.id, s.a.ws?.dir)
+      if (r.o.autoReview && (await reviewWanted(r, s.a.mark, s.a.ws))) {
+        const step = await review(r, s.a.target.id, s.a.n, s.a.slot, s.a.ws?.dir)
         if (step instanceof Stop) {
           await abandonWorkspace(r, s, 'review stopped the run')
           return {kind: 'released', step}
@@ -196,7 +196,7 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
     const ref = await r.d.landing.preservedRef(a.target.id)
     if (ref) contextMd += `\n\n## Earlier work on ${a.target.id}\n\nA previous attempt could not be landed; its commits are kept at \`${ref}\` (\`git log -p ${ref}\`). Reuse what still applies on the current base.\n`
   }
-  const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd})
+  const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd, ...(a.ws ? {root: a.ws.dir} : {})})
   const res = await dispatch(r, r.d.agents.impl, 'implementation', prompt, {
     beadId: a.target.id,
     claimToken: a.token,

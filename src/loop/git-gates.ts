@@ -108,10 +108,13 @@ export function gitGates(
         .map((n) => path.join(dir, n))
         .filter(isExecutableFile)
     },
-    async runScript(file) {
+    async runScript(file, cwd) {
+      // with workers: the worktree's own copy of the script, run there (SPEC 15.1)
+      const rel = path.relative(root, file)
+      if (cwd && !rel.startsWith('..') && !path.isAbsolute(rel)) file = path.join(cwd, rel)
       // own process group, bounded by the agent timeout, killed on helix's own SIGINT/SIGTERM (util/process.ts):
       // a hanging acceptance script must not wedge the run
-      const r = await runScript(file, {cwd: root, timeoutSec: limits.timeoutSec, ...(limits.signal ? {signal: limits.signal} : {})})
+      const r = await runScript(file, {cwd: cwd ?? root, timeoutSec: limits.timeoutSec, ...(limits.signal ? {signal: limits.signal} : {})})
       if (r.timedOut) onLog('acceptance script timed out', {script: file, timeout_sec: limits.timeoutSec})
       onLog('acceptance output', {script: file, output: r.output})
       return r.code
@@ -138,11 +141,12 @@ export function gitGates(
       baseline = mark ? {mark, state: await worktreeState(root, mark)} : null
       return mark
     },
-    async changedSince(mark) {
+    async changedSince(mark, dir) {
       if (!mark) return null
-      const now = await worktreeState(root, mark)
+      const now = await worktreeState(dir ?? root, mark)
       if (!now) return null
-      const before = baseline && baseline.mark === mark ? baseline.state : null
+      // a worker's worktree starts clean at its mark: no baseline to subtract
+      const before = !dir && baseline && baseline.mark === mark ? baseline.state : null
       let lines = 0
       let files = 0
       for (const [f, n] of now.tracked) {

@@ -27,7 +27,9 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
   }
   if (r.o.land === 'none') {
     const branch = await r.d.landing.keepBranch(ws)
-    r.d.out.normal(`helix: ${r.slotTag(a.slot)}kept ${sanitize(id)} on branch ${sanitize(branch)} (--land none)`)
+    const keptLine = `helix: [${r.t()}] ${r.slotTag(a.slot)}kept ${sanitize(id)} on branch ${sanitize(branch)} (--land none)`
+    r.d.out.normal(keptLine)
+    r.d.out.summary(keptLine)
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }

@@ -39,6 +39,8 @@ export interface PromptContext {
   batchIds?: string[]
   scope?: string
   contextMd?: string
+  /** the project directory the prompt names, when not the project root (a worker's worktree, SPEC 15.1) */
+  root?: string
 }
 
 export interface DispatchArgs {
@@ -94,12 +96,12 @@ export interface LoopOutput {
 export interface LoopGates {
   /** absolute paths of executable scripts/check-acceptance-*.sh, sorted */
   acceptanceScripts(): Promise<string[]>
-  /** exit code of a script run with cwd = root */
-  runScript(file: string): Promise<number>
+  /** exit code of a script run with cwd = root, or = `cwd` (a worker's worktree, whose own copy of the script runs) */
+  runScript(file: string, cwd?: string): Promise<number>
   /** a marker of the worktree state at cycle start (git HEAD), null outside git */
   mark(): Promise<string | null>
-  /** lines and files changed since the marker (committed + uncommitted + untracked files, minus what was already there at the marker), null when unknown */
-  changedSince(mark: string | null): Promise<{lines: number; files: number} | null>
+  /** lines and files changed since the marker, in `dir` (a worker's worktree) when given, else root (committed + uncommitted + untracked files, minus what was already there at the marker), null when unknown */
+  changedSince(mark: string | null, dir?: string): Promise<{lines: number; files: number} | null>
   /** true when a file (relative to root, or absolute) exists */
   exists(file: string): Promise<boolean>
   /** HEAD's commit, null outside git or before the first commit (run history, SPEC 16.5) */

@@ -63,6 +63,11 @@ export interface InFlight {
   last_output: string | null
   /** the slot's agent pid while its dispatch runs (run-state workers[].pid), else null */
   pid: number | null
+  /** run-state workers[] fields, null when unknown (SPEC 15.4: --json has the same) */
+  attempt?: number | null
+  started_at?: string | null
+  worktree?: string | null
+  branch?: string | null
 }
 
 export interface StatusModel {
@@ -243,6 +248,10 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
         timeout_s: typeof w.timeout_s === 'number' ? w.timeout_s : null,
         last_output: typeof w.last_output === 'string' ? w.last_output : null,
         pid: typeof w.pid === 'number' && Number.isInteger(w.pid) && w.pid > 0 ? w.pid : null,
+        attempt: typeof w.attempt === 'number' ? w.attempt : null,
+        started_at: typeof w.started_at === 'string' ? w.started_at : null,
+        worktree: typeof w.worktree === 'string' ? w.worktree : null,
+        branch: typeof w.branch === 'string' ? w.branch : null,
       })
     }
     if (in_flight.length === 0 && rs.current_bead) {

@@ -197,7 +197,8 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
       run.push(`  Time:    ${formatAge(p.elapsed_s)} elapsed${mean}`)
     }
     if (m.paused_until) {
-      run.push(`  Paused: ${sanitize(m.pause_reason || 'quota')}, resumes at ${clockTime(m.paused_until)}`)
+      // the kind only ('quota: <agent message>' → 'quota'): the message would overflow 80 columns
+      run.push(`  Paused: ${sanitize((m.pause_reason || 'quota').split(':')[0].trim() || 'quota')}, resumes at ${clockTime(m.paused_until)}`)
     }
     const epic = m.focused_epic ? [`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`] : []
     // rows left for the slots: the tracker, the rest of this section, Claimed and Parked (2 each)

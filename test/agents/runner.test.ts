@@ -45,6 +45,10 @@ describe('buildInvocation', () => {
       stdin: 'ignore',
     })
   })
+  it("codex in a worker's worktree: -C names the worktree, not the project root (SPEC 15.1)", () => {
+    const inv = buildInvocation({agent: agent('codex'), action: 'implementation', prompt: 'P', root: '/r', cwd: '/r/.helix/worktrees/hx-1-1'})
+    expect(inv.args.slice(0, 4)).toEqual(['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', '/r/.helix/worktrees/hx-1-1'])
+  })
   it('claude: exact argv, prompt on stdin', () => {
     const inv = buildInvocation({agent: agent('claude'), action: 'review', prompt: 'P', root: '/r', effort: 'low'})
     expect(inv).toEqual({

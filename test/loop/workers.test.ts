@@ -150,6 +150,21 @@ describe('--workers N with a fake landing', () => {
     expect(h.both).toContain('helix: reached max cycles (2)')
   })
 
+  it('no `reached max cycles` when the last cycle drained the queue and no slot is busy (SPEC 16.3)', async () => {
+    const landing = new FakeLanding()
+    let started = 0
+    const impl = async (c: AgentCall, t: Parameters<typeof closeIt>[1]) => {
+      started++
+      while (started < 2) await tick()
+      closeIt(c, t)
+    }
+    const h = harness([B('a'), B('b')], {implementation: impl, check: check('WAIT')}, {landing})
+    const r = await runLoop(h.deps, opts({workers: 2, maxCycles: 2}))
+    expect(r.stopReason).toBe('max_cycles')
+    expect(lastState(h).completed_cycles).toBe(2)
+    expect(h.both.some((l) => l.includes('reached max cycles'))).toBe(false)
+  })
+
   it('not landed: reopened with a NOT LANDED note naming the kept work, counted as a failed attempt with backoff', async () => {
     const landing = new FakeLanding()
     landing.fail.set('a', 'conflict in a.ts')
@@ -169,12 +184,55 @@ describe('--workers N with a fake landing', () => {
     expect(prompts[1].prompt).toContain('refs/helix/preserved/a/1')
   })
 
+  it("the post-implementation review runs in the attempt's worktree with the shared tracker (SPEC 15.1, 15.2)", async () => {
+    const landing = new FakeLanding()
+    const h = harness([B('a')], {implementation: closeIt, review: () => ({text: 'REVIEW_STATUS: CLEAN\nISSUES_COUNT: 0\nFINDINGS_FILED: 0\n'}), check: check('WAIT')}, {landing})
+    await runLoop(h.deps, opts({workers: 2, autoReview: true, reviewThreshold: 0}))
+    const rv = h.calls.filter((c) => c.action === 'review')
+    expect(rv.map((c) => [c.beadId, c.cwd, c.env?.DDX_BEAD_DIR])).toEqual([['a', '/p/.helix/worktrees/a-1', '/abs/.ddx']])
+    expect(landing.events.indexOf('land a')).toBeGreaterThan(-1)
+  })
+
+  it("the acceptance gate runs in the attempt's worktree (SPEC 15.1)", async () => {
+    const landing = new FakeLanding()
+    const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing, acceptance: {'/p/scripts/check-acceptance-x.sh': 0}})
+    const ran: Array<[string, string | undefined]> = []
+    h.deps.gates.runScript = async (f: string, cwd?: string) => (ran.push([f, cwd]), 0)
+    await runLoop(h.deps, opts({workers: 2}))
+    expect(ran).toEqual([['/p/scripts/check-acceptance-x.sh', '/p/.helix/worktrees/a-1']])
+  })
+
+  it("the review threshold measures the attempt's worktree against its base tip, not the project root (SPEC 15.1)", async () => {
+    const landing = new FakeLanding()
+    const h = harness([B('a')], {implementation: closeIt, review: () => ({text: 'REVIEW_STATUS: CLEAN\nISSUES_COUNT: 0\nFINDINGS_FILED: 0\n'}), check: check('WAIT')}, {landing})
+    const asked: Array<[string | null, string | undefined]> = []
+    h.deps.gates.changedSince = async (mark: string | null, dir?: string) => (asked.push([mark, dir]), dir ? {lines: 500, files: 1} : {lines: 0, files: 0})
+    await runLoop(h.deps, opts({workers: 2, autoReview: true, reviewThreshold: 100}))
+    expect(asked).toEqual([['b0', '/p/.helix/worktrees/a-1']])
+    expect(h.calls.filter((c) => c.action === 'review')).toHaveLength(1)
+  })
+
+  it("the implementation and review prompts name the attempt's worktree as the project, not the operator's checkout (SPEC 15.1)", async () => {
+    const landing = new FakeLanding()
+    const h = harness([B('a')], {implementation: closeIt, review: () => ({text: 'REVIEW_STATUS: CLEAN\nISSUES_COUNT: 0\nFINDINGS_FILED: 0\n'}), check: check('WAIT')}, {landing})
+    const roots: Array<[string, string | undefined]> = []
+    const prompt = h.deps.agents.prompt.bind(h.deps.agents)
+    h.deps.agents.prompt = async (action, ctx) => (roots.push([action, ctx.root]), prompt(action, ctx))
+    await runLoop(h.deps, opts({workers: 2, autoReview: true, reviewThreshold: 0}))
+    expect(roots.filter(([a]) => a === 'implementation' || a === 'review')).toEqual([
+      ['implementation', '/p/.helix/worktrees/a-1'],
+      ['review', '/p/.helix/worktrees/a-1'],
+    ])
+  })
+
   it('--land none keeps the branch instead of landing', async () => {
     const landing = new FakeLanding()
     const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')}, {landing})
-    await runLoop(h.deps, opts({workers: 2, land: 'none'}))
+    await runLoop(h.deps, opts({workers: 2, land: 'none', summary: true}))
     expect(landing.events).toContain('keep a')
     expect(landing.events).not.toContain('land a')
+    // the kept branch is printed in summary mode too, where the landed line would be (SPEC 15.2)
+    expect(h.summary.some((l) => /^helix: \[[\d:]+\] w1 kept a on branch helix\/a-1 \(--land none\)$/.test(l))).toBe(true)
   })
 
   it('the queue drain runs only once every slot is idle', async () => {

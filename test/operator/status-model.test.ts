@@ -189,6 +189,21 @@ describe('status progress (SPEC 16.4)', () => {
     expect(j.last_stop_reason).toBeNull()
   })
 
+  it('a real pause reason (quota: <agent message>) shows as `Paused: quota, resumes at HH:MM`, within 80 columns', () => {
+    const reason = "quota: [2026-11-23T17:52:27] ERROR: You've hit your usage limit. Upgrade to Pro or try again in 300s, which is a long message"
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: {...rs, pause_reason: reason}, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
+    const lines = renderStatusText(m).trimEnd().split('\n')
+    const paused = lines.filter((l) => l.startsWith('  Paused:'))
+    expect(paused).toHaveLength(1)
+    expect(paused[0]).toMatch(/^ {2}Paused: quota, resumes at \d\d:\d\d$/)
+  })
+
+  it('status --json workers[] carries the run-state fields too: attempt, started_at, worktree, branch (SPEC 15.4)', () => {
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
+    const j = statusJson(m) as any
+    expect(j.workers[1]).toMatchObject({slot: 2, bead: 'hx-2', attempt: 1, started_at: iso(122_000), worktree: '/w/2', branch: 'helix/w2', pid: 4242, elapsed_s: 122, timeout_s: 2700})
+  })
+
   it('twelve workers still fit: the slots that do not fit are counted', () => {
     const many = Array.from({length: 12}, (_, i) => ({...workers[0], slot: i + 1, bead: `hx-${i}`}))
     const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: {...rs, workers: many}, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
