@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
+import {parseTimeout} from '../agents/resolve.js'
 import {HelixCommand} from '../util/base-command.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {NOT_A_PROJECT} from '../util/root.js'
@@ -23,6 +24,8 @@ export default class Doctor extends HelixCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Doctor)
     if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
+    // the agent flags are run's: a value run would refuse is refused here too
+    if (flags.timeout !== undefined) parseTimeout(flags.timeout)
     const report = await doctorReport({agents: {agent: flags.agent, claude: flags.claude, codex: flags.codex, reviewAgent: flags['review-agent']}})
     process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderDoctor(report))
     if (report.not_a_project) this.err(`helix: ${NOT_A_PROJECT}`)

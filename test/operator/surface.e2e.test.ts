@@ -240,6 +240,9 @@ describe('16.6 small things', () => {
     const both = helix(root, ['doctor', '--claude', '--codex'], env)
     expect(both.code).toBe(1)
     expect(both.stdout).toMatch(/^FAIL  agent flags: --claude and --codex cannot be used together$/m)
+    // a value run would refuse is refused here too: one line, exit 1
+    const bad = helix(root, ['doctor', '--timeout', 'abc'], env)
+    expect([bad.code, bad.stdout, bad.stderr]).toEqual([1, '', "helix: invalid --timeout 'abc' (expected a positive number of seconds)\n"])
   })
 
   it('logs --lines A-B prints exactly those records with their line numbers; bad ranges are one line', () => {
