@@ -197,7 +197,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
       run.push(`  Time:    ${formatAge(p.elapsed_s)} elapsed${mean}`)
     }
     if (m.paused_until) {
-      run.push(`  Paused: ${sanitize(m.pause_reason || 'quota')}, resumes at ${clockTime(m.paused_until)}`)
+      run.push(`  Paused: ${sanitize((m.pause_reason || 'quota').split(':')[0])}, resumes at ${clockTime(m.paused_until)}`)
     }
     const epic = m.focused_epic ? [`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`] : []
     // rows left for the slots: the tracker, the rest of this section, Claimed and Parked (2 each)

@@ -169,6 +169,13 @@ describe('status progress (SPEC 16.4)', () => {
   const workers = [1, 2, 3, 4].map((slot) => ({slot, bead: `hx-${slot}`, title: beads[slot].title as string, attempt: 1, started_at: iso(slot * 61_000), worktree: `/w/${slot}`, branch: `helix/w${slot}`, pid: 4242, timeout_s: 2700, last_output: `slot ${slot} says something fairly long about what the agent is doing right now`}))
   const rs = runState({pid: 4242, phase: 'paused', started_at: iso(7_200_000), current_cycle: 9, attempted_cycles: 8, completed_cycles: 6, total_tokens: 1_234_567, total_cost_usd: 12.5, max_cycles: null, workers, paused_until: iso(-1_800_000), pause_reason: 'quota', cycles: [{n: 1, bead: 'hx-0', outcome: 'COMPLETE', started_at: iso(7_000_000), ended_at: iso(6_880_000), duration_ms: 120_000, tokens: 1, rc: 0}]})
 
+  it('a real quota pause reason (quota: <agent line>) still shows as "Paused: quota, resumes at HH:MM" (SPEC 14.3)', () => {
+    const real = {...rs, pause_reason: "quota: You've hit your usage limit. try again at 9:41 PM"}
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: real, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
+    const line = renderStatusText(m).split('\n').find((l) => l.startsWith('  Paused: '))
+    expect(line).toMatch(/^ {2}Paused: quota, resumes at \d\d:\d\d$/)
+  })
+
   it('four workers, paused, many claims and parked beads: at most 24 rows of 80 columns, every slot shown', () => {
     const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
     const lines = renderStatusText(m).trimEnd().split('\n')
