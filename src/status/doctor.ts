@@ -169,15 +169,16 @@ export async function trackerChecks(paths: ProjectPaths, env: NodeJS.ProcessEnv,
 }
 
 function staleLock(l: LockInfo, lock: string): DoctorCheck {
-  const who = l.ddx_pid === null ? 'no live holder' : `DDx writer pid ${l.ddx_pid} is not running`
-  return {level: 'fail', what: 'tracker lock', detail: `stale lock directory ${lock} (last touched ${l.age_seconds}s ago, ${who})`, fix: `remove it: rm -r ${lock}`}
+  const who = l.why ?? (l.ddx_pid === null ? 'no live holder' : `DDx writer pid ${l.ddx_pid} is not running`)
+  const when = l.future ? `mtime ${-l.age_seconds}s in the future` : `last touched ${l.age_seconds}s ago, ${who}`
+  return {level: 'fail', what: 'tracker lock', detail: `stale lock directory ${lock} (${when})`, fix: `remove it: rm -r ${lock}`}
 }
 
 /** The lock line; `checked` when the tracker doctor already ruled out staleness. */
 function lockOnly(l: LockInfo | null, lock: string, checked = false): DoctorCheck {
   if (!l) return {level: 'ok', what: 'tracker lock', detail: 'not held'}
   if (!checked && l.age_seconds * 1000 > LOCK_STALE_MS * 5 && (l.ddx_pid === null || !pidAlive(l.ddx_pid))) return staleLock(l, lock)
-  return {level: 'ok', what: 'tracker lock', detail: l.ddx_pid !== null ? `held by DDx writer pid ${l.ddx_pid}` : `held (touched ${l.age_seconds}s ago)`}
+  return {level: 'ok', what: 'tracker lock', detail: `held by ${l.ddx_pid !== null ? `DDx writer pid ${l.ddx_pid}` : 'a helix writer'} (touched ${l.age_seconds}s ago)`}
 }
 
 export function pidCheck(paths: ProjectPaths): DoctorCheck {

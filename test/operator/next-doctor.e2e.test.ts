@@ -103,6 +103,28 @@ describe('helix doctor', () => {
     expect(live.code).toBe(0)
   })
 
+  it('SPEC 13.1: doctor shows a held lock\'s age and owner, and why a stale one is stale (future mtime, junk pid)', () => {
+    const {root, agent} = healthy()
+    const lock = path.join(root, '.ddx', 'beads.lock')
+    mkdirSync(lock)
+    const s = sleeper()
+    kids.push(s.pid!)
+    writeFileSync(path.join(lock, 'pid'), `${s.pid}\n`)
+    writeFileSync(path.join(lock, 'acquired_at'), new Date().toISOString() + '\n')
+    const held = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    expect(held.stdout).toMatch(new RegExp(`^ok +tracker lock: held by DDx writer pid ${s.pid} \\(touched \\d+s ago\\)$`, 'm'))
+    const future = new Date(Date.now() + 120_000)
+    utimesSync(lock, future, future)
+    const ahead = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    expect(ahead.code).toBe(1)
+    expect(ahead.stdout).toMatch(/^FAIL +tracker lock: stale lock directory \.ddx\/beads\.lock \(mtime 1\d\ds in the future\)$/m)
+    writeFileSync(path.join(lock, 'pid'), 'junk\n')
+    const old = new Date(Date.now() - 3600_000)
+    utimesSync(lock, old, old)
+    const junk = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    expect(junk.stdout).toMatch(/^FAIL +tracker lock: stale lock directory \.ddx\/beads\.lock \(last touched \d+s ago, DDx lock with an empty or unreadable pid\)$/m)
+  })
+
   it('missing implementation agent and malformed tracker are problems', () => {
     const root = project()
     writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), '{"id":"a"}\n{oops\n')
