@@ -29,6 +29,18 @@ describe('status model', () => {
     }
   })
 
+  it('a claimed-at far in the future is no evidence of age: updated_at, else unknown (SPEC 13.3)', () => {
+    const beads: Bead[] = [
+      {id: 'hx-f1', title: 'skewed', status: 'in_progress', owner: 'helix', 'claimed-at': '2099-01-01T00:00:00Z', updated_at: '2026-11-22T03:58:00Z'},
+      {id: 'hx-f2', title: 'no age', status: 'in_progress', owner: 'helix', 'claimed-at': '2099-01-01T00:00:00Z'},
+    ]
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: null, livePid: null, now: NOW})
+    expect(m.claimed.map((c) => c.claim_age_seconds)).toEqual([120, null])
+    const text = renderStatusText(m)
+    expect(text).toContain('hx-f1  skewed (by helix, 2m ago)')
+    expect(text).toContain('hx-f2  no age (by helix, age unknown)')
+  })
+
   it('during a run: pid, log, cycle, running bead with claim age, focused epic', () => {
     const beads: Bead[] = [
       {id: 'hx-epic', title: 'The epic', issue_type: 'epic', status: 'open'},
