@@ -165,6 +165,16 @@ export async function trackerChecks(paths: ProjectPaths, env: NodeJS.ProcessEnv,
   }
   if (!out.some((c) => c.what === 'tracker')) out.unshift({level: 'ok', what: 'tracker', detail: `${file}: ${r.beads} beads`})
   out.push(r.stale_lock ? staleLock(r.stale_lock, lock) : lockOnly(await inspectLock(paths.lockDir, now), lock, true))
+  // SPEC 13.1: each lock, not only the tracker's (run-state's, the pid file's guard)
+  for (const l of r.other_locks ?? []) {
+    const name = rel(paths, l.path)
+    const age = l.future ? `mtime ${-l.age_seconds}s in the future` : `touched ${l.age_seconds}s ago`
+    out.push(
+      l.stale
+        ? {level: 'warn', what: 'lock', detail: `stale lock directory ${name} (${age}, ${l.why ?? 'no live holder'})`, fix: `the next writer breaks it, or remove it: rm -r ${name}`}
+        : {level: 'ok', what: 'lock', detail: `${name} held by a helix writer (${age})`},
+    )
+  }
   return out
 }
 

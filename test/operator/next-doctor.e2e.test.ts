@@ -123,6 +123,12 @@ describe('helix doctor', () => {
     utimesSync(lock, old, old)
     const junk = helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(junk.stdout).toMatch(/^FAIL +tracker lock: stale lock directory \.ddx\/beads\.lock \(last touched \d+s ago, DDx lock with an empty or unreadable pid\)$/m)
+    // helix's other locks are shown too, with age and staleness
+    const rsLock = path.join(root, '.ddx', 'run-state.lock')
+    mkdirSync(rsLock)
+    utimesSync(rsLock, old, old)
+    const other = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    expect(other.stdout).toMatch(/^WARN +lock: stale lock directory \.ddx\/run-state\.lock \(touched \d+s ago, not refreshed within the stale window\)$/m)
   })
 
   it('missing implementation agent and malformed tracker are problems', () => {
