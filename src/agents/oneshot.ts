@@ -11,6 +11,7 @@ import {EXIT, HelixError} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {healthStopLine} from './health.js'
 import {projectPaths} from '../util/root.js'
+import {notRegularFile} from '../tracker/store.js'
 import {buildPrompt, DEFAULT_REVIEW_SCOPE, DEFAULT_SCOPE} from './prompts.js'
 import {defaultEffort, defaultReviewAgent, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from './resolve.js'
 import {buildInvocation, dispatchAgent, formatDryRun, timeoutMessage} from './runner.js'
@@ -68,6 +69,8 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
   const word = ONE_SHOT_COMMANDS[opts.action]
   if (!word) throw new HelixError(`unknown action '${String(opts.action)}'`, EXIT.ERROR)
   const paths = projectPaths(cwd, env)
+  // SPEC 13.2: a tracker that is not a regular file stops every command at once
+  if (existsSync(paths.file) && !statSync(paths.file).isFile()) throw notRegularFile(paths.file)
   const scope = opts.scope?.trim() || (opts.action === 'review' ? DEFAULT_REVIEW_SCOPE : DEFAULT_SCOPE)
   const sel = pickAgent(opts, env, cwd)
   const effort = sel.effort ?? defaultEffort(opts.action)

@@ -165,19 +165,30 @@ export async function trackerChecks(paths: ProjectPaths, env: NodeJS.ProcessEnv,
   }
   if (!out.some((c) => c.what === 'tracker')) out.unshift({level: 'ok', what: 'tracker', detail: `${file}: ${r.beads} beads`})
   out.push(r.stale_lock ? staleLock(r.stale_lock, lock) : lockOnly(await inspectLock(paths.lockDir, now), lock, true))
+  // SPEC 13.1: each lock, not only the tracker's (run-state's, the pid file's guard)
+  for (const l of r.other_locks ?? []) {
+    const name = rel(paths, l.path)
+    const age = l.future ? `mtime ${-l.age_seconds}s in the future` : `touched ${l.age_seconds}s ago`
+    out.push(
+      l.stale
+        ? {level: 'warn', what: 'lock', detail: `stale lock directory ${name} (${age}, ${l.why ?? 'no live holder'})`, fix: `the next writer breaks it, or remove it: rm -r ${name}`}
+        : {level: 'ok', what: 'lock', detail: `${name} held by a helix writer (${age})`},
+    )
+  }
   return out
 }
 
 function staleLock(l: LockInfo, lock: string): DoctorCheck {
-  const who = l.ddx_pid === null ? 'no live holder' : `DDx writer pid ${l.ddx_pid} is not running`
-  return {level: 'fail', what: 'tracker lock', detail: `stale lock directory ${lock} (last touched ${l.age_seconds}s ago, ${who})`, fix: `remove it: rm -r ${lock}`}
+  const who = l.why ?? (l.ddx_pid === null ? 'no live holder' : `DDx writer pid ${l.ddx_pid} is not running`)
+  const when = l.future ? `mtime ${-l.age_seconds}s in the future` : `last touched ${l.age_seconds}s ago, ${who}`
+  return {level: 'fail', what: 'tracker lock', detail: `stale lock directory ${lock} (${when})`, fix: `remove it: rm -r ${lock}`}
 }
 
 /** The lock line; `checked` when the tracker doctor already ruled out staleness. */
 function lockOnly(l: LockInfo | null, lock: string, checked = false): DoctorCheck {
   if (!l) return {level: 'ok', what: 'tracker lock', detail: 'not held'}
   if (!checked && l.age_seconds * 1000 > LOCK_STALE_MS * 5 && (l.ddx_pid === null || !pidAlive(l.ddx_pid))) return staleLock(l, lock)
-  return {level: 'ok', what: 'tracker lock', detail: l.ddx_pid !== null ? `held by DDx writer pid ${l.ddx_pid}` : `held (touched ${l.age_seconds}s ago)`}
+  return {level: 'ok', what: 'tracker lock', detail: `held by ${l.ddx_pid !== null ? `DDx writer pid ${l.ddx_pid}` : 'a helix writer'} (touched ${l.age_seconds}s ago)`}
 }
 
 export function pidCheck(paths: ProjectPaths): DoctorCheck {

@@ -6,6 +6,7 @@
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import type {RunState} from '../state/types.js'
 import {blockedNoteReason, labelledBlocked, type StatusCounts} from '../tracker/queries.js'
+import {claimAgeSec} from '../tracker/liveness.js'
 
 /** The tracker's own counts (`helix tracker status`), shown under `Tracker:`. */
 export type TrackerCounts = StatusCounts
@@ -176,7 +177,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
       pid: numOrNull(b['claimed-pid']),
       machine: typeof b['claimed-machine'] === 'string' ? (b['claimed-machine'] as string) : null,
       claimed_at: claimedAt,
-      claim_age_seconds: ageSeconds(claimedAt ?? b.updated_at, now),
+      claim_age_seconds: claimAgeSec(b, now), // a claimed-at in the future is no evidence of age (SPEC 13.3)
       live: !staleClaims.has(b.id),
     })
   }

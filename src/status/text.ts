@@ -228,7 +228,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
   const claimed = m.claimed.filter((c) => !shownAbove.has(c.id))
   // the claim meta; a stale claim reads `claimed by <owner> (stale)`
   const claimMeta = claimed.map((c) => {
-    const rest = [c.pid !== null ? `pid ${c.pid}` : null, `${formatAge(c.claim_age_seconds)} ago`]
+    const rest = [c.pid !== null ? `pid ${c.pid}` : null, c.claim_age_seconds === null ? 'age unknown' : `${formatAge(c.claim_age_seconds)} ago`]
     if (!c.live) return ` — ${[`claimed by ${c.owner ? sanitize(c.owner) : '?'} (stale)`, ...rest].filter(Boolean).join(', ')}`
     return ` (${[c.owner ? `by ${sanitize(c.owner)}` : null, ...rest].filter(Boolean).join(', ')})`
   })

@@ -60,7 +60,7 @@ export interface DoctorReport {
   invalid_fields: Array<{id: string; problem: string}>
   leftover_temp_files: string[]
   /** a lock directory that outlived its writer (DDx lock whose pid is dead, or an old helix lock) */
-  stale_lock: {path: string; age_seconds: number; ddx_pid: number | null} | null
+  stale_lock: {path: string; age_seconds: number; ddx_pid: number | null; future?: boolean; why?: string} | null
   /** the lock directory right now: age, owner, stale or not (SPEC 13.1) */
   lock?: LockInfo | null
   /** other lock directories present (`.ddx/run-state.lock`, `.ddx/helix.pid.lock`) */
@@ -209,7 +209,7 @@ export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): P
     const l = await inspectLock(dir, now, (pid) => opts.probe.isRunning(pid))
     if (l) r.other_locks.push(l)
   }
-  if (lock?.stale) r.stale_lock = {path: lock.path, age_seconds: lock.age_seconds, ddx_pid: lock.ddx_pid}
+  if (lock?.stale) r.stale_lock = {path: lock.path, age_seconds: lock.age_seconds, ddx_pid: lock.ddx_pid, future: lock.future, why: lock.why}
   const {beadProblems} = await import('./schema.js')
   for (const b of snapshot.beads) for (const problem of await beadProblems(b)) r.invalid_fields.push({id: b.id, problem})
   try {

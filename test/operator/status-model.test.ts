@@ -29,6 +29,18 @@ describe('status model', () => {
     }
   })
 
+  it('a claimed-at far in the future is no evidence of age: updated_at, else unknown (SPEC 13.3)', () => {
+    const beads: Bead[] = [
+      {id: 'hx-f1', title: 'skewed', status: 'in_progress', owner: 'helix', 'claimed-at': '2099-01-01T00:00:00Z', updated_at: '2026-11-22T03:58:00Z'},
+      {id: 'hx-f2', title: 'no age', status: 'in_progress', owner: 'helix', 'claimed-at': '2099-01-01T00:00:00Z'},
+    ]
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: null, livePid: null, now: NOW})
+    expect(m.claimed.map((c) => c.claim_age_seconds)).toEqual([120, null])
+    const text = renderStatusText(m)
+    expect(text).toContain('hx-f1  skewed (by helix, 2m ago)')
+    expect(text).toContain('hx-f2  no age (by helix, age unknown)')
+  })
+
   it('during a run: pid, log, cycle, running bead with claim age, focused epic', () => {
     const beads: Bead[] = [
       {id: 'hx-epic', title: 'The epic', issue_type: 'epic', status: 'open'},
@@ -168,6 +180,13 @@ describe('status progress (SPEC 16.4)', () => {
   const beads: Bead[] = Array.from({length: 30}, (_, i) => ({id: `hx-${i}`, title: `A rather long bead title number ${i} that goes on and on`, status: i < 10 ? 'in_progress' : 'open', owner: i < 10 ? 'helix' : undefined, labels: i >= 25 ? ['blocked'] : undefined}))
   const workers = [1, 2, 3, 4].map((slot) => ({slot, bead: `hx-${slot}`, title: beads[slot].title as string, attempt: 1, started_at: iso(slot * 61_000), worktree: `/w/${slot}`, branch: `helix/w${slot}`, pid: 4242, timeout_s: 2700, last_output: `slot ${slot} says something fairly long about what the agent is doing right now`}))
   const rs = runState({pid: 4242, phase: 'paused', started_at: iso(7_200_000), current_cycle: 9, attempted_cycles: 8, completed_cycles: 6, total_tokens: 1_234_567, total_cost_usd: 12.5, max_cycles: null, workers, paused_until: iso(-1_800_000), pause_reason: 'quota', cycles: [{n: 1, bead: 'hx-0', outcome: 'COMPLETE', started_at: iso(7_000_000), ended_at: iso(6_880_000), duration_ms: 120_000, tokens: 1, rc: 0}]})
+
+  it('a real quota pause reason (quota: <agent line>) still shows as "Paused: quota, resumes at HH:MM" (SPEC 14.3)', () => {
+    const real = {...rs, pause_reason: "quota: You've hit your usage limit. try again at 9:41 PM"}
+    const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: real, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})
+    const line = renderStatusText(m).split('\n').find((l) => l.startsWith('  Paused: '))
+    expect(line).toMatch(/^ {2}Paused: quota, resumes at \d\d:\d\d$/)
+  })
 
   it('four workers, paused, many claims and parked beads: at most 24 rows of 80 columns, every slot shown', () => {
     const m = buildStatusModel({snap: snapshot(beads), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: {pid: 4242, started: iso(7_200_000)}, now: NOW})

@@ -44,7 +44,7 @@ describe('13.2 a tracker that is not a regular file', () => {
     ['symlink to /dev/zero', (f) => symlinkSync('/dev/zero', f)],
     ['directory', (f) => mkdirSync(f)],
   ]
-  const commands = [['status'], ['next'], ['run', '--agent', 'codex', '--max-cycles', '1'], ['tracker', 'ready'], ['tracker', 'create', 'x'], ['tracker', 'doctor'], ['doctor']]
+  const commands = [['status'], ['next'], ['run', '--agent', 'codex', '--max-cycles', '1'], ['tracker', 'ready'], ['tracker', 'create', 'x'], ['tracker', 'doctor'], ['doctor'], ['check', '--agent', 'codex']]
 
   // the CLI's own start-up time on this (shared) machine, from a normal tracker (measured once)
   let startup: number | undefined
