@@ -84,6 +84,9 @@ const OK: AgentHealth = {kind: 'ok'}
  * What every decoder tracks for its verdict: health (the worst seen), the
  * agent's own error text, the last progress line and the last transient line.
  */
+/** token and cost trailers, and codex's `tokens used` footer with its count */
+const ACCOUNTING_LINE = /^[\s*`#>]*(?:(?:TOKENS_USED|COST_USD)[*`]*\s*:.*|tokens used\s*:?.*|[\d,.]+)\s*$/i
+
 class Verdicts {
   health: AgentHealth = OK
   failed = false
@@ -106,6 +109,9 @@ class Verdicts {
     for (let i = lines.length - 1; i >= 0; i--) {
       // blank lines and helix's own markers (`[claude result: success, is_error]`) are not what the agent said
       if (lines[i].trim() === '' || /^\[(?:claude|codex) [^\]]*\]$/.test(lines[i])) continue
+      // nor is accounting: a `TOKENS_USED: N` / `COST_USD: X` trailer or a bare token count (codex's
+      // `tokens used` footer) would make every fast, unfinished attempt end on "the same line" (SPEC 14.2)
+      if (ACCOUNTING_LINE.test(lines[i])) continue
       if (d.progress === false) this.lastTransient = oneLineOf(lines[i])
       else this.lastProgress = oneLineOf(lines[i])
       break

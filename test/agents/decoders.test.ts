@@ -257,3 +257,26 @@ describe('command agent decoder', () => {
     expect(d.verdict!()).toMatchObject({health: {kind: 'ok'}, failureLine: 'actually fine, working', lastLine: 'actually fine, working'})
   })
 })
+
+describe('the failure line is what the agent said, not its accounting (SPEC 14.2)', () => {
+  it('skips TOKENS_USED / COST_USD trailers and a bare token count', () => {
+    const d = commandDecoder()
+    for (const l of ['working on it', 'could not find the test file', 'TOKENS_USED: 1234', 'COST_USD: 0.75', '']) d.push(l)
+    expect(d.verdict!().failureLine).toBe('could not find the test file')
+    const c = codexDecoder()
+    for (const l of ['codex', 'gave up: no such module', 'tokens used', '12,345']) c.push(l)
+    expect(c.verdict!().failureLine).toBe('gave up: no such module')
+  })
+
+  it('two unfinished beads whose output differs are not "the same line" because of their trailers', async () => {
+    const {SystemicDetector} = await import('../../src/loop/health.js')
+    const line = (out: string[]) => {
+      const d = commandDecoder()
+      for (const l of out) d.push(l)
+      return d.verdict!().failureLine
+    }
+    const det = new SystemicDetector()
+    expect(det.record({bead: 'a', kind: 'fail', line: line(['fixed the parser', 'TOKENS_USED: 10']), durationMs: 1000})).toBeNull()
+    expect(det.record({bead: 'b', kind: 'fail', line: line(['wrote the docs', 'TOKENS_USED: 99']), durationMs: 1000})).toBeNull()
+  })
+})
