@@ -99,11 +99,10 @@ function* physLines(buf: Buffer, text: string, fileStart = true, firstLine = 1):
     if (bend === -1) bend = buf.length
     n++
     let line = text.slice(start, end)
-    let bytes = buf.subarray(bstart, bend)
-    if (line.endsWith('\r')) {
-      line = line.slice(0, -1)
-      bytes = bytes.subarray(0, bytes.length - 1)
-    }
+    const bytes = buf.subarray(bstart, bend)
+    // a CRLF line: the record is the text before `\r`; its bytes keep the `\r`, so an
+    // unchanged line is written back exactly as it was (SPEC 13.2)
+    if (line.endsWith('\r')) line = line.slice(0, -1)
     yield {n, text: line, bytes, start: bstart, end: bend}
     start = end + 1
     bstart = bend + 1

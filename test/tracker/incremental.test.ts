@@ -128,8 +128,8 @@ describe('store cache: mutations never leak into shared snapshots', () => {
       const after = await readTracker(p.paths.file)
       expect(after.byId.get('hx-3')!.status).toBe('closed')
       const bytes = readFileSync(p.paths.file)
-      // unchanged lines byte for byte (CRLF dropped only by the rewrite's newline), the changed one canonical
-      expect(bytes.toString('utf8').split('\n')).toEqual([odd[0], odd[1], '{"id":"hx-3","status":"closed"}', ''])
+      // unchanged lines byte for byte, their CRLF included (SPEC 13.2); the changed one canonical
+      expect(bytes.toString('utf8').split('\n')).toEqual([odd[0] + '\r', odd[1] + '\r', '{"id":"hx-3","status":"closed"}', ''])
       expect(view(after)).toEqual(view(parseTracker(bytes, 'f')))
       // a second mutation on the cached copy: still byte-exact for the untouched lines
       await mutateTracker(p.paths, (s) => {
@@ -137,7 +137,7 @@ describe('store cache: mutations never leak into shared snapshots', () => {
         return {beads: s.beads, result: null}
       })
       const lines2 = readFileSync(p.paths.file, 'utf8').split('\n')
-      expect(lines2[1]).toBe(odd[1])
+      expect(lines2[1]).toBe(odd[1] + '\r')
       expect(lines2[2]).toBe('{"id":"hx-3","status":"closed"}')
       // an external edit of the same size is seen (new inode / mtime), and parsed right
       const ext = readFileSync(p.paths.file, 'utf8').replace('"closed"', '"blocked"')
