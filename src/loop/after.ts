@@ -100,7 +100,7 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
   // "failed attempts" only when every attempt failed; a mix ending in non-completion is "non-completing"
   r.lastFailure.set(id, n === 1 ? bead : prevAllFailed === 'FAILED' && bead === 'FAILED' ? 'FAILED' : 'NOT_COMPLETED')
   if (outcome === 'NOT_COMPLETED') r.d.out.normal(`helix: ${w}cycle ${a.n} did not complete a tracked issue; completed cycles remain ${st.completed_cycles}`)
-  else if (outcome === 'NOT_LANDED') r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} not landed: ${reason}`)
+  else if (outcome === 'NOT_LANDED') r.d.out.normal(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} not landed: ${reason}`)
   else r.d.out.normal(`helix: ${w}implementation failed during cycle ${a.n} (will not count toward completed cycles)`)
   await endCycle(r, a)
   await r.d.recoverOrphans((l) => r.d.out.normal(l))
