@@ -624,14 +624,17 @@ export function serializeBeadSlow(b: Bead): string {
     const k = keys[i]
     const v = b[k]
     if (i) out += ','
-    out += encString(k) + ':'
-    if (k === 'dependencies' && Array.isArray(v)) {
-      out += '[' + v.map((d) => (d && typeof d === 'object' && !Array.isArray(d) ? encValue(d, true) : encValue(d))).join(',') + ']'
-    } else {
-      out += encValue(v)
-    }
+    out += encEntry(k, v)
   }
   return out + '}'
+}
+
+/** `"key":value` in canonical form (dependency objects keep their own key order rule). */
+function encEntry(k: string, v: unknown): string {
+  if (k === 'dependencies' && Array.isArray(v)) {
+    return encString(k) + ':[' + v.map((d) => (d && typeof d === 'object' && !Array.isArray(d) ? encValue(d, true) : encValue(d))).join(',') + ']'
+  }
+  return encString(k) + ':' + encValue(v)
 }
 
 /** The whole file: sorted by id, one line each, newline-terminated (empty string for no beads). */
@@ -681,12 +684,7 @@ function serializeKeepingRawValues(b: Bead, raw: RawLine): string {
       out += e.keyRaw + ':' + e.valueRaw
       continue
     }
-    out += encString(k) + ':'
-    if (k === 'dependencies' && Array.isArray(v)) {
-      out += '[' + v.map((d) => (d && typeof d === 'object' && !Array.isArray(d) ? encValue(d, true) : encValue(d))).join(',') + ']'
-    } else {
-      out += encValue(v)
-    }
+    out += encEntry(k, v)
   }
   return out + '}'
 }
