@@ -23,7 +23,14 @@ function findChromium(): string | null {
 let chromium = findChromium()
 let whyMissing = ''
 if (!chromium) {
-  const r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], {encoding: 'utf8', timeout: 600_000, env: {...process.env, DEBIAN_FRONTEND: 'noninteractive'}})
+  const aptEnv = {...process.env, DEBIAN_FRONTEND: 'noninteractive'}
+  const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], {encoding: 'utf8', timeout: 600_000, env: aptEnv})
+  let r = install()
+  // a fresh machine has no package lists yet: fetch them once, then try again
+  if (r.status !== 0) {
+    spawnSync('apt-get', ['update'], {encoding: 'utf8', timeout: 300_000, env: aptEnv})
+    r = install()
+  }
   chromium = findChromium()
   if (!chromium) whyMissing = `chromium is not installed and 'apt-get install -y chromium' failed (exit ${r.status}): ${(r.stderr || r.error?.message || '').trim().split('\n').at(-1)}`
 }
