@@ -8,26 +8,15 @@
  * branch): it is skipped, saying so, until that rule is in the tree.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {startTokenOf} from '../../src/recovery/probe.js'
 import {taggedProcesses} from '../../src/util/tagged.js'
 import {pidAlive} from '../../src/util/process.js'
 import {beads, helix, helixAsync, project, writeExecutable, type Project} from '../loop/e2e-helpers.js'
+import {trackProcess} from '../support/tmp.js'
 
-const made: Project[] = []
-const pids: number[] = []
-afterEach(() => {
-  for (const pid of pids.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      /* already gone: the expected case */
-    }
-  }
-  for (const p of made.splice(0)) rmSync(path.dirname(p.root), {recursive: true, force: true})
-})
 
 // First implementation call: double-fork a setsid sleeper, then hang. Later
 // calls close the bead through the helix on PATH. Other actions say STOP.
@@ -49,7 +38,6 @@ echo closed
 
 function setup(id: string): {p: Project; agent: string; extra: Record<string, string>} {
   const p = project([{id}])
-  made.push(p)
   const agent = path.join(p.binDir, 'escaping-agent')
   writeExecutable(agent, AGENT)
   return {p, agent, extra: {AGENT_DIR: p.stubDir, HELIX_KILL_GRACE_MS: '500'}}
@@ -72,7 +60,8 @@ async function started(p: Project): Promise<{agent: number; escapee: number}> {
   await waitFor(() => existsSync(file('agent')) && existsSync(file('escapee')), 30_000)
   const agent = Number(readFileSync(file('agent'), 'utf8'))
   const escapee = Number(readFileSync(file('escapee'), 'utf8'))
-  pids.push(agent, escapee)
+  trackProcess(agent)
+  trackProcess(escapee)
   return {agent, escapee}
 }
 
@@ -113,11 +102,11 @@ describe('no agent process outlives its dispatch (built CLI)', () => {
     for (let round = 0; round < 5 && !seen; round++) {
       // a stand-in run, alive while the leftover is created, killed just before recover looks
       const standIn = spawn('sleep', ['300'], {stdio: 'ignore'})
-      pids.push(standIn.pid!)
+      trackProcess(standIn.pid!)
       const tag = {HELIX_DISPATCH_ID: `feedface.${round + 1}`, HELIX_RUN_PID: String(standIn.pid), HELIX_RUN_START: startTokenOf(standIn.pid!)!}
       const left = spawn('sh', ['-c', 'exec sleep 300'], {stdio: 'ignore', detached: true, env: {PATH: process.env.PATH, ...tag}})
       left.unref()
-      pids.push(left.pid!)
+      trackProcess(left.pid!)
       await waitFor(() => readFileSync(`/proc/${left.pid}/environ`, 'latin1').includes(`HELIX_DISPATCH_ID=${tag.HELIX_DISPATCH_ID}`), 10_000)
       const gone = new Promise((r) => standIn.once('exit', r))
       standIn.kill('SIGKILL')

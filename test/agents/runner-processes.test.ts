@@ -4,31 +4,19 @@
  * dispatch (double-forked setsid escapees included), the stall guard, the kill
  * grace override, and linear, bounded output with `…[cut N bytes]`.
  */
-import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {createLineSplitter, dispatchAgent, liveAgentGroups, newDispatchId} from '../../src/agents/runner.js'
 import type {DispatchRequest} from '../../src/agents/types.js'
 import {openSessionLog} from '../../src/output/session-log.js'
 import {currentStartToken} from '../../src/recovery/probe.js'
 import {processesOfDispatch} from '../../src/util/tagged.js'
 import {pidAlive} from '../../src/util/process.js'
-import {makeTempDir} from '../support/tmp.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 // SPEC 14.1/14.4: the codex decoder marks start events and Reconnecting notices as non-progress (decoder branch)
 
-const dirs: string[] = []
-const pidsToKill: number[] = []
-afterEach(() => {
-  for (const pid of pidsToKill.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      /* already gone: the expected case */
-    }
-  }
-  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
-})
 
 interface Agent {
   root: string
@@ -39,7 +27,6 @@ interface Agent {
 /** A command agent written as a shell script; `dir` (AGENT_DIR) is where it leaves pids and state. */
 function agent(body: string): Agent {
   const base = makeTempDir('helix-runner-proc-')
-  dirs.push(base)
   const root = path.join(base, 'proj')
   const dir = path.join(base, 'state')
   mkdirSync(root)
@@ -73,7 +60,7 @@ async function waitFor(pred: () => boolean, ms = 10_000): Promise<void> {
 
 function readPid(file: string): number {
   const pid = Number(readFileSync(file, 'utf8').trim())
-  pidsToKill.push(pid)
+  trackProcess(pid)
   return pid
 }
 

@@ -2,26 +2,14 @@
 // dirs, a stub agent that commits in its worktree and closes its bead in the one
 // shared tracker.
 import {spawn, spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
-import {makeTempDir} from '../support/tmp.js'
+import {describe, expect, it} from 'vitest'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const BIN = path.join(REPO, 'bin', 'run.js')
 
-const dirs: string[] = []
-const pids: number[] = []
-afterEach(() => {
-  for (const p of pids.splice(0)) {
-    try {
-      process.kill(p, 'SIGKILL')
-    } catch {
-      // gone
-    }
-  }
-  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
-})
 
 const gitEnv: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
 function g(cwd: string, ...args: string[]): string {
@@ -43,7 +31,6 @@ interface Plan {
 
 function project(beads: Array<Record<string, unknown>>, plans: Record<string, Plan>) {
   const base = makeTempDir('helix-workers-')
-  dirs.push(base)
   const root = path.join(base, 'repo')
   const stub = path.join(base, 'stub')
   mkdirSync(path.join(root, '.ddx'), {recursive: true})
@@ -214,11 +201,11 @@ describe('helix run --workers (built CLI)', () => {
       Object.fromEntries(ids.map((id) => [id, {file: `${id}.ts`, text: `${id}\n`, sleepAfterCommitMs: 120_000}])),
     )
     const child = spawn(process.execPath, [BIN, ...p.args(3)], {cwd: p.root, env: p.env, stdio: 'ignore'})
-    pids.push(child.pid!)
+    trackProcess(child.pid!)
     const done = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('close', (code, signal) => resolve({code, signal})))
     await waitFor(() => p.calls().filter((c) => c.phase === 'committed').length === 3, 60_000)
     const agents = p.calls().filter((c) => c.phase === 'start').map((c) => c.pid as number)
-    pids.push(...agents)
+    for (const a of agents) trackProcess(a)
     const st = spawnSync(process.execPath, [BIN, 'status', '--json'], {cwd: p.root, env: p.env, encoding: 'utf8'})
     const status = JSON.parse(st.stdout)
     const workers = status.workers ?? status.active_run?.workers ?? status.run_state?.workers

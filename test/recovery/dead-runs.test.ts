@@ -4,27 +4,16 @@
  * processes of live runs, and untagged ones, are never touched.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import os from 'node:os'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {deadRunProcesses, killDeadRunProcesses, recoverOrphans, runAlive} from '../../src/recovery/orphans.js'
 import {currentStartToken, startTokenOf} from '../../src/recovery/probe.js'
 import {readTracker} from '../../src/tracker/store.js'
 import {pidAlive} from '../../src/util/process.js'
 import {fakeProbe, tempProject} from '../tracker/helpers.js'
+import {trackProcess} from '../support/tmp.js'
 
-const pids: number[] = []
-const dirs: string[] = []
-afterEach(() => {
-  for (const pid of pids.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      /* already gone: the expected case */
-    }
-  }
-  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
-})
 
 async function waitFor(pred: () => boolean, ms = 10_000): Promise<void> {
   const until = Date.now() + ms
@@ -42,7 +31,7 @@ async function waitFor(pred: () => boolean, ms = 10_000): Promise<void> {
 function run(): {pid: number; start: string; end: () => Promise<void>} {
   const child = spawn('sleep', ['300'], {stdio: 'ignore'})
   const pid = child.pid!
-  pids.push(pid)
+  trackProcess(pid)
   const gone = new Promise<void>((r) => child.once('exit', () => r()))
   return {
     pid,
@@ -59,7 +48,7 @@ function leftover(tag: Record<string, string>, stubborn = false): number {
   const script = stubborn ? "trap '' TERM; while :; do sleep 0.1; done" : 'exec sleep 300'
   const child = spawn('sh', ['-c', script], {stdio: 'ignore', detached: true, env: {PATH: process.env.PATH, ...tag}})
   child.unref()
-  pids.push(child.pid!)
+  trackProcess(child.pid!)
   return child.pid!
 }
 
@@ -106,8 +95,7 @@ describe('dead-run cleanup', () => {
     const agentPid = leftover({HELIX_DISPATCH_ID: 'tok9.1', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start})
     const claimedAt = new Date(Date.now() - 8000 * 1000).toISOString()
     const bead = {id: 'hx-dead', status: 'in_progress', owner: 'helix', 'claimed-at': claimedAt, 'claimed-pid': dead.pid, 'claimed-start': dead.start, 'claimed-machine': os.hostname(), 'claim-token': 'tok9'}
-    const {root, paths} = tempProject(JSON.stringify(bead) + '\n')
-    dirs.push(root)
+    const {paths} = tempProject(JSON.stringify(bead) + '\n')
     const said: string[] = []
     const probe = fakeProbe({host: os.hostname()})
     const orig = probe.helixProcessNamesBead

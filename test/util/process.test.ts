@@ -1,27 +1,14 @@
 import {spawn} from 'node:child_process'
-import {chmodSync, existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {endProcesses, killGraceMs, pidAlive, runScript, signalExitCode} from '../../src/util/process.js'
 import {pidAlive as pidAliveFromPidfile} from '../../src/state/pidfile.js'
-import {makeTempDir} from '../support/tmp.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
-const dirs: string[] = []
-const pids: number[] = []
-afterEach(() => {
-  for (const pid of pids.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      /* already gone: the expected case */
-    }
-  }
-  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
-})
 
 function script(body: string): {dir: string; file: string} {
   const dir = makeTempDir('helix-process-')
-  dirs.push(dir)
   const file = path.join(dir, 'check-acceptance-x.sh')
   writeFileSync(file, `#!/bin/sh\n${body}\n`)
   chmodSync(file, 0o755)
@@ -52,7 +39,7 @@ describe('signals and grace', () => {
   })
   it('endProcesses: SIGTERM, then SIGKILL after the grace for a process that ignores SIGTERM', async () => {
     const child = spawn('sh', ['-c', "trap '' TERM; echo ready; while :; do sleep 0.05; done"], {detached: true, stdio: ['ignore', 'pipe', 'ignore']})
-    pids.push(child.pid!)
+    trackProcess(child.pid!)
     // a SIGTERM that lands before the shell has set its trap kills it at once: wait until it ignores TERM
     await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
     const t0 = Date.now()
@@ -85,7 +72,7 @@ describe('runScript (hooks and gates on execa)', () => {
     expect(r.code).not.toBe(0)
     expect(Date.now() - t0).toBeLessThan(5000)
     const child = Number(readFileSync(path.join(s.dir, 'child'), 'utf8'))
-    pids.push(child)
+    trackProcess(child)
     expect(pidAlive(child)).toBe(false)
   })
 
@@ -96,7 +83,7 @@ describe('runScript (hooks and gates on execa)', () => {
     expect(r.code).toBe(0)
     expect(Date.now() - t0).toBeLessThan(5000)
     const bg = Number(readFileSync(path.join(s.dir, 'bg'), 'utf8'))
-    pids.push(bg)
+    trackProcess(bg)
     expect(pidAlive(bg)).toBe(false)
   })
 
