@@ -7,6 +7,14 @@ import {check, closeIt, harness, lastState, opts, type AgentCall} from './fakes.
 
 const B = (id: string, extra: Record<string, unknown> = {}) => ({id, title: `title ${id}`, ...extra})
 const tick = () => new Promise((r) => setTimeout(r, 5))
+/** A barrier: each call waits until `n` calls have arrived, so that many attempts are in flight at once. */
+const barrier = (n: number) => {
+  let arrived = 0
+  return async () => {
+    arrived++
+    while (arrived < n) await tick()
+  }
+}
 
 class FakeLanding implements LoopLanding {
   events: string[] = []
@@ -70,11 +78,10 @@ describe('decideDrain (pure)', () => {
 describe('--workers N with a fake landing', () => {
   it('runs attempts concurrently in worktrees, lines name the slot, cycles land with their commits', async () => {
     const landing = new FakeLanding()
-    let started = 0
+    const together = barrier(2)
     const impl = async (c: AgentCall, t: Parameters<typeof closeIt>[1]) => {
-      started++
       // both attempts must be in flight at once
-      while (started < 2) await tick()
+      await together()
       closeIt(c, t)
     }
     const h = harness([B('a'), B('b')], {implementation: impl, check: check('WAIT')}, {landing})
@@ -127,13 +134,12 @@ describe('--workers N with a fake landing', () => {
 
   it('--max-cycles counts completed cycles across slots; no more attempts start than cycles remain; in-flight ones land', async () => {
     const landing = new FakeLanding()
-    let started = 0
+    const together = barrier(2)
     const h = harness(
       [B('a'), B('b'), B('c'), B('d'), B('e')],
       {
         implementation: async (c, t) => {
-          started++
-          while (started < 2) await tick()
+          await together()
           // a fails: its slot takes c; b and c complete the two cycles
           if (c.beadId === 'a') return {rc: 1, text: 'nope'}
           if (c.beadId === 'c') await tick()
@@ -152,10 +158,9 @@ describe('--workers N with a fake landing', () => {
 
   it('no `reached max cycles` when the last cycle drained the queue and no slot is busy (SPEC 16.3)', async () => {
     const landing = new FakeLanding()
-    let started = 0
+    const together = barrier(2)
     const impl = async (c: AgentCall, t: Parameters<typeof closeIt>[1]) => {
-      started++
-      while (started < 2) await tick()
+      await together()
       closeIt(c, t)
     }
     const h = harness([B('a'), B('b')], {implementation: impl, check: check('WAIT')}, {landing})
@@ -297,13 +302,12 @@ describe('--workers N with a fake landing', () => {
 
   it('an unavailable agent on one slot stops new dispatch; the other in-flight attempt finishes and lands', async () => {
     const landing = new FakeLanding()
-    let started = 0
+    const together = barrier(2)
     const h = harness(
       [B('a'), B('b'), B('c')],
       {
         implementation: async (c, t) => {
-          started++
-          while (started < 2) await tick()
+          await together()
           if (c.beadId === 'a') return {rc: 1, health: {kind: 'unavailable', reason: 'Not logged in'}}
           for (let i = 0; i < 3; i++) await tick()
           closeIt(c, t)
