@@ -46,7 +46,7 @@ export default class Recover extends HelixCommand {
       return
     }
     if (flags.worktrees) {
-      await recoverWorktrees(projectPaths(process.cwd(), env), {env, dryRun: flags['dry-run'], say: (line) => this.out(line)})
+      await recoverWorktrees(projectPaths(process.cwd(), env), {env, dryRun: flags['dry-run'], say: (line) => this.out(sanitize(line))})
       return
     }
     const res = await recoverOrphans(projectPaths(process.cwd(), env), {
