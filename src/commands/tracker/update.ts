@@ -8,7 +8,7 @@ import {inputFromFlags} from '../../tracker/fields.js'
 import {tableFlags} from '../../cli/field-flags.js'
 import {sanitize} from '../../util/sanitize.js'
 import {orphanThresholdSec} from '../../tracker/liveness.js'
-import {realProbe, startTokenOf} from '../../recovery/probe.js'
+import {realProbe} from '../../recovery/probe.js'
 
 const multi = {multiple: true, multipleNonGreedy: true} as const
 
@@ -34,7 +34,9 @@ export default class TrackerUpdate extends HelixCommand {
     const {args, flags} = await this.parse(TrackerUpdate)
     const env = process.env
     // The claimer of a CLI claim is the process that ran this command (our parent):
-    // this process exits at once, its caller (agent shell, script) lives on.
+    // this process exits at once, its caller (agent shell, script) may too. So a hand
+    // claim records no start token (SPEC 13.3 as amended): its pid proves nothing, and
+    // it is judged by the age rule of 2.4, not given away the moment its shell exits.
     const claimPid = process.ppid > 1 ? process.ppid : process.pid
     const {bead, notice} = await updateBeadDetailed(projectPaths(), args.id, {
       ...inputFromFlags('update', flags),
@@ -52,7 +54,6 @@ export default class TrackerUpdate extends HelixCommand {
         ? {
             owner: flags.assignee ?? (env.HELIX_OWNER?.trim() || 'helix'),
             pid: claimPid,
-            startToken: startTokenOf(claimPid),
             machine: os.hostname(),
             probe: realProbe(),
             thresholdSec: orphanThresholdSec(env),
