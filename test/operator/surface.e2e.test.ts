@@ -136,7 +136,7 @@ describe('16.1 only inside a project', () => {
     }
     spawnSync('git', ['add', '-A'], {cwd: dir})
     const staged = spawnSync('git', ['diff', '--cached', '--name-only'], {cwd: dir, encoding: 'utf8'}).stdout.trim().split('\n').sort()
-    expect(staged).toEqual(['.ddx/beads.jsonl', '.ddx/config.yaml', '.gitignore'])
+    expect(staged).toEqual(['.ddx/beads.jsonl', '.ddx/config.yaml', '.gitattributes', '.gitignore'])
   })
 
   it('tracker init without git creates .ddx/ in the cwd', () => {

@@ -1,0 +1,121 @@
+/**
+ * The tracker's three-way merge (SPEC 19.3), the work of `helix tracker merge
+ * %O %A %B`, the git merge driver `helix-beads`.
+ *
+ * Beads are matched by id. Beads keep the base's order; beads new on a side
+ * are appended, ours' first. A bead is written byte for byte as one side has
+ * it whenever the merge result equals that side (SPEC 13.2); only a bead both
+ * sides changed differently gets a new line, encoded by the tracker codec from
+ * ours' line, so its unchanged uninterpreted values keep their JSON text.
+ * Field rules: merge-fields.ts. A side that does not parse as a tracker, or
+ * that holds one id twice, fails the merge: git then reports a conflict.
+ */
+import {HelixError, EXIT} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import {cloneSnapshot, encodeBeadLine, parseTracker, rawOf} from './codec.js'
+import {mergeBead, sameJson} from './merge-fields.js'
+import type {Bead, TrackerSnapshot} from './types.js'
+
+export interface MergeSides<T> {
+  base: T
+  ours: T
+  theirs: T
+}
+
+export interface MergeResult {
+  /** the merged tracker's bytes */
+  buf: Buffer
+  /** one line each for what a person may want to check (beads kept against a removal) */
+  notices: string[]
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf])
+const NL = Buffer.from('\n')
+
+function parseSide(buf: Buffer, label: string, strict: boolean): TrackerSnapshot {
+  const snap = parseTracker(buf, label)
+  if (strict && snap.duplicateIds.length > 0) {
+    throw new HelixError(`${label}: bead ${snap.duplicateIds[0]} appears more than once; not merging (run 'helix tracker doctor --repair' on that side)`, EXIT.ERROR)
+  }
+  return snap
+}
+
+function bytesOf(b: Bead): Buffer | undefined {
+  return rawOf(b)?.bytes
+}
+
+function sameBytes(a: Bead, b: Bead): boolean {
+  const x = bytesOf(a)
+  const y = bytesOf(b)
+  return x !== undefined && y !== undefined && x.equals(y)
+}
+
+/** The line for `merged`, encoded from `side`'s line (unchanged values keep their text). */
+function encodeFrom(side: Bead, merged: Bead): string | Buffer {
+  const copy = cloneSnapshot({beads: [side], byId: new Map([[side.id, side]]), duplicateIds: []}).beads[0]
+  for (const k of Object.keys(copy)) if (!Object.hasOwn(merged, k)) delete copy[k]
+  for (const k of Object.keys(merged)) copy[k] = merged[k]
+  return encodeBeadLine(copy)
+}
+
+/** The line of a bead both sides have (base undefined: added on both). */
+function resolveLine(base: Bead | undefined, ours: Bead, theirs: Bead): string | Buffer {
+  const line = (b: Bead) => bytesOf(b) ?? encodeBeadLine(b)
+  if (sameBytes(ours, theirs)) return line(ours)
+  if (base !== undefined && sameBytes(base, ours)) return line(theirs)
+  if (base !== undefined && sameBytes(base, theirs)) return line(ours)
+  if (sameJson(ours, theirs)) return line(ours)
+  if (base !== undefined && sameJson(base, ours)) return line(theirs)
+  if (base !== undefined && sameJson(base, theirs)) return line(ours)
+  const merged = mergeBead(base, ours, theirs)
+  if (sameJson(merged, ours)) return line(ours)
+  if (sameJson(merged, theirs)) return line(theirs)
+  return encodeFrom(ours, merged)
+}
+
+/**
+ * Merge three tracker files. Throws HelixError (exit 1) naming the side that
+ * is not a valid tracker; nothing is guessed.
+ */
+export function mergeTracker(input: MergeSides<Buffer>, labels: MergeSides<string> = {base: 'base', ours: 'ours', theirs: 'theirs'}): MergeResult {
+  const base = parseSide(input.base, labels.base, false)
+  const ours = parseSide(input.ours, labels.ours, true)
+  const theirs = parseSide(input.theirs, labels.theirs, true)
+  // one side unchanged: the other side is the result, as it is
+  if (input.ours.equals(input.base)) return {buf: input.theirs, notices: []}
+  if (input.theirs.equals(input.base) || input.theirs.equals(input.ours)) return {buf: input.ours, notices: []}
+
+  const order: string[] = []
+  const listed = new Set<string>()
+  for (const snap of [base, ours, theirs]) {
+    for (const b of snap.beads) {
+      if (listed.has(b.id)) continue
+      listed.add(b.id)
+      order.push(b.id)
+    }
+  }
+  const notices: string[] = []
+  const parts: Buffer[] = input.ours.subarray(0, 3).equals(BOM) ? [BOM] : []
+  for (const id of order) {
+    const b = base.byId.get(id)
+    const o = ours.byId.get(id)
+    const t = theirs.byId.get(id)
+    let line: string | Buffer | null
+    if (o !== undefined && t !== undefined) line = resolveLine(b, o, t)
+    else if (b === undefined) line = bytesOf((o ?? t)!) ?? null
+    else if (o === undefined && t === undefined) line = null
+    else {
+      // removed on one side: stays removed unless the other side changed it
+      const kept = (o ?? t)!
+      if (sameJson(kept, b)) line = null
+      else {
+        line = bytesOf(kept)!
+        const [gone, changed] = o === undefined ? ['ours', 'theirs'] : ['theirs', 'ours']
+        notices.push(`${sanitize(id)} was removed in ${gone} and changed in ${changed}; keeping it`)
+      }
+    }
+    if (line === null) continue
+    parts.push(typeof line === 'string' ? Buffer.from(line, 'utf8') : line, NL)
+  }
+  return {buf: Buffer.concat(parts), notices}
+}
