@@ -1,0 +1,131 @@
+// SPEC 19.3 end to end: `helix tracker init` registers the merge driver, and a real
+// `git merge` of two branches that both changed the tracker (the same bead's notes
+// included, which a line merge cannot do) goes through `helix tracker merge` cleanly.
+// `helix` is on PATH as a one-line shim, as it is for someone who installed it.
+import {spawnSync} from 'node:child_process'
+import {readFileSync, writeFileSync, chmodSync, mkdirSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {BIN} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
+
+interface Repo {
+  dir: string
+  env: NodeJS.ProcessEnv
+}
+
+function repo(): Repo {
+  const base = makeTempDir('helix-merge-')
+  const dir = path.join(base, 'repo')
+  const bin = path.join(base, 'bin')
+  mkdirSync(dir)
+  mkdirSync(bin)
+  writeFileSync(path.join(bin, 'helix'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
+  chmodSync(path.join(bin, 'helix'), 0o755)
+  const env: NodeJS.ProcessEnv = {...process.env, PATH: `${bin}:${process.env.PATH}`, HOME: base, GIT_CONFIG_NOSYSTEM: '1', NODE_ENV: 'production'}
+  for (const k of Object.keys(env)) if ((k.startsWith('HELIX_') || k.startsWith('GIT_') || k.startsWith('DDX_')) && k !== 'GIT_CONFIG_NOSYSTEM') delete env[k]
+  Object.assign(env, {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t'})
+  const r = {dir, env}
+  git(r, 'init', '-q', '-b', 'main')
+  return r
+}
+
+function run(r: Repo, cmd: string, args: string[]) {
+  const p = spawnSync(cmd, args, {cwd: r.dir, env: r.env, encoding: 'utf8', timeout: 60_000})
+  return {code: p.status, stdout: p.stdout, stderr: p.stderr}
+}
+const git = (r: Repo, ...args: string[]) => run(r, 'git', args)
+const helix = (r: Repo, ...args: string[]) => run(r, 'helix', args)
+const tracker = (r: Repo) => path.join(r.dir, '.ddx', 'beads.jsonl')
+const beads = (r: Repo) => new Map(readFileSync(tracker(r), 'utf8').split('\n').filter(Boolean).map((l) => [JSON.parse(l).id as string, JSON.parse(l) as Record<string, unknown>]))
+
+function commitAll(r: Repo, msg: string): void {
+  expect(git(r, 'add', '-A').code).toBe(0)
+  expect(git(r, 'commit', '-q', '-m', msg).code).toBe(0)
+}
+
+function create(r: Repo, title: string): string {
+  const c = helix(r, 'tracker', 'create', title)
+  expect(c.code, c.stderr).toBe(0)
+  return c.stdout.trim()
+}
+
+describe('tracker merge driver through git (built CLI)', () => {
+  it('two branches that both changed the tracker, one bead on both sides, merge cleanly', () => {
+    const r = repo()
+    const init = helix(r, 'tracker', 'init')
+    expect(init.code).toBe(0)
+    expect(init.stdout).toContain("registered the tracker merge driver: .gitattributes, merge.helix-beads.driver, merge.helix-beads.name (runs 'helix tracker merge %O %A %B')")
+    expect(init.stderr).toBe('')
+    expect(readFileSync(path.join(r.dir, '.gitattributes'), 'utf8')).toBe('.ddx/beads.jsonl merge=helix-beads\n')
+    expect(git(r, 'config', '--get', 'merge.helix-beads.driver').stdout).toBe('helix tracker merge %O %A %B\n')
+    const a = create(r, 'shared bead')
+    const b = create(r, 'closed on feature')
+    const c = create(r, 'untouched')
+    commitAll(r, 'tracker')
+    const untouched = readFileSync(tracker(r), 'utf8').split('\n').find((l) => l.includes(`"${c}"`))!
+
+    expect(git(r, 'switch', '-q', '-c', 'feature').code).toBe(0)
+    expect(helix(r, 'tracker', 'update', a, '--append-notes', 'from feature', '--add-label', 'feat').code).toBe(0)
+    expect(helix(r, 'tracker', 'close', b).code).toBe(0)
+    const f = create(r, 'new on feature')
+    commitAll(r, 'feature work')
+
+    expect(git(r, 'switch', '-q', 'main').code).toBe(0)
+    expect(helix(r, 'tracker', 'update', a, '--append-notes', 'from main', '--add-label', 'main').code).toBe(0)
+    expect(helix(r, 'tracker', 'update', b, '--priority', '0').code).toBe(0)
+    const m = create(r, 'new on main')
+    commitAll(r, 'main work')
+
+    const merge = git(r, 'merge', '--no-edit', 'feature')
+    expect(merge.code, merge.stdout + merge.stderr).toBe(0)
+    expect(merge.stdout + merge.stderr).not.toMatch(/CONFLICT/)
+    expect(git(r, 'status', '--porcelain').stdout).toBe('')
+    const t = beads(r)
+    expect(t.get(a)!.notes).toBe('from main\n\nfrom feature')
+    expect(t.get(a)!.labels).toEqual(['main', 'feat'])
+    expect(t.get(b)).toMatchObject({status: 'closed', priority: 0})
+    expect([...t.keys()].sort()).toEqual([a, b, c, f, m].sort())
+    expect(readFileSync(tracker(r), 'utf8').split('\n')).toContain(untouched)
+    const doctor = helix(r, 'tracker', 'doctor')
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0)
+  })
+
+  it('a side that is not a valid tracker: the driver fails, git reports a conflict, nothing is guessed', () => {
+    const r = repo()
+    expect(helix(r, 'tracker', 'init').code).toBe(0)
+    const a = create(r, 'one')
+    commitAll(r, 'tracker')
+    expect(git(r, 'switch', '-q', '-c', 'broken').code).toBe(0)
+    writeFileSync(tracker(r), readFileSync(tracker(r), 'utf8') + 'not json\n')
+    commitAll(r, 'broken tracker')
+    expect(git(r, 'switch', '-q', 'main').code).toBe(0)
+    expect(helix(r, 'tracker', 'update', a, '--priority', '0').code).toBe(0)
+    commitAll(r, 'main')
+    const merge = git(r, 'merge', '--no-edit', 'broken')
+    expect(merge.code).not.toBe(0)
+    expect(merge.stdout).toMatch(/CONFLICT \(content\): Merge conflict in \.ddx\/beads\.jsonl/)
+    expect(merge.stderr).toContain('helix: tracker merge: theirs:2: malformed bead (invalid JSON')
+    expect(git(r, 'merge', '--abort').code).toBe(0)
+  })
+
+  it('tracker init in a project that already has a tracker adds only the registration, changes no bead, exits 0; then nothing', () => {
+    const r = repo()
+    mkdirSync(path.join(r.dir, '.ddx'))
+    const body = '{"id":"hx-1","title":"kept as it is",  "x": 1.0}\n{"id":"hx-0","title":"unsorted"}\n'
+    writeFileSync(tracker(r), body)
+    writeFileSync(path.join(r.dir, '.gitattributes'), '*.png binary')
+    const first = helix(r, 'tracker', 'init')
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain('registered the tracker merge driver: .gitattributes, merge.helix-beads.driver, merge.helix-beads.name')
+    expect(readFileSync(tracker(r), 'utf8')).toBe(body)
+    expect(readFileSync(path.join(r.dir, '.gitattributes'), 'utf8')).toBe('*.png binary\n.ddx/beads.jsonl merge=helix-beads\n')
+    // a driver someone set by hand is theirs
+    expect(git(r, 'config', 'merge.helix-beads.driver', '/opt/helix/bin/helix tracker merge %O %A %B').code).toBe(0)
+    const again = helix(r, 'tracker', 'init')
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/^already initialized/)
+    expect(git(r, 'config', '--get', 'merge.helix-beads.driver').stdout).toBe('/opt/helix/bin/helix tracker merge %O %A %B\n')
+    expect(readFileSync(tracker(r), 'utf8')).toBe(body)
+  })
+})
