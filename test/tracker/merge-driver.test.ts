@@ -1,0 +1,56 @@
+// registerMergeDriver (called by tracker init and by --remote runs) and runMergeDriver
+// (what git runs), on real files and a real git repository.
+import {spawnSync} from 'node:child_process'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {GITATTRIBUTES_LINE, MERGE_DRIVER_COMMAND, registerMergeDriver, runMergeDriver} from '../../src/tracker/merge-driver.js'
+import {makeTempDir} from '../support/tmp.js'
+
+const env = {...process.env, GIT_CONFIG_NOSYSTEM: '1'}
+
+describe('registerMergeDriver', () => {
+  it('outside a git work tree: nothing registered, nothing written', async () => {
+    const dir = makeTempDir('helix-merge-reg-')
+    const r = await registerMergeDriver(dir, {...env, HOME: dir})
+    expect(r).toMatchObject({git: false, added: []})
+    expect(spawnSync('ls', ['-A', dir], {encoding: 'utf8'}).stdout).toBe('')
+  })
+
+  it('in a repository: adds the attributes line and both config keys once, from a subdirectory project too', async () => {
+    const top = makeTempDir('helix-merge-reg-')
+    spawnSync('git', ['init', '-q'], {cwd: top})
+    const root = path.join(top, 'sub')
+    mkdirSync(root)
+    const e = {...env, HOME: top}
+    const first = await registerMergeDriver(root, e)
+    expect(first).toMatchObject({git: true, added: ['.gitattributes', 'merge.helix-beads.driver', 'merge.helix-beads.name']})
+    expect(readFileSync(path.join(root, '.gitattributes'), 'utf8')).toBe(`${GITATTRIBUTES_LINE}\n`)
+    expect(spawnSync('git', ['config', '--get', 'merge.helix-beads.driver'], {cwd: top, encoding: 'utf8'}).stdout).toBe(`${MERGE_DRIVER_COMMAND}\n`)
+    // git sees the attribute for the tracker of the project in sub/
+    expect(spawnSync('git', ['check-attr', 'merge', 'sub/.ddx/beads.jsonl'], {cwd: top, encoding: 'utf8'}).stdout).toBe('sub/.ddx/beads.jsonl: merge: helix-beads\n')
+    expect((await registerMergeDriver(root, e)).added).toEqual([])
+    expect(readFileSync(path.join(root, '.gitattributes'), 'utf8')).toBe(`${GITATTRIBUTES_LINE}\n`)
+  })
+})
+
+describe('runMergeDriver', () => {
+  it('writes the merge over ours; on a bad side throws and leaves ours as it was', () => {
+    const dir = makeTempDir('helix-merge-run-')
+    const f = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text)
+      return path.join(dir, name)
+    }
+    const base = f('base', '{"id":"a","title":"t"}\n')
+    const ours = f('ours', '{"id":"a","title":"t","priority":1}\n')
+    const theirs = f('theirs', '{"id":"a","title":"t"}\n{"id":"b","title":"new"}\n')
+    expect(runMergeDriver({base, ours, theirs}).notices).toEqual([])
+    expect(readFileSync(ours, 'utf8')).toBe('{"id":"a","title":"t","priority":1}\n{"id":"b","title":"new"}\n')
+    const bad = f('bad', '{"id":"a"\n')
+    const before = readFileSync(ours)
+    expect(() => runMergeDriver({base, ours, theirs: bad})).toThrow(/^tracker merge: theirs:1: malformed bead/)
+    expect(() => runMergeDriver({base: dir, ours, theirs})).toThrow(`tracker merge: base ${dir} is not a regular file`)
+    expect(() => runMergeDriver({base, ours, theirs: path.join(dir, 'missing')})).toThrow(/^tracker merge: cannot read theirs/)
+    expect(readFileSync(ours).equals(before)).toBe(true)
+  })
+})
