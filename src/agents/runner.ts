@@ -14,8 +14,8 @@ import {fileURLToPath} from 'node:url'
 import {claudeDecoder, codexDecoder, commandDecoder, type OutputDecoder} from './output.js'
 import {defaultEffort} from './resolve.js'
 import type {DispatchRequest, DispatchResult, SessionLogLike} from './types.js'
-import {currentStartToken} from '../recovery/probe.js'
-import {endProcesses, escapedDescendants, killGraceMs, signalExitCode, signalGroup, signalTarget} from '../util/process.js'
+import {currentStartToken} from '../proc/probe.js'
+import {endProcesses, escapedDescendants, killGraceMs, signalExitCode, signalGroup, signalTarget} from '../proc/process.js'
 import {AGENT_WRAPPER} from './watchdog.js'
 import {hhmmss} from '../util/time.js'
 import {errorMessage} from '../util/errors.js'
@@ -97,7 +97,7 @@ function installExitHook(): void {
   process.on('exit', () => killAllAgentGroups('SIGKILL'))
 }
 
-export {escapedDescendants, liveGroupMembers} from '../util/process.js'
+export {escapedDescendants, liveGroupMembers} from '../proc/process.js'
 
 /** Process-group ids of the agents running now. */
 export function liveAgentGroups(): number[] {

@@ -6,7 +6,7 @@ import {execFile} from 'node:child_process'
 import {access, readdir, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {isExecutableFile, isNotFound} from '../util/files.js'
-import {runScript} from '../util/process.js'
+import {runScript} from '../proc/process.js'
 import type {LoopGates} from './ports.js'
 
 function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {

@@ -1,7 +1,7 @@
 import {constants as FS, fstatSync, closeSync, linkSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
 import path from 'node:path'
-import {pidAlive} from '../util/process.js'
-import {pidMatchesRecord} from './pid-identity.js'
+import {pidAlive} from '../proc/process.js'
+import {pidMatchesRecord} from '../proc/pid-identity.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 
 /** `.ddx/helix.pid`: `<pid> <ISO-8601 UTC start>\n` (SPEC 1, 5.1). */

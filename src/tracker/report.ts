@@ -8,7 +8,7 @@ import type {Bead, TrackerSnapshot} from './types.js'
 import {readTracker} from './store.js'
 import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from './queries.js'
 import {orphanThresholdSec, staleClaimIds} from './liveness.js'
-import {realProbe} from '../recovery/probe.js'
+import {realProbe} from '../proc/probe.js'
 import {sanitize, sanitizeBlock} from '../util/sanitize.js'
 
 export interface ReportOptions {

@@ -10,9 +10,9 @@ import {describe, expect, it} from 'vitest'
 import {createLineSplitter, dispatchAgent, liveAgentGroups, newDispatchId} from '../../src/agents/runner.js'
 import type {DispatchRequest} from '../../src/agents/types.js'
 import {openSessionLog} from '../../src/output/session-log.js'
-import {currentStartToken} from '../../src/recovery/probe.js'
-import {processesOfDispatch} from '../../src/util/tagged.js'
-import {pidAlive} from '../../src/util/process.js'
+import {currentStartToken} from '../../src/proc/probe.js'
+import {processesOfDispatch} from '../../src/proc/tagged.js'
+import {pidAlive} from '../../src/proc/process.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 // SPEC 14.1/14.4: the codex decoder marks start events and Reconnecting notices as non-progress (decoder branch)

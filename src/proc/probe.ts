@@ -6,7 +6,7 @@
 import {readFileSync} from 'node:fs'
 import os from 'node:os'
 import type {ProcessProbe} from '../tracker/types.js'
-import {pidAlive} from '../util/process.js'
+import {pidAlive} from './process.js'
 
 function statFields(pid: number): string[] | undefined {
   try {
