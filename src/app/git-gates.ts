@@ -7,7 +7,7 @@ import {access, readdir, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {isExecutableFile, isNotFound} from '../util/files.js'
 import {runScript} from '../proc/process.js'
-import type {LoopGates} from './ports.js'
+import type {LoopGates} from '../loop/ports.js'
 
 function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {
   return new Promise((resolve) => {
