@@ -7,7 +7,7 @@
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {periodicAlignment, review} from './after.js'
+import {periodicAlignment, review} from './attempt-end.js'
 import {runAttempt} from './attempt.js'
 import {buildOnce} from './build-once.js'
 import {checkBudget} from './dispatch.js'
