@@ -7,25 +7,25 @@
  *   decomposed, quota pause, a stop).
  *
  * `advance` moves one state to the next with an exhaustive switch; `runAttempt`
- * drives it and settles the terminal state (after.ts).
+ * drives it and settles the terminal state (attempt-end.ts).
  */
 import type {DispatchResult} from '../agents/types.js'
 import type {CycleRecord} from '../state/types.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
-import {acceptanceGate, completedAttempt, failedAttempt, review, reviewWanted} from './attempt-end.js'
+import {acceptanceGate} from './acceptance.js'
+import {DRIFT_REASON, completeLine, completedAttempt, endCycle, failedAttempt} from './attempt-end.js'
 import {dispatch, pauseForQuota} from './dispatch.js'
 import {fingerprint, fingerprintDiff, sameFingerprint, type Fingerprint} from './fingerprint.js'
 import {failureReason, titleSuffix, type FailedOutcome} from './lines.js'
 import {abandonWorkspace, land} from './land-step.js'
 import {classifyOutcome, openChildIds, type Outcome} from './outcome.js'
 import type {Workspace} from './ports.js'
+import {review, reviewWanted} from './review.js'
 import {readyList, statusOf, type Selection} from './selection.js'
 import {Stop, StopNow, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 import {EXIT} from '../util/errors.js'
-
-export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 
 export interface AttemptCtx {
   slot: number
@@ -319,22 +319,3 @@ async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified
       return assertNever(s.outcome)
   }
 }
-
-export function completeLine(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): void {
-  const st = r.ledger.state
-  const c = st.completed_cycles + 1
-  const w = r.slotTag(a.slot)
-  const id = sanitize(a.target.id)
-  if (outcome === 'COMPLETE') r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → COMPLETE (${c}/${st.attempted_cycles} done, ${st.total_tokens} tokens)`)
-  else r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
-}
-
-export async function endCycle(r: Run, a: AttemptCtx): Promise<void> {
-  r.ledger.clearWorker(a.slot)
-  if (r.ledger.state.current_bead === a.target.id) {
-    r.ledger.state.current_bead = null
-    r.ledger.state.current_bead_started_at = null
-  }
-  await r.ledger.save('running')
-}
-

@@ -1,7 +1,7 @@
 /** Queue drain (SPEC 5.7): the check agent's NEXT_ACTION and the bounded follow-up actions. */
 import {BACKFILL_STATUS, BACKFILL_SUCCESS, NEXT_ACTION_CODES, trailerValue} from '../agents/trailers.js'
 import {dispatchPausing} from './dispatch.js'
-import {anySelectable} from './scheduler.js'
+import {anySelectable} from './selectable.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 import {EXIT} from '../util/errors.js'
