@@ -5,7 +5,8 @@
  * `realLoopDeps` and hand the result to `runLoop`.
  */
 import os from 'node:os'
-import {formatDryRun, buildInvocation, dispatchAgent} from '../agents/runner.js'
+import {formatDryRun, buildInvocation} from '../agents/invocation.js'
+import {dispatchAgent} from '../agents/runner.js'
 import {buildPrompt} from '../agents/prompts.js'
 import {defaultReviewAgent, parseTimeout, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
 import type {AgentSpec} from '../agents/types.js'

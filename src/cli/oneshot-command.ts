@@ -35,7 +35,7 @@ export function oneShotCommand(action: OneShotAction, description: string) {
 
 export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction, scope: string | undefined, flags: AgentFlagValues): Promise<void> {
   const {runOneShot} = await import('../app/oneshot.js')
-  const {killAllAgentGroups} = await import('../agents/runner.js')
+  const {killAllAgentGroups} = await import('../proc/groups.js')
   const ac = new AbortController()
   let signalExit = 0
   // First SIGINT/SIGTERM: abort → the agent's group gets SIGTERM, then SIGKILL after

@@ -3,7 +3,7 @@
  * (nothing written on bad input), signals → abort, real wiring, runLoop. Kept
  * out of src/commands so the oclif commands stay thin.
  */
-import {killAllAgentGroups} from '../agents/runner.js'
+import {killAllAgentGroups} from '../proc/groups.js'
 import {parseRunLimits, type LimitFlags} from './run-limits.js'
 import {runLoop} from '../loop/orchestrator.js'
 import type {LoopNotifier, LoopOptions} from '../loop/ports.js'

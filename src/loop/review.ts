@@ -3,7 +3,7 @@
  * change is big enough to review, the post-implementation (or epic) review and
  * the periodic alignment pass.
  */
-import {REVIEW_STATUS, trailerInt, trailerValue} from '../agents/trailers.js'
+import {judgeAction, type Judgement} from '../agents/judge.js'
 import {dispatchPausing, type DispatchExtra} from './dispatch.js'
 import {runAction} from './drain.js'
 import type {Workspace} from './ports.js'
@@ -34,13 +34,14 @@ export async function review(r: Run, id: string, n?: number, slot?: number, work
   const where: DispatchExtra = worktree ? {cwd: worktree, env: r.d.trackerDir ? {DDX_BEAD_DIR: r.d.trackerDir} : {}} : {}
   const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id, ...(slot !== undefined ? {slot} : {}), ...where})
   if (r.aborted) return interruptStop(r.o.signal)
-  const status = trailerValue(res.text, 'REVIEW_STATUS', REVIEW_STATUS)
-  if (!status) return new Stop('error', EXIT.ERROR, 'helix: review output missing REVIEW_STATUS trailer')
+  // the one judgement the one-shot `helix review` uses too (agents/judge.ts)
+  const j = judgeAction('review', res)
+  if (j.kind === 'unreadable') return new Stop('error', EXIT.ERROR, `helix: ${j.message}`)
+  if (j.kind !== 'done') return new Stop('error', EXIT.ERROR, `helix: ${reviewFailure(j)}`)
   const st = r.ledger.state
-  if (status === 'ISSUES_FOUND') {
-    const count = trailerInt(res.text, 'ISSUES_COUNT') ?? 0
-    const filed = trailerInt(res.text, 'FINDINGS_FILED') ?? 0
-    r.d.out.normal(`helix: review reported ${count} issue(s), ${filed} filed as tracker issues`)
+  const done = j.done
+  if (done.action === 'review' && done.status === 'ISSUES_FOUND') {
+    r.d.out.normal(`helix: review reported ${done.count} issue(s), ${done.filed} filed as tracker issues`)
     const after = await r.d.tracker.read()
     for (const b of after.beads) {
       if (before.byId.has(b.id) || !(b.labels ?? []).includes('review-finding')) continue
@@ -61,4 +62,26 @@ export async function periodicAlignment(r: Run, c: number): Promise<Step> {
   if (!ok) return new Stop('error', EXIT.ERROR, `helix: periodic alignment failed after ${c} cycles`)
   r.alignedSinceBuild = true
   return 'continue'
+}
+
+/** why a review call did not give a verdict, as its stop line says it */
+function reviewFailure(j: Exclude<Judgement, {kind: 'done' | 'unreadable'}>): string {
+  switch (j.kind) {
+    case 'failed':
+      return j.message
+    case 'timeout':
+      return `review timed out after ${j.afterSec}s`
+    case 'stalled':
+      return `review stalled: no output for ${j.afterSec}s`
+    case 'interrupted':
+      return 'review interrupted'
+    case 'unhealthy':
+      return `review agent unavailable: ${sanitize(j.health.kind === 'quota' ? j.health.message : j.health.reason)}`
+    default:
+      return assertNever(j)
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected judgement ${JSON.stringify(x)}`)
 }
