@@ -13,7 +13,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const srcDir = path.join(root, process.env.HELIX_CHECK_SRC ?? 'src')
+const srcDir = path.resolve(root, process.env.HELIX_CHECK_SRC ?? 'src')
 
 // Layers, top to bottom. A module may import its own folder and any folder in a
 // LOWER layer; never a folder in its own layer (other than itself) or above.
