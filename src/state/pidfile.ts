@@ -33,8 +33,8 @@ export function readPidFile(file: string): PidRecord | null {
   return {pid, started}
 }
 
-/** moved to util/process.ts (one home per utility); re-exported so existing imports keep working */
-// re-exported only for src/tracker/store.ts (being changed on another branch); import it from util/process.js
+/** lives in proc/process.ts (one home per utility); re-exported so existing imports keep working */
+// re-exported only for src/tracker/store.ts (being changed on another branch); import it from proc/process.js
 export {pidAlive}
 
 /**
