@@ -1,180 +1,35 @@
 /**
- * Running one agent (SPEC 3): exact argv per agent kind, project root as cwd,
- * helix's environment plus HELIX_* variables, its own process group, stdout and
- * stderr through ONE pipe (so their order is kept), output line-buffered into
- * the session log, a timeout that kills the whole group, and a registry of live
- * groups so no agent process outlives helix.
+ * Running one agent (SPEC 3): project root as cwd, helix's environment plus
+ * HELIX_* variables, its own process group, stdout and stderr through ONE pipe
+ * (so their order is kept), output line-buffered into the session log, and a
+ * timeout, stall guard and abort that end the whole group.
+ *
+ * One dispatch is ONE explicit state machine (issue 19):
+ *
+ *   running ──timeout/stall/abort──► killing ──exit──► exited ──► finished
+ *      └───────────────────────exit──────────────────────┘
+ *   (never started: spawn-failed, or aborted before the spawn → finished)
+ *
+ * `step(event)` moves it with an exhaustive switch; the result's `end` is read
+ * off the final state, so "timed out", "stalled" and "aborted" are decided once.
+ * The argv is in invocation.ts, the group registry in proc/groups.ts, the PATH
+ * shim in shim.ts and the line splitter in line-splitter.ts.
  */
-import {spawn} from 'node:child_process'
-import {createHash, randomBytes} from 'node:crypto'
-import {chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {spawn, type ChildProcess} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
-import {claudeDecoder, codexDecoder, commandDecoder, type OutputDecoder} from './output.js'
-import {defaultEffort} from './resolve.js'
-import type {DispatchRequest, DispatchResult, SessionLogLike} from './types.js'
-import {currentStartToken} from '../recovery/probe.js'
-import {endProcesses, escapedDescendants, killGraceMs, signalExitCode, signalGroup, signalTarget} from '../util/process.js'
-import {AGENT_WRAPPER} from './watchdog.js'
-import {hhmmss} from '../util/time.js'
+import {currentStartToken} from '../proc/probe.js'
+import {forgetGroup, registerGroup} from '../proc/groups.js'
+import {endProcesses, escapedDescendants, killGraceMs, signalExitCode, signalTarget} from '../proc/process.js'
 import {errorMessage} from '../util/errors.js'
-
-export interface Invocation {
-  file: string
-  args: string[]
-  stdin: 'ignore' | {input: string}
-}
-
-/** The exact command of SPEC 3 for `req` (effort defaults per action). */
-export function buildInvocation(req: Pick<DispatchRequest, 'agent' | 'action' | 'prompt' | 'root' | 'cwd' | 'model' | 'effort'>): Invocation {
-  const effort = req.effort ?? defaultEffort(req.action)
-  switch (req.agent.kind) {
-    case 'codex': {
-      // a worker's attempt runs in its worktree (SPEC 15.1): codex's -C must name it too
-      const args = ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', req.cwd ?? req.root]
-      if (req.model) args.push('-m', req.model)
-      if (effort) args.push('-c', `reasoning.effort=${effort}`)
-      args.push('--ephemeral', '--json', req.prompt)
-      return {file: req.agent.path, args, stdin: 'ignore'}
-    }
-    case 'claude': {
-      const args = ['-p', '--permission-mode', 'bypassPermissions', '--dangerously-skip-permissions', '--no-session-persistence']
-      if (req.model) args.push('--model', req.model)
-      if (effort) args.push('--effort', effort)
-      args.push('--output-format', 'stream-json', '--verbose')
-      return {file: req.agent.path, args, stdin: {input: req.prompt}}
-    }
-    default:
-      return {file: req.agent.path, args: [], stdin: {input: req.prompt}}
-  }
-}
-
-/** Quote one argument for display (POSIX shell single quotes). Display only: nothing is ever run through a shell. */
-export function shellQuote(arg: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg
-  return `'${arg.replace(/'/g, `'\\''`)}'`
-}
-
-/**
- * The `--dry-run` text: the command line (a prompt passed as the last argv is
- * shown as `<prompt>`), where stdin comes from, the cwd, then the prompt itself.
- */
-export function formatDryRun(inv: Invocation, prompt: string, root: string): string {
-  const args = inv.stdin === 'ignore' && inv.args.at(-1) === prompt ? [...inv.args.slice(0, -1).map(shellQuote), '<prompt>'] : inv.args.map(shellQuote)
-  return [
-    `command: ${[shellQuote(inv.file), ...args].join(' ')}`,
-    `cwd: ${root}`,
-    `stdin: ${inv.stdin === 'ignore' ? '/dev/null' : '<prompt>'}`,
-    '--- prompt ---',
-    prompt.endsWith('\n') ? prompt.slice(0, -1) : prompt,
-    '--- end prompt ---',
-  ].join('\n') + '\n'
-}
-
-/** SPEC 3: `helix: [t] <agent> timeout after Ns — killed`. */
-export function timeoutMessage(agentName: string, seconds: number, now: Date = new Date()): string {
-  return `helix: [${hhmmss(now)}] ${agentName} timeout after ${seconds}s — killed`
-}
-
-// ------------------------------------------------------------ process groups
-
-interface LiveDispatch {
-  /** descendants that escaped the group (setsid / setpgid), known once a kill began */
-  escapees: Set<number>
-  /** the HELIX_DISPATCH_ID every process of the dispatch carries (SPEC 14.5) */
-  dispatchId: string
-}
-
-/** live agent process groups → what else belongs to their dispatch */
-const liveGroups = new Map<number, LiveDispatch>()
-let exitHookInstalled = false
-
-function installExitHook(): void {
-  if (exitHookInstalled) return
-  exitHookInstalled = true
-  // Last line of defence: whatever way helix exits, its agents go with it.
-  process.on('exit', () => killAllAgentGroups('SIGKILL'))
-}
-
-export {escapedDescendants, liveGroupMembers} from '../util/process.js'
-
-/** Process-group ids of the agents running now. */
-export function liveAgentGroups(): number[] {
-  return [...liveGroups.keys()]
-}
-
-/** HELIX_DISPATCH_IDs of the dispatches running now. */
-export function liveDispatchIds(): string[] {
-  return [...liveGroups.values()].map((d) => d.dispatchId)
-}
-
-/**
- * Send `signal` to every live agent process group, to every descendant that
- * escaped it, and to every process carrying the dispatch id of an in-flight
- * dispatch (helix's own SIGINT/SIGTERM handler calls this; the pending
- * dispatches then resolve). Returns how many groups were signalled.
- */
-export function killAllAgentGroups(signal: NodeJS.Signals = 'SIGTERM'): number {
-  let n = 0
-  for (const [pgid, d] of liveGroups) for (const pid of escapedDescendants(pgid, pgid)) d.escapees.add(pid)
-  for (const [pgid, d] of liveGroups) {
-    if (signalGroup(pgid, signal)) n++
-    signalTarget({dispatchId: d.dispatchId, pids: d.escapees}, signal)
-  }
-  return n
-}
-
-// ------------------------------------------------------------- helix on PATH
-
-/** This package's CLI entry (`<package>/bin/run.js`), resolved from this module (src/ or dist/). */
-export function helixCliPath(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js')
-}
-
-let shimDirCache: string | null | undefined
-
-/**
- * A directory holding a `helix` wrapper that runs THIS helix (same node, same
- * package), so the prompts' `helix tracker …` commands work for the agent even
- * when helix was started as `node bin/run.js` or via npx, and always talk to the
- * same version that holds the claim. Created once per package path under the
- * temp dir; null when it cannot be created (the agent then gets PATH unchanged).
- */
-export function helixShimDir(): string | null {
-  if (shimDirCache !== undefined) return shimDirCache
-  try {
-    const cli = helixCliPath()
-    if (!existsSync(cli)) return (shimDirCache = null)
-    const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`
-    const body = `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(cli)} "$@"\n`
-    const uid = typeof process.getuid === 'function' ? process.getuid() : 0
-    const dir = path.join(os.tmpdir(), `helix-shim-${uid}-${createHash('sha256').update(body).digest('hex').slice(0, 12)}`)
-    const file = path.join(dir, 'helix')
-    let current = ''
-    try {
-      current = readFileSync(file, 'utf8')
-    } catch {
-      /* not there yet */
-    }
-    mkdirSync(dir, {recursive: true, mode: 0o755})
-    // shared temp dir: use it only if it is ours and nobody else can write into it
-    const st = lstatSync(dir)
-    if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== uid) || (st.mode & 0o022) !== 0) return (shimDirCache = null)
-    if (current !== body) {
-      const tmp = `${file}.${process.pid}.tmp`
-      writeFileSync(tmp, body, {mode: 0o755})
-      chmodSync(tmp, 0o755)
-      renameSync(tmp, file)
-    }
-    return (shimDirCache = dir)
-  } catch {
-    // no usable shim dir (tmp unwritable, not ours): the agent gets PATH unchanged, as documented above
-    return (shimDirCache = null)
-  }
-}
-
-// ---------------------------------------------------------------- dispatching
+import {hhmmss} from '../util/time.js'
+import {buildInvocation, type Invocation} from './invocation.js'
+import {stallMessage, timeoutMessage} from './judge.js'
+import {createLineSplitter} from './line-splitter.js'
+import {claudeDecoder, codexDecoder, commandDecoder, type OutputDecoder} from './output.js'
+import {helixShimDir} from './shim.js'
+import {PLAIN_VERDICT, type AgentVerdict, type DispatchEnd, type DispatchRequest, type DispatchResult, type SessionLogLike} from './types.js'
+import {AGENT_WRAPPER} from './watchdog.js'
 
 const dispatchCounters = new WeakMap<SessionLogLike, number>()
 function nextDispatchNumber(log: SessionLogLike): number {
@@ -199,104 +54,40 @@ export function newDispatchId(req: Pick<DispatchRequest, 'action' | 'claimToken'
   return `${token}.${dispatchSerial}`
 }
 
-/** A line longer than this is cut in the session log and for the decoder (SPEC 14.5). */
-export const MAX_LINE_BYTES = 1024 * 1024
-
-export interface LineSplitter {
-  push(chunk: Buffer): void
-  /** the unterminated rest, if any */
-  end(): void
-}
-
-/**
- * Split a byte stream into lines in linear time with bounded memory: at most
- * `maxBytes` of one line are kept, the rest is counted and the line is handed
- * on as `<kept>…[cut N bytes]` (never cutting a UTF-8 sequence in half). A
- * trailing CR is dropped. '\n' never occurs inside a UTF-8 sequence, so each
- * line decodes on its own.
- */
-export function createLineSplitter(onLine: (line: string) => void, maxBytes = MAX_LINE_BYTES): LineSplitter {
-  let parts: Buffer[] = []
-  let kept = 0
-  let cut = 0
-  let pending = false
-  const append = (b: Buffer) => {
-    if (b.length === 0) return
-    pending = true
-    const room = maxBytes - kept
-    if (room <= 0) {
-      cut += b.length
-      return
-    }
-    const take = b.length <= room ? b : b.subarray(0, room)
-    // copy small slices so a kept byte never pins a whole 64 KiB chunk
-    parts.push(take.length * 2 < take.buffer.byteLength ? Buffer.from(take) : take)
-    kept += take.length
-    cut += b.length - take.length
-  }
-  const emit = () => {
-    let buf = parts.length === 1 ? parts[0] : Buffer.concat(parts, kept)
-    let extra = 0
-    if (cut > 0) {
-      // back off to a character boundary: drop a trailing partial UTF-8 sequence
-      let i = buf.length - 1
-      let back = 0
-      while (i >= 0 && back < 3 && (buf[i] & 0xc0) === 0x80) {
-        i--
-        back++
-      }
-      if (i >= 0 && buf[i] >= 0xc0) {
-        const need = buf[i] >= 0xf0 ? 4 : buf[i] >= 0xe0 ? 3 : 2
-        if (back + 1 < need) extra = back + 1
-      }
-      if (extra) buf = buf.subarray(0, buf.length - extra)
-    } else if (buf.length > 0 && buf[buf.length - 1] === 13) buf = buf.subarray(0, buf.length - 1)
-    const text = buf.toString('utf8')
-    const line = cut > 0 ? `${text}…[cut ${cut + extra} bytes]` : text
-    parts = []
-    kept = 0
-    cut = 0
-    pending = false
-    onLine(line)
-  }
-  return {
-    push(chunk) {
-      let start = 0
-      for (;;) {
-        const nl = chunk.indexOf(10, start)
-        if (nl < 0) {
-          append(chunk.subarray(start))
-          return
-        }
-        append(chunk.subarray(start, nl))
-        pending = true
-        emit()
-        start = nl + 1
-      }
-    },
-    end() {
-      if (pending) emit()
-    },
-  }
-}
-
 const DRAIN_MS = 1000
 const STRAGGLER_GRACE_MS = 1000
+/** setTimeout overflows past 2^31-1 ms (≈ 24.8 days) and would fire at once: clamp */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 function decoderFor(kind: DispatchRequest['agent']['kind']): OutputDecoder {
   return kind === 'codex' ? codexDecoder() : kind === 'claude' ? claudeDecoder() : commandDecoder()
 }
 
-/** SPEC 14.4: the failure text of an attempt the stall guard killed. */
-export function stallMessage(seconds: number): string {
-  return `stalled: no output for ${seconds}s`
-}
+/** why helix ends a running agent */
+type KillCause = 'timeout' | 'stalled' | 'aborted'
+
+/** The states of one dispatch. */
+type DispatchState =
+  /** the agent runs; the timeout, stall guard and abort are armed */
+  | {kind: 'running'}
+  /** helix sent SIGTERM to the dispatch for `cause`; SIGKILL follows at `deadline` */
+  | {kind: 'killing'; cause: KillCause; deadline: number}
+  /** the agent is gone; stragglers are ended and the pipe drained (`cause` when helix killed it) */
+  | {kind: 'exited'; cause: KillCause | null; deadline: number}
+  /** the result is out */
+  | {kind: 'finished'; end: DispatchEnd; rc: number}
+
+type DispatchEvent =
+  | {kind: 'kill'; cause: KillCause}
+  | {kind: 'exit'}
+  | {kind: 'settled'; rc: number}
+  | {kind: 'spawn-failed'; why: string}
 
 /**
  * Run one agent to completion. Never rejects for agent failures: a spawn
- * error is rc 127, a signal death is 128+signal, a timeout sets `timedOut`,
- * the stall guard sets `stalled`. When the dispatch ends, for any reason, its
- * process group and every process carrying its HELIX_DISPATCH_ID are ended
+ * error ends as `spawn-failed` (rc 127), a signal death is 128+signal, a
+ * timeout / stall / abort ends as such. When the dispatch ends, for any reason,
+ * its process group and every process carrying its HELIX_DISPATCH_ID are ended
  * (SIGTERM, SIGKILL after the grace).
  */
 export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
@@ -319,20 +110,6 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   // the prompt's size and first line only: whole prompts would swamp `helix logs` (`--dry-run` reproduces them)
   log.event('prompt', {...tag, chars: req.prompt.length, first_line: req.prompt.split('\n', 1)[0].slice(0, 200)}, 'debug')
 
-  const env: NodeJS.ProcessEnv = {...process.env, ...(req.env ?? {})}
-  for (const k of ['HELIX_BEAD_ID', 'HELIX_CLAIM_TOKEN'] as const) delete env[k]
-  if (req.beadId) env.HELIX_BEAD_ID = req.beadId
-  if (req.claimToken) env.HELIX_CLAIM_TOKEN = req.claimToken
-  env.HELIX_ACTION = req.action
-  env.HELIX_RUN_LOG = log.path
-  env.HELIX_DISPATCH_ID = dispatchId
-  env.HELIX_RUN_PID = String(process.pid)
-  const startToken = currentStartToken()
-  if (startToken) env.HELIX_RUN_START = startToken
-  else delete env.HELIX_RUN_START
-  const shim = helixShimDir()
-  if (shim) env.PATH = env.PATH ? `${shim}${path.delimiter}${env.PATH}` : shim
-
   let first = 0
   let last = 0
   let lastProgress = Date.now()
@@ -348,52 +125,102 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   }
 
   return new Promise<DispatchResult>((resolve) => {
-    let timedOut = false
-    let aborted = false
-    let stalled = false
-    let killDeadline = 0
-    let timeoutTimer: NodeJS.Timeout | undefined
-    let stallTimer: NodeJS.Timeout | undefined
-    let killTimer: NodeJS.Timeout | undefined
-    let finished = false
-    let onAbort: () => void = () => {}
+    let state: DispatchState = {kind: 'running'}
+    const timers: {timeout?: NodeJS.Timeout; stall?: NodeJS.Timeout; kill?: NodeJS.Timeout} = {}
+    let target: {pgid: number; dispatchId: string; pids: Set<number>} | null = null
+    const onAbort = () => step({kind: 'kill', cause: 'aborted'})
 
-    const finish = (rc: number) => {
-      if (finished) return
-      finished = true
-      if (timeoutTimer) clearTimeout(timeoutTimer)
-      if (stallTimer) clearTimeout(stallTimer)
-      if (killTimer) clearTimeout(killTimer)
+    const clearTimers = () => {
+      for (const t of [timers.timeout, timers.stall, timers.kill]) if (t) clearTimeout(t)
+    }
+    const collectEscapees = () => {
+      if (target) for (const pid of escapedDescendants(target.pgid, target.pgid)) target.pids.add(pid)
+    }
+    const beginKill = (deadline: number) => {
+      collectEscapees()
+      if (target) signalTarget(target, 'SIGTERM')
+      timers.kill = setTimeout(() => {
+        collectEscapees()
+        if (target) signalTarget(target, 'SIGKILL')
+      }, Math.max(0, deadline - Date.now()))
+    }
+
+    /** the one transition function: every change of state goes through here */
+    const step = (ev: DispatchEvent): void => {
+      const s = state
+      switch (s.kind) {
+        case 'running':
+          if (ev.kind === 'kill') {
+            const deadline = Date.now() + graceMs
+            state = {kind: 'killing', cause: ev.cause, deadline}
+            beginKill(deadline)
+          } else if (ev.kind === 'exit') {
+            if (timers.stall) clearTimeout(timers.stall)
+            state = {kind: 'exited', cause: null, deadline: Date.now() + Math.min(graceMs, STRAGGLER_GRACE_MS)}
+          } else if (ev.kind === 'spawn-failed') finish({end: 'spawn-failed', why: ev.why}, 127)
+          else finish({end: 'exited'}, ev.rc) // settled without an exit event: a cleanup failure
+          return
+        case 'killing':
+          // an interrupt during a timeout's grace is still an interrupt (the run is stopping)
+          if (ev.kind === 'kill' && ev.cause === 'aborted') state = {...s, cause: 'aborted'}
+          else if (ev.kind === 'exit') state = {kind: 'exited', cause: s.cause, deadline: s.deadline}
+          else if (ev.kind === 'settled') finish(endOf(s.cause), ev.rc)
+          else if (ev.kind === 'spawn-failed') finish({end: 'spawn-failed', why: ev.why}, 127)
+          return
+        case 'exited':
+          if (ev.kind === 'kill' && ev.cause === 'aborted' && s.cause !== null) state = {...s, cause: 'aborted'}
+          else if (ev.kind === 'settled') finish(s.cause ? endOf(s.cause) : {end: 'exited'}, ev.rc)
+          else if (ev.kind === 'spawn-failed') finish({end: 'spawn-failed', why: ev.why}, 127)
+          return
+        case 'finished':
+          return
+        default:
+          assertNever(s)
+      }
+    }
+
+    const endOf = (cause: KillCause): DispatchEnd => {
+      switch (cause) {
+        case 'timeout':
+          return {end: 'timeout', afterSec: req.timeoutSec}
+        case 'stalled':
+          return {end: 'stalled', afterSec: req.stallTimeoutSec ?? 0}
+        case 'aborted':
+          return {end: 'aborted'}
+        default:
+          return assertNever(cause)
+      }
+    }
+
+    const finish = (end: DispatchEnd, rc: number) => {
+      state = {kind: 'finished', end, rc}
+      clearTimers()
       req.signal?.removeEventListener('abort', onAbort)
       const durationMs = Date.now() - started
-      if (timedOut) log.event(timeoutMessage(req.agent.name, req.timeoutSec), tag, 'warn')
-      if (stalled) log.event(`helix: [${hhmmss(new Date())}] ${req.agent.name} ${stallMessage(req.stallTimeoutSec ?? 0)} — killed`, tag, 'warn')
-      if (aborted) log.event(`helix: ${req.agent.name} interrupted — killed`, tag, 'warn')
+      switch (end.end) {
+        case 'timeout':
+          log.event(timeoutMessage(req.agent.name, req.timeoutSec), tag, 'warn')
+          break
+        case 'stalled':
+          log.event(`helix: [${hhmmss(new Date())}] ${req.agent.name} ${stallMessage(end.afterSec)} — killed`, tag, 'warn')
+          break
+        case 'aborted':
+          log.event(`helix: ${req.agent.name} interrupted — killed`, tag, 'warn')
+          break
+        case 'exited':
+        case 'spawn-failed':
+          break
+        default:
+          assertNever(end)
+      }
       const tokens = decoder.tokens()
-      const verdict = decoder.verdict?.()
-      log.event('dispatch end', {...tag, rc, tokens, duration_ms: durationMs, timed_out: timedOut, ...(verdict && verdict.health.kind !== 'ok' ? {health: verdict.health} : {})})
-      resolve({
-        dispatchId,
-        stalled,
-        rc,
-        timedOut,
-        aborted,
-        text: decoder.text(),
-        tokens,
-        durationMs,
-        logRange: first > 0 ? {first, last} : null,
-        argv,
-        dispatch: n,
-        // SPEC 14.1: what the output said about the agent and the attempt
-        ...(verdict
-          ? {health: verdict.health, failed: verdict.failed, failureLine: verdict.failureLine, costUsd: verdict.costUsd, tokensReported: verdict.tokensReported, lastLine: verdict.lastLine ?? null}
-          : {}),
-      })
+      const verdict = verdictOf(decoder)
+      log.event('dispatch end', {...tag, rc, end: end.end, tokens, duration_ms: durationMs, timed_out: end.end === 'timeout', ...(verdict.health.kind !== 'ok' ? {health: verdict.health} : {})})
+      resolve({...end, dispatchId, rc, text: decoder.text(), tokens, durationMs, logRange: first > 0 ? {first, last} : null, argv, dispatch: n, verdict})
     }
 
     if (req.signal?.aborted) {
-      aborted = true
-      finish(signalExitCode('SIGINT'))
+      finish({end: 'aborted'}, signalExitCode('SIGINT'))
       return
     }
 
@@ -407,19 +234,11 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
             ? `cwd ${req.cwd ?? req.root} or /bin/sh does not exist`
             : err.message
       record(`helix: cannot start ${req.agent.name}: ${why}`)
-      finish(127)
+      step({kind: 'spawn-failed', why})
     }
-    let child: ReturnType<typeof spawn>
+    let child: ChildProcess
     try {
-      // AGENT_WRAPPER starts the watchdog in the agent's group, then execs the
-      // agent with stderr on the stdout pipe (one pipe: order kept). The argv
-      // travels as positional parameters, never as shell text.
-      child = spawn('/bin/sh', ['-c', AGENT_WRAPPER, inv.file, ...inv.args], {
-        cwd: req.cwd ?? req.root,
-        env,
-        detached: true,
-        stdio: [inv.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'ignore'],
-      })
+      child = spawnAgent(req, inv, dispatchId, log.path)
     } catch (err) {
       spawnFailed(err as NodeJS.ErrnoException)
       return
@@ -433,8 +252,8 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     // moment of the kill, while the process tree still links them to the agent;
     // the ones whose parent is already gone are found by their dispatch id
     const escapees = new Set<number>()
-    liveGroups.set(pgid, {escapees, dispatchId})
-    installExitHook()
+    registerGroup(pgid, {escapees, dispatchId})
+    target = {pgid, dispatchId, pids: escapees}
     if (req.onSpawn) {
       // the wrapper execs the agent, so the group leader's pid is the agent's pid
       try {
@@ -443,36 +262,17 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
         log.event('onSpawn failed', {...tag, error: errorMessage(error)}, 'warn')
       }
     }
-    const target = {pgid, dispatchId, pids: escapees}
 
-    const collectEscapees = () => {
-      for (const pid of escapedDescendants(pgid, pgid)) escapees.add(pid)
-    }
-    const killGroup = (why: 'timeout' | 'abort' | 'stall') => {
-      if (why === 'timeout') timedOut = true
-      else if (why === 'stall') stalled = true
-      else aborted = true
-      if (killDeadline) return
-      killDeadline = Date.now() + graceMs
-      collectEscapees()
-      signalTarget(target, 'SIGTERM')
-      killTimer = setTimeout(() => {
-        collectEscapees()
-        signalTarget(target, 'SIGKILL')
-      }, graceMs)
-    }
-    onAbort = () => killGroup('abort')
     req.signal?.addEventListener('abort', onAbort, {once: true})
-    // setTimeout overflows past 2^31-1 ms (≈ 24.8 days) and would fire at once: clamp
-    timeoutTimer = setTimeout(() => killGroup('timeout'), Math.min(2 ** 31 - 1, Math.max(1, req.timeoutSec * 1000)))
+    timers.timeout = setTimeout(() => step({kind: 'kill', cause: 'timeout'}), Math.min(MAX_TIMER_MS, Math.max(1, req.timeoutSec * 1000)))
     if (stallMs > 0) {
       // re-armed lazily: one timer per stall window, not one per output line
       const checkStall = () => {
         const idle = Date.now() - lastProgress
-        if (idle >= stallMs) killGroup('stall')
-        else stallTimer = setTimeout(checkStall, Math.min(2 ** 31 - 1, stallMs - idle))
+        if (idle >= stallMs) step({kind: 'kill', cause: 'stalled'})
+        else timers.stall = setTimeout(checkStall, Math.min(MAX_TIMER_MS, stallMs - idle))
       }
-      stallTimer = setTimeout(checkStall, Math.min(2 ** 31 - 1, stallMs))
+      timers.stall = setTimeout(checkStall, Math.min(MAX_TIMER_MS, stallMs))
     }
 
     if (inv.stdin !== 'ignore' && child.stdin) {
@@ -500,13 +300,13 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
 
     child.once('close', () => {}) // keep node from warning; we use 'exit'
     const onExit = async (code: number | null, signal: NodeJS.Signals | null): Promise<void> => {
+      step({kind: 'exit'})
       // The agent is gone. Anything left of its dispatch (the watchdog, a forked
       // helper, a grandchild holding the pipe, a setsid escapee) is ended:
       // SIGTERM now, SIGKILL at the kill's deadline or after a short grace.
-      if (stallTimer) clearTimeout(stallTimer)
       collectEscapees()
-      const until = killDeadline || Date.now() + Math.min(graceMs, STRAGGLER_GRACE_MS)
-      await endProcesses(target, Math.max(0, until - Date.now()))
+      const until = state.kind === 'exited' ? state.deadline : Date.now()
+      await endProcesses(target!, Math.max(0, until - Date.now()))
       // bounded drain: whatever is still in the pipe, then stop listening
       if (!streamClosed) {
         let drainTimer: NodeJS.Timeout | undefined
@@ -516,19 +316,57 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       out.off('data', onData)
       out.destroy()
       lines.end()
-      liveGroups.delete(pgid)
-      let rc: number
-      if (spawnError) rc = 127
-      else if (code !== null) rc = code
-      else rc = signalExitCode(signal)
-      finish(rc)
+      forgetGroup(pgid)
+      step({kind: 'settled', rc: spawnError ? 127 : code !== null ? code : signalExitCode(signal)})
     }
     child.once('exit', (code, signal) => {
       // a failure while cleaning up must still end the dispatch, never leave it pending
       onExit(code, signal).catch((error: unknown) => {
         req.log.event('agent cleanup failed', {error: errorMessage(error)}, 'error')
-        finish(code ?? signalExitCode(signal))
+        step({kind: 'settled', rc: code ?? signalExitCode(signal)})
       })
     })
   })
+}
+
+/** the decoder's verdict, every field present */
+function verdictOf(decoder: OutputDecoder): AgentVerdict {
+  const v = decoder.verdict?.()
+  return v ? {...PLAIN_VERDICT, ...v, lastLine: v.lastLine ?? null} : PLAIN_VERDICT
+}
+
+/**
+ * Start the agent: AGENT_WRAPPER starts the watchdog in the agent's group, then
+ * execs the agent with stderr on the stdout pipe (one pipe: order kept). The
+ * argv travels as positional parameters, never as shell text.
+ */
+function spawnAgent(req: DispatchRequest, inv: Invocation, dispatchId: string, logPath: string): ChildProcess {
+  return spawn('/bin/sh', ['-c', AGENT_WRAPPER, inv.file, ...inv.args], {
+    cwd: req.cwd ?? req.root,
+    env: agentEnv(req, dispatchId, logPath),
+    detached: true,
+    stdio: [inv.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'ignore'],
+  })
+}
+
+/** helix's environment, the request's extras, and the HELIX_* variables of SPEC 3 / 14.5 */
+function agentEnv(req: DispatchRequest, dispatchId: string, logPath: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...process.env, ...(req.env ?? {})}
+  for (const k of ['HELIX_BEAD_ID', 'HELIX_CLAIM_TOKEN'] as const) delete env[k]
+  if (req.beadId) env.HELIX_BEAD_ID = req.beadId
+  if (req.claimToken) env.HELIX_CLAIM_TOKEN = req.claimToken
+  env.HELIX_ACTION = req.action
+  env.HELIX_RUN_LOG = logPath
+  env.HELIX_DISPATCH_ID = dispatchId
+  env.HELIX_RUN_PID = String(process.pid)
+  const startToken = currentStartToken()
+  if (startToken) env.HELIX_RUN_START = startToken
+  else delete env.HELIX_RUN_START
+  const shim = helixShimDir()
+  if (shim) env.PATH = env.PATH ? `${shim}${path.delimiter}${env.PATH}` : shim
+  return env
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected dispatch state ${JSON.stringify(x)}`)
 }

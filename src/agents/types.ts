@@ -59,9 +59,50 @@ export type AgentHealth =
   | {kind: 'unavailable'; reason: string}
   | {kind: 'quota'; /** ISO time of the reset, null when the agent gave none */ resetAt: string | null; message: string}
 
-export interface DispatchResult {
+/**
+ * What the output said about the agent and the attempt (SPEC 14.1). Every
+ * dispatch has one, read once the output has ended.
+ */
+export interface AgentVerdict {
+  /** `unavailable` stops the run (exit 4), `quota` pauses it */
+  health: AgentHealth
+  /** the decoded output says the attempt failed whatever the exit code (claude is_error, codex turn.failed) */
+  failed: boolean
+  /** the agent's own error text when it gave one (claude `result` with is_error, codex turn.failed/error), else the last non-blank output line; null when none */
+  failureLine: string | null
+  /** cost in USD the agent reported (claude total_cost_usd, command COST_USD), 0 when none */
+  costUsd: number
+  /** false when the agent reported no token count (then `0 tokens` is not printed, SPEC 16.3) */
+  tokensReported: boolean
+  /** the last output line that counted as progress (status shows it); null when none */
+  lastLine: string | null
+}
+
+/**
+ * The verdict of a decoder that judges nothing: healthy, not failed, no failure
+ * line, no cost; its token count is printed as counted.
+ */
+export const PLAIN_VERDICT: AgentVerdict = Object.freeze({health: Object.freeze({kind: 'ok'}), failed: false, failureLine: null, costUsd: 0, tokensReported: true, lastLine: null})
+
+/**
+ * How one dispatch ended — exactly one of five:
+ * - `exited`: the agent ended by itself (`rc` is its exit code, or 128+signal);
+ * - `timeout`: helix killed it at `--timeout` (SPEC 3);
+ * - `stalled`: the stall guard killed it after `afterSec` without progress (SPEC 14.4);
+ * - `aborted`: the run was interrupted (the abort signal) and the group was killed;
+ * - `spawn-failed`: it never started (`rc` 127; `why` says what was missing).
+ */
+export type DispatchEnd =
+  | {end: 'exited'}
+  | {end: 'timeout'; afterSec: number}
+  | {end: 'stalled'; afterSec: number}
+  | {end: 'aborted'}
+  | {end: 'spawn-failed'; why: string}
+
+export type DispatchEndKind = DispatchEnd['end']
+
+interface DispatchFacts {
   rc: number
-  timedOut: boolean
   /** the agent's final text (claude: the `result` event; others: the whole output) */
   text: string
   tokens: number
@@ -70,27 +111,16 @@ export interface DispatchResult {
   logRange: {first: number; last: number} | null
   /** the argv used (for logs / --dry-run) */
   argv: string[]
-  /** true when req.signal aborted the dispatch (the group was killed) */
-  aborted?: boolean
   /** this dispatch's number in the session log (`dispatch` field of its records) */
   dispatch?: number
-  /** SPEC 14.1; undefined means ok */
-  health?: AgentHealth
-  /** true when the stall guard killed the agent (SPEC 14.4) */
-  stalled?: boolean
-  /** the failure line: the agent's own error text when it gave one (claude `result` with is_error, codex turn.failed/error), else the last non-blank output line; null when none */
-  failureLine?: string | null
-  /** true when the decoded output says the attempt failed whatever the exit code (claude is_error, codex turn.failed) */
-  failed?: boolean
-  /** cost in USD the agent reported (claude total_cost_usd, command COST_USD), 0 when none */
-  costUsd?: number
-  /** false when the agent reported no token count (then `0 tokens` is not printed, SPEC 16.3) */
-  tokensReported?: boolean
-  /** the last output line that counted as progress (status shows it) */
-  lastLine?: string | null
   /** the HELIX_DISPATCH_ID the agent ran with */
   dispatchId?: string
+  /** what the output said (always present) */
+  verdict: AgentVerdict
 }
+
+/** One agent call's result: how it ended (`end`), plus the facts and the required verdict. */
+export type DispatchResult = DispatchFacts & DispatchEnd
 
 export interface SessionLogLike {
   readonly path: string

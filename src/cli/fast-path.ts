@@ -17,8 +17,8 @@ const handlers: Record<string, Handler> = {
     const tty = process.stdout.isTTY
     return statusOutput({json, width: tty ? process.stdout.columns : undefined, height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */})
   },
-  'tracker ready': async (json) => (await import('../tracker/report.js')).trackerReadyOutput({json}),
-  'tracker status': async (json) => (await import('../tracker/report.js')).trackerStatusOutput({json}),
+  'tracker ready': async (json) => (await import('../app/tracker-report.js')).trackerReadyOutput({json}),
+  'tracker status': async (json) => (await import('../app/tracker-report.js')).trackerStatusOutput({json}),
 }
 
 /** The handler key for argv, or null when the fast path does not apply. */

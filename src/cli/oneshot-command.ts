@@ -5,7 +5,7 @@
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
 import {EXIT} from '../util/errors.js'
-import type {OneShotAction} from '../agents/oneshot.js'
+import type {OneShotAction} from '../app/oneshot.js'
 import {agentFlags, agentFlagsInput, type AgentFlagValues} from './agent-flags.js'
 
 /**
@@ -34,8 +34,8 @@ export function oneShotCommand(action: OneShotAction, description: string) {
 }
 
 export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction, scope: string | undefined, flags: AgentFlagValues): Promise<void> {
-  const {runOneShot} = await import('../agents/oneshot.js')
-  const {killAllAgentGroups} = await import('../agents/runner.js')
+  const {runOneShot} = await import('../app/oneshot.js')
+  const {killAllAgentGroups} = await import('../proc/groups.js')
   const ac = new AbortController()
   let signalExit = 0
   // First SIGINT/SIGTERM: abort → the agent's group gets SIGTERM, then SIGKILL after

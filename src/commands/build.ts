@@ -23,7 +23,7 @@ export default class Build extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Build)
-    const {runLoopCli} = await import('../loop/cli.js')
+    const {runLoopCli} = await import('../cli/run-loop.js')
     const code = await runLoopCli({
       cwd: process.cwd(),
       env: process.env,

@@ -29,7 +29,7 @@ export default class Run extends HelixCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Run)
-    const {runLoopCli} = await import('../loop/cli.js')
+    const {runLoopCli} = await import('../cli/run-loop.js')
     const env = process.env
     const autoAlign = flags['auto-align'] ?? !['0', 'false', 'no', 'off'].includes((env.HELIX_AUTO_ALIGN ?? '1').trim().toLowerCase())
     const code = await runLoopCli({

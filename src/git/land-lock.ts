@@ -9,8 +9,8 @@
 import {mkdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {abortableSleep} from '../util/abort.js'
-import {pidAlive} from '../util/process.js'
-import {pidMatchesRecord} from '../state/pid-identity.js'
+import {pidAlive} from '../proc/process.js'
+import {pidMatchesRecord} from '../proc/pid-identity.js'
 import {isNotFound} from '../util/files.js'
 import {HelixError, EXIT} from '../util/errors.js'
 

@@ -7,25 +7,26 @@
  *   decomposed, quota pause, a stop).
  *
  * `advance` moves one state to the next with an exhaustive switch; `runAttempt`
- * drives it and settles the terminal state (after.ts).
+ * drives it and settles the terminal state (attempt-end.ts).
  */
+import {effectiveRc, killedForTime} from '../agents/judge.js'
 import type {DispatchResult} from '../agents/types.js'
 import type {CycleRecord} from '../state/types.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
-import {acceptanceGate, completedAttempt, failedAttempt, review, reviewWanted} from './after.js'
+import {acceptanceGate} from './acceptance.js'
+import {DRIFT_REASON, completeLine, completedAttempt, endCycle, failedAttempt} from './attempt-end.js'
 import {dispatch, pauseForQuota} from './dispatch.js'
 import {fingerprint, fingerprintDiff, sameFingerprint, type Fingerprint} from './fingerprint.js'
 import {failureReason, titleSuffix, type FailedOutcome} from './lines.js'
 import {abandonWorkspace, land} from './land-step.js'
 import {classifyOutcome, openChildIds, type Outcome} from './outcome.js'
 import type {Workspace} from './ports.js'
+import {review, reviewWanted} from './review.js'
 import {readyList, statusOf, type Selection} from './selection.js'
 import {Stop, StopNow, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 import {EXIT} from '../util/errors.js'
-
-export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 
 export interface AttemptCtx {
   slot: number
@@ -213,7 +214,8 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
 async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<AttemptState> {
   const after = await r.d.tracker.read()
   const id = a.target.id
-  if (res.health?.kind === 'quota') {
+  const health = res.verdict.health
+  if (health.kind === 'quota') {
     // not the bead's fault: unclaim, no attempt counted, pause every slot's dispatch
     await r.releaseClaim(after, id, a.token)
     r.inFlight.delete(a.slot)
@@ -221,7 +223,7 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
     r.ledger.state.current_bead = null
     r.ledger.state.current_bead_started_at = null
     await abandonWorkspace(r, {kind: 'claimed', a}, 'quota pause')
-    return {kind: 'released', step: await pauseForQuota(r, r.d.agents.impl, res.health.resetAt, res.health.message)}
+    return {kind: 'released', step: await pauseForQuota(r, r.d.agents.impl, health.resetAt, health.message)}
   }
   // SPEC 13.4: a tracker that lost most of its beads is not drift; write nothing to it
   const lost = a.beadsBefore - after.beads.length
@@ -231,13 +233,13 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
     throw new StopNow(new Stop('error', EXIT.ERROR, msg, msg.replace(/^helix: /, '')))
   }
   // a decoded failure (claude is_error, codex turn.failed) fails the attempt whatever the exit code
-  const rc = res.failed && res.rc === 0 ? 1 : res.rc
-  const c = classifyOutcome({after, id, fingerprint: a.fp, openChildrenBefore: a.openChildrenBefore, rc, timedOut: res.timedOut || res.stalled === true})
+  const rc = effectiveRc(res)
+  const c = classifyOutcome({after, id, fingerprint: a.fp, openChildrenBefore: a.openChildrenBefore, rc, timedOut: killedForTime(res)})
   for (const b of a.batchIds) {
     const bead = after.byId.get(b)
     if (bead && statusOf(bead) === 'closed') r.ledger.closed(b)
   }
-  r.log?.event('cycle outcome', {cycle: a.n, bead: id, outcome: c.outcome, rc: res.rc, timed_out: res.timedOut, stalled: res.stalled ?? false, slot: a.slot})
+  r.log?.event('cycle outcome', {cycle: a.n, bead: id, outcome: c.outcome, rc: res.rc, timed_out: res.end === 'timeout', stalled: res.end === 'stalled', slot: a.slot})
   return {kind: 'classified', a, res: {...res, rc}, outcome: c.outcome, after, bead: c.bead, newChildren: c.newChildren}
 }
 
@@ -255,7 +257,7 @@ function record(r: Run, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord
     slot: a.slot,
     title: sanitize(a.target.title ?? ''),
     reason,
-    cost_usd: res.costUsd ?? 0,
+    cost_usd: res.verdict.costUsd,
     commits: [],
   }
   r.ledger.recordCycle(rec)
@@ -307,7 +309,7 @@ async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified
     }
     case 'FAILED':
     case 'NOT_COMPLETED': {
-      const outcome: FailedOutcome = res.stalled ? 'STALLED' : res.timedOut ? 'TIMEOUT' : s.outcome
+      const outcome: FailedOutcome = res.end === 'stalled' ? 'STALLED' : res.end === 'timeout' ? 'TIMEOUT' : s.outcome
       const reason = failureReason(outcome, res, {timeoutSec: r.o.timeoutSec, stallTimeoutSec: r.o.stallTimeoutSec})
       record(r, a, res, outcome, reason)
       await r.releaseClaim(after, id, a.token)
@@ -319,22 +321,3 @@ async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified
       return assertNever(s.outcome)
   }
 }
-
-export function completeLine(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): void {
-  const st = r.ledger.state
-  const c = st.completed_cycles + 1
-  const w = r.slotTag(a.slot)
-  const id = sanitize(a.target.id)
-  if (outcome === 'COMPLETE') r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → COMPLETE (${c}/${st.attempted_cycles} done, ${st.total_tokens} tokens)`)
-  else r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
-}
-
-export async function endCycle(r: Run, a: AttemptCtx): Promise<void> {
-  r.ledger.clearWorker(a.slot)
-  if (r.ledger.state.current_bead === a.target.id) {
-    r.ledger.state.current_bead = null
-    r.ledger.state.current_bead_started_at = null
-  }
-  await r.ledger.save('running')
-}
-

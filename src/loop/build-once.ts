@@ -1,6 +1,7 @@
 /** `helix build [selector]` (SPEC 8): one implementation attempt, no queue drain. */
 import {runAttempt} from './attempt.js'
-import {maybeCloseFocusedEpic, selectOptions} from './scheduler.js'
+import {maybeCloseFocusedEpic} from './epic.js'
+import {selectOptions} from './selectable.js'
 import {isEpicBead, selectTarget, selectableBeads, type Selection} from './selection.js'
 import {Stop} from './stop.js'
 import type {Run} from './supervisor.js'

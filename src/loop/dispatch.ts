@@ -52,20 +52,20 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
     ...(x.slot !== undefined ? {onSpawn: (pid: number) => r.ledger.agentPid(slot, pid)} : {}),
   })
   if (x.slot !== undefined) r.ledger.agentPid(slot, null)
-  r.ledger.addTokens(res.tokens, res.costUsd ?? 0)
+  r.ledger.addTokens(res.tokens, res.verdict.costUsd)
   const w = tagged ? ` w${slot}` : ''
   // the L-range spans this dispatch's records; other slots' records may interleave, `(wN)` picks them out
   const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}${tagged ? ` (w${slot})` : ''}` : 'none'
   const secs = Math.round(res.durationMs / 1000)
-  const tokens = res.tokensReported === false ? '' : `, ${res.tokens} tokens`
+  const tokens = !res.verdict.tokensReported ? '' : `, ${res.tokens} tokens`
   const name = sanitize(agent.name)
   // SPEC 16.3: the implementation keeps `codex complete (…)`, every other call names its action
   const what = action === 'implementation' ? `${name} complete` : `${name} ${action} complete`
-  if (res.timedOut) r.d.out.normal(`helix: [${r.t()}]${w} ${name} timeout after ${r.o.timeoutSec ?? '?'}s — killed`)
-  if (res.stalled) r.d.out.normal(`helix: [${r.t()}]${w} ${name} stalled: no output for ${r.o.stallTimeoutSec ?? '?'}s — killed`)
+  if (res.end === 'timeout') r.d.out.normal(`helix: [${r.t()}]${w} ${name} timeout after ${r.o.timeoutSec ?? '?'}s — killed`)
+  if (res.end === 'stalled') r.d.out.normal(`helix: [${r.t()}]${w} ${name} stalled: no output for ${r.o.stallTimeoutSec ?? '?'}s — killed`)
   r.d.out.summary(`helix: [${r.t()}]${w} ${what} (rc=${res.rc}, ${secs}s${tokens}) — log ${range} in ${log.path}`)
   r.d.out.normal(`helix: [${r.t()}]${w} ${name} ${action} finished (rc=${res.rc}, ${secs}s${tokens})`)
-  const health = res.health ?? {kind: 'ok'}
+  const health = res.verdict.health
   switch (health.kind) {
     case 'ok':
       r.quota = null
@@ -124,8 +124,9 @@ async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: 
 export async function dispatchPausing(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult> {
   for (;;) {
     const res = await dispatch(r, agent, action, prompt, x)
-    if (res.health?.kind !== 'quota' || r.aborted) return res
-    const step = await pauseForQuota(r, agent, res.health.resetAt, res.health.message)
+    const health = res.verdict.health
+    if (health.kind !== 'quota' || r.aborted) return res
+    const step = await pauseForQuota(r, agent, health.resetAt, health.message)
     if (step instanceof Stop) throw new StopNow(step)
   }
 }

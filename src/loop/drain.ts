@@ -1,7 +1,7 @@
 /** Queue drain (SPEC 5.7): the check agent's NEXT_ACTION and the bounded follow-up actions. */
-import {BACKFILL_STATUS, BACKFILL_SUCCESS, NEXT_ACTION_CODES, trailerValue} from '../agents/trailers.js'
+import {judgeAction} from '../agents/judge.js'
 import {dispatchPausing} from './dispatch.js'
-import {anySelectable} from './scheduler.js'
+import {anySelectable} from './selectable.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 import {EXIT} from '../util/errors.js'
@@ -12,13 +12,10 @@ export async function runAction(r: Run, action: 'alignment' | 'plan' | 'polish' 
   await r.ledger.save(action)
   const res = await dispatchPausing(r, r.d.agents.impl, action, prompt)
   await r.ledger.save('running')
-  if (res.rc !== 0 || res.timedOut || res.stalled) return false
-  if (action === 'backfill') {
-    const status = trailerValue(res.text, 'BACKFILL_STATUS', BACKFILL_STATUS)
-    const report = trailerValue(res.text, 'BACKFILL_REPORT')
-    if (!status || !(BACKFILL_SUCCESS as readonly string[]).includes(status) || !report) return false
-    return r.d.gates.exists(report)
-  }
+  // the one judgement the one-shot commands use too (agents/judge.ts)
+  const j = judgeAction(action, res)
+  if (j.kind !== 'done') return false
+  if (j.done.action === 'backfill') return r.d.gates.exists(j.done.report)
   return true
 }
 
@@ -30,9 +27,10 @@ export async function drain(r: Run): Promise<Step> {
   const res = await dispatchPausing(r, r.d.agents.impl, 'check', prompt)
   await r.ledger.save('running')
   if (r.aborted) return interruptStop(r.o.signal)
-  if (res.rc !== 0 || res.timedOut || res.stalled) return new Stop('error', EXIT.ERROR, 'helix: check failed after queue drain')
-  const code = trailerValue(res.text, 'NEXT_ACTION', NEXT_ACTION_CODES)
-  if (!code) return new Stop('error', EXIT.ERROR, 'helix: unable to determine NEXT_ACTION from check output')
+  const j = judgeAction('check', res)
+  if (j.kind === 'unreadable') return new Stop('error', EXIT.ERROR, `helix: ${j.message}`)
+  if (j.kind !== 'done' || j.done.action !== 'check') return new Stop('error', EXIT.ERROR, 'helix: check failed after queue drain')
+  const code = j.done.next
   r.log?.event('check', {next_action: code})
   const stopAfter = () => new Stop('completed', EXIT.OK, `helix: stopping after check returned ${code}`)
   const bounded = async (action: 'plan' | 'polish' | 'alignment', label: string): Promise<Step> => {

@@ -1,7 +1,8 @@
 /** The landing end of a worker's attempt (SPEC 15.2): drift re-check, land or keep the branch, preserve the rest. */
 import type {DispatchResult} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
-import {DRIFT_REASON, completeLine, endCycle, type AttemptCtx, type AttemptState, type Completed} from './attempt.js'
+import type {AttemptCtx, AttemptState, Completed} from './attempt.js'
+import {DRIFT_REASON, completeLine, endCycle} from './attempt-end.js'
 import {fingerprint, sameFingerprint} from './fingerprint.js'
 import {statusOf} from './selection.js'
 import type {Run} from './supervisor.js'

@@ -18,7 +18,7 @@ export function titleSuffix(prefix: string, title: unknown): string {
 
 /** the failure line: the agent's own error text, else the last non-blank output line */
 export function failureLineOf(res: DispatchResult): string | null {
-  if (res.failureLine) return res.failureLine
+  if (res.verdict.failureLine) return res.verdict.failureLine
   const lines = res.text.split('\n').map((l) => l.trim()).filter((l) => l !== '')
   return lines.length > 0 ? (lines[lines.length - 1] as string) : null
 }

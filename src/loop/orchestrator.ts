@@ -14,7 +14,7 @@ import type {LoopDeps, LoopOptions, LoopResult} from './ports.js'
 import {selectTarget, selectableBeads} from './selection.js'
 import {Run} from './supervisor.js'
 
-export {DRIFT_REASON} from './attempt.js'
+export {DRIFT_REASON} from './attempt-end.js'
 export {hhmmss} from '../util/time.js'
 
 export async function runLoop(deps: LoopDeps, opts: LoopOptions): Promise<LoopResult> {

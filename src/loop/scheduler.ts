@@ -5,15 +5,15 @@
  * or periodic alignment only when every slot is idle.
  */
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
-import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {periodicAlignment, review} from './after.js'
 import {runAttempt} from './attempt.js'
 import {buildOnce} from './build-once.js'
 import {checkBudget} from './dispatch.js'
 import {drain} from './drain.js'
-import {openChildIds} from './outcome.js'
-import {selectTarget, selectableBeads, statusOf, type Selection} from './selection.js'
+import {maybeCloseFocusedEpic} from './epic.js'
+import {periodicAlignment} from './review.js'
+import {selectOptions} from './selectable.js'
+import {selectTarget, type Selection} from './selection.js'
 import {Stop, StopNow, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 
@@ -49,26 +49,6 @@ export function decideDrain(i: DrainInput): Decision {
   return {kind: 'drain'}
 }
 
-/** skip list plus children of skipped (blocked) epics */
-function skipWithChildren(r: Run, snap: TrackerSnapshot): Set<string> {
-  const out = new Set(r.skip.keys())
-  for (const b of snap.beads) if (b.parent && r.skip.has(b.parent)) out.add(b.id)
-  return out
-}
-
-/** beads left out of this selection: conflicts, beads in flight, and dependents of beads not yet landed */
-function excluded(r: Run, snap: TrackerSnapshot, active: ReadonlySet<string>): Set<string> {
-  const out = new Set(r.exclude)
-  if (active.size === 0) return out
-  for (const id of active) out.add(id)
-  for (const b of snap.beads) if ((b.dependencies ?? []).some((d) => active.has(String(d.depends_on_id)))) out.add(b.id)
-  return out
-}
-
-export function selectOptions(r: Run, snap: TrackerSnapshot, stale: Set<string>, active: ReadonlySet<string> = new Set()) {
-  return {skip: skipWithChildren(r, snap), backoffUntil: r.backoffUntil, now: r.now(), staleClaims: stale, focusedEpic: null as string | null, exclude: excluded(r, snap, active)}
-}
-
 async function select(r: Run, snap: TrackerSnapshot, active: ReadonlySet<string>): Promise<Selection> {
   const sel = await selectFor(r, snap, active)
   // `R ready` does not count beads another slot is on (their claim may not be written yet)
@@ -89,40 +69,6 @@ async function selectFor(r: Run, snap: TrackerSnapshot, active: ReadonlySet<stri
   const sel = selectTarget(snap, base)
   if (sel.epicFocus && (r.skip.has(sel.epicFocus) || active.size > 0)) return {...sel, epicFocus: undefined}
   return sel
-}
-
-/** anything selectable or backing off; `snap` when the caller just read the tracker (one read per decision) */
-export async function anySelectable(r: Run, fresh?: TrackerSnapshot): Promise<boolean> {
-  const snap = fresh ?? (await r.d.tracker.read())
-  const stale = await r.d.tracker.staleClaims(snap)
-  const s = selectableBeads(snap, selectOptions(r, snap, stale))
-  return s.selectable.length > 0 || s.waiting.length > 0
-}
-
-/** Focused epic with no open children left: close it (not a cycle), review, release. */
-export async function maybeCloseFocusedEpic(r: Run, snap: TrackerSnapshot): Promise<Step | 'none'> {
-  const epicId = r.focusedEpic
-  if (!epicId) return 'none'
-  const epic = snap.byId.get(epicId)
-  if (!epic || statusOf(epic) === 'closed' || r.skip.has(epicId)) {
-    r.focusedEpic = null
-    return 'none'
-  }
-  if (openChildIds(snap, epicId).size > 0) return 'none'
-  r.d.out.normal(`helix: epic ${sanitize(epicId)} complete — closing`)
-  try {
-    await r.d.tracker.close(epicId)
-    r.ledger.closed(epicId)
-  } catch (error) {
-    r.d.out.normal(`helix: could not close epic ${sanitize(epicId)}: ${sanitize(errorMessage(error))}`)
-  }
-  r.focusedEpic = null
-  await r.ledger.save()
-  if (r.o.autoReview) {
-    const step = await review(r, epicId)
-    if (step instanceof Stop) return step
-  }
-  return 'continue'
 }
 
 async function waitBackoff(r: Run, until: string): Promise<Step> {

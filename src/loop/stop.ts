@@ -1,6 +1,6 @@
 /** How the loop ends: a Stop value, and StopNow to carry one out of deep code (a dispatch, a gate). */
 import type {StopReason} from '../state/types.js'
-import {signalExitCode} from '../util/process.js'
+import {signalExitCode} from '../proc/process.js'
 
 /** A stop decided by the loop: reason, exit code, the line to print (optional). */
 export class Stop {

@@ -10,9 +10,9 @@ import {mutateTracker, readTracker} from '../tracker/store.js'
 import {statusOf} from '../tracker/queries.js'
 import {claimLiveness} from '../tracker/liveness.js'
 import {CLAIM_KEYS, releaseClaim} from '../tracker/ops.js'
-import {taggedProcesses, type TaggedProcess} from '../util/tagged.js'
-import {endProcesses, killGraceMs, pidAlive} from '../util/process.js'
-import {startTokenOf} from './probe.js'
+import {taggedProcesses, type TaggedProcess} from '../proc/tagged.js'
+import {endProcesses, killGraceMs, pidAlive} from '../proc/process.js'
+import {startTokenOf} from '../proc/probe.js'
 
 export interface RecoverOptions {
   /** owner name whose claims may be recovered (HELIX_OWNER, default `helix`) */

@@ -1,7 +1,7 @@
 import {constants as FS, fstatSync, closeSync, linkSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
 import path from 'node:path'
-import {pidAlive} from '../util/process.js'
-import {pidMatchesRecord} from './pid-identity.js'
+import {pidAlive} from '../proc/process.js'
+import {pidMatchesRecord} from '../proc/pid-identity.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 
 /** `.ddx/helix.pid`: `<pid> <ISO-8601 UTC start>\n` (SPEC 1, 5.1). */
@@ -33,8 +33,8 @@ export function readPidFile(file: string): PidRecord | null {
   return {pid, started}
 }
 
-/** moved to util/process.ts (one home per utility); re-exported so existing imports keep working */
-// re-exported only for src/tracker/store.ts (being changed on another branch); import it from util/process.js
+/** lives in proc/process.ts (one home per utility); re-exported so existing imports keep working */
+// re-exported only for src/tracker/store.ts (being changed on another branch); import it from proc/process.js
 export {pidAlive}
 
 /**

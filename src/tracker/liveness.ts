@@ -10,7 +10,7 @@
  */
 import type {Bead, ClaimLiveness, ProcessProbe, TrackerSnapshot} from './types.js'
 import {statusOf} from './queries.js'
-import {processesOfDispatch, taggedProcesses} from '../util/tagged.js'
+import {processesOfDispatch, taggedProcesses} from '../proc/tagged.js'
 
 /** A timestamp more than this far in the future is no evidence (clock skew, hand edits). */
 export const FUTURE_SKEW_MS = 5 * 60_000

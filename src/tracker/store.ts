@@ -28,7 +28,7 @@ import {closeSync, constants as FS, fstatSync, openSync, promises as fsp, readFi
 import path from 'node:path'
 import {HelixError, EXIT} from '../util/errors.js'
 import {pidAlive} from '../state/pidfile.js'
-import {processStartMs} from '../state/pid-identity.js'
+import {processStartMs} from '../proc/pid-identity.js'
 import {appendDurable, atomicWrite, removeOldTempFiles, writeTarget} from '../util/atomic-write.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from './types.js'

@@ -43,25 +43,8 @@ export interface TrackerSnapshot {
   duplicateIds: string[]
 }
 
-/**
- * What the process side of claim liveness needs (SPEC 2.4). Real implementation:
- * src/recovery/probe.ts (reads /proc, ps-list lazily); tests pass fakes.
- */
-export interface ProcessProbe {
-  hostname(): string
-  /** true when pid is running and not a zombie */
-  isRunning(pid: number): boolean
-  /** opaque start token of a running pid (e.g. /proc/<pid>/stat field 22), or undefined */
-  startToken(pid: number): string | undefined
-  /** true when a running helix process on this host has the bead id on its command line */
-  helixProcessNamesBead(beadId: string): Promise<boolean> | boolean
-  /**
-   * true when a process on this host carries a dispatch id of this claim token
-   * (HELIX_DISPATCH_ID `<token>.<n>`, SPEC 13.3/14.5). Optional: without it the
-   * liveness check scans /proc itself (src/util/tagged.ts).
-   */
-  dispatchAlive?(claimToken: string): boolean
-}
+/** What the process side of claim liveness needs (SPEC 2.4); defined with its real implementation in src/proc/probe.ts. */
+export type {ProcessProbe} from '../proc/probe.js'
 
 export interface ClaimLiveness {
   live: boolean

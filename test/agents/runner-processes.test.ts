@@ -7,12 +7,14 @@
 import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {createLineSplitter, dispatchAgent, liveAgentGroups, newDispatchId} from '../../src/agents/runner.js'
+import {createLineSplitter} from '../../src/agents/line-splitter.js'
+import {dispatchAgent, newDispatchId} from '../../src/agents/runner.js'
+import {liveAgentGroups} from '../../src/proc/groups.js'
 import type {DispatchRequest} from '../../src/agents/types.js'
 import {openSessionLog} from '../../src/output/session-log.js'
-import {currentStartToken} from '../../src/recovery/probe.js'
-import {processesOfDispatch} from '../../src/util/tagged.js'
-import {pidAlive} from '../../src/util/process.js'
+import {currentStartToken} from '../../src/proc/probe.js'
+import {processesOfDispatch} from '../../src/proc/tagged.js'
+import {pidAlive} from '../../src/proc/process.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 // SPEC 14.1/14.4: the codex decoder marks start events and Reconnecting notices as non-progress (decoder branch)
@@ -126,7 +128,7 @@ describe('HELIX_DISPATCH_ID (SPEC 14.5)', () => {
     const a = agent(`cat >/dev/null; ${DOUBLE_FORK}; echo $$ > "$AGENT_DIR/agent"; exec sleep 300`)
     const t0 = Date.now()
     const res = await dispatchAgent(req(a, {timeoutSec: 1}))
-    expect(res.timedOut).toBe(true)
+    expect(res.end).toBe('timeout')
     expect(Date.now() - t0).toBeLessThan(5000)
     for (const f of ['escapee', 'agent']) expect(pidAlive(readPid(path.join(a.dir, f)))).toBe(false)
     expect(processesOfDispatch(res.dispatchId!)).toEqual([])
@@ -143,7 +145,7 @@ describe('HELIX_DISPATCH_ID (SPEC 14.5)', () => {
     expect(envOf(escapee).HELIX_DISPATCH_ID).toMatch(/^h\d+-/)
     ac.abort()
     const res = await pending
-    expect(res.aborted).toBe(true)
+    expect(res.end).toBe('aborted')
     expect(pidAlive(escapee)).toBe(false)
   })
 })
@@ -165,7 +167,7 @@ describe('kill grace (HELIX_KILL_GRACE_MS)', () => {
     const t0 = Date.now()
     const res = await dispatchAgent(req(a, {timeoutSec: 1, env: {AGENT_DIR: a.dir, HELIX_KILL_GRACE_MS: '400'}}))
     const elapsed = Date.now() - t0
-    expect(res.timedOut).toBe(true)
+    expect(res.end).toBe('timeout')
     expect(res.rc).toBe(137) // it ignored SIGTERM: SIGKILL ended it
     expect(pidAlive(readPid(path.join(a.dir, 'agent')))).toBe(false)
     expect(elapsed).toBeGreaterThanOrEqual(1400)
@@ -179,8 +181,8 @@ describe('stall guard (SPEC 14.4)', () => {
     const r = req(a, {stallTimeoutSec: 1})
     const t0 = Date.now()
     const res = await dispatchAgent(r)
-    expect(res.stalled).toBe(true)
-    expect(res.timedOut).toBe(false)
+    expect(res.end).toBe('stalled')
+    expect(res.end).not.toBe('timeout')
     expect(res.rc).not.toBe(0)
     expect(Date.now() - t0).toBeLessThan(5000)
     expect(pidAlive(readPid(path.join(a.dir, 'agent')))).toBe(false)
@@ -194,14 +196,14 @@ describe('stall guard (SPEC 14.4)', () => {
         `while :; do echo '{"type":"error","message":"Reconnecting... 1/5"}'; sleep 0.2; done`,
     )
     const res = await dispatchAgent(req(a, {agent: {kind: 'codex', name: 'codex', path: a.file}, stallTimeoutSec: 1}))
-    expect(res.stalled).toBe(true)
+    expect(res.end).toBe('stalled')
     expect(pidAlive(readPid(path.join(a.dir, 'agent')))).toBe(false)
   })
 
   it('output lines are progress: a slow but steady agent is not stalled', async () => {
     const a = agent(`cat >/dev/null; for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.3; done`)
     const res = await dispatchAgent(req(a, {stallTimeoutSec: 1}))
-    expect(res.stalled).toBe(false)
+    expect(res.end).not.toBe('stalled')
     expect(res.rc).toBe(0)
     expect(res.text).toContain('tick 6')
   })
@@ -209,7 +211,7 @@ describe('stall guard (SPEC 14.4)', () => {
   it('0 disables the guard', async () => {
     const a = agent(`cat >/dev/null; sleep 1.3; echo done`)
     const res = await dispatchAgent(req(a, {stallTimeoutSec: 0}))
-    expect(res.stalled).toBe(false)
+    expect(res.end).not.toBe('stalled')
     expect(res.text).toContain('done')
   })
 })

@@ -1,7 +1,9 @@
 import {existsSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {buildInvocation, dispatchAgent, formatDryRun, killAllAgentGroups, liveAgentGroups} from '../../src/agents/runner.js'
+import {buildInvocation, formatDryRun} from '../../src/agents/invocation.js'
+import {dispatchAgent} from '../../src/agents/runner.js'
+import {killAllAgentGroups, liveAgentGroups} from '../../src/proc/groups.js'
 import type {AgentSpec, DispatchRequest} from '../../src/agents/types.js'
 import {openSessionLog} from '../../src/output/session-log.js'
 import {isAlive, readLog, stubProject as makeStubProject, type StubEnv} from './helpers.js'
@@ -41,7 +43,7 @@ describe('buildInvocation', () => {
     const inv = buildInvocation({agent: agent('codex'), action: 'implementation', prompt: 'P', root: '/r', model: 'gpt-x'})
     expect(inv).toEqual({
       file: '/bin/codex',
-      args: ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', '/r', '-m', 'gpt-x', '-c', 'reasoning.effort=medium', '--ephemeral', '--json', 'P'],
+      args: ['--dangerously-bypass-approvals-and-sandbox', 'exec', '-C', '/r', '-m', 'gpt-x', '-c', 'model_reasoning_effort=medium', '--ephemeral', '--json', 'P'],
       stdin: 'ignore',
     })
   })
@@ -63,7 +65,7 @@ describe('buildInvocation', () => {
   it('dry-run text shows the command line and the prompt', () => {
     const inv = buildInvocation({agent: agent('codex'), action: 'check', prompt: "it's $(x)", root: '/r'})
     const text = formatDryRun(inv, "it's $(x)", '/r')
-    expect(text).toContain('command: /bin/codex --dangerously-bypass-approvals-and-sandbox exec -C /r -c reasoning.effort=low --ephemeral --json <prompt>')
+    expect(text).toContain('command: /bin/codex --dangerously-bypass-approvals-and-sandbox exec -C /r -c model_reasoning_effort=low --ephemeral --json <prompt>')
     expect(text).toContain("stdin: /dev/null")
     expect(text).toContain("--- prompt ---\nit's $(x)\n--- end prompt ---")
   })
@@ -83,7 +85,7 @@ describe('dispatchAgent with stub agents', () => {
     const res = await dispatchAgent(r)
     r.log.close()
     expect(res.rc).toBe(0)
-    expect(res.timedOut).toBe(false)
+    expect(res.end).not.toBe('timeout')
     expect(res.tokens).toBe(1234)
     expect(res.text).toContain('did the work')
     expect(res.text).not.toContain('NEXT_ACTION') // the echoed prompt is not agent output
@@ -174,7 +176,7 @@ describe('dispatchAgent with stub agents', () => {
     const p = stubProject()
     p.script({check: ['sleep:200 next:WAIT']})
     const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 10_000_000}))
-    expect(res.timedOut).toBe(false)
+    expect(res.end).not.toBe('timeout')
     expect(res.rc).toBe(0)
   })
 
@@ -209,7 +211,7 @@ describe('dispatchAgent with stub agents', () => {
     const ac = new AbortController()
     ac.abort()
     const pre = await dispatchAgent(req(p, 'command', 'x', {signal: ac.signal}))
-    expect(pre.aborted).toBe(true)
+    expect(pre.end).toBe('aborted')
     expect(p.calls()).toHaveLength(0)
   })
 
@@ -268,7 +270,7 @@ describe('dispatchAgent with stub agents', () => {
     const res = await dispatchAgent(r)
     const elapsed = Date.now() - t0
     r.log.close()
-    expect(res.timedOut).toBe(true)
+    expect(res.end).toBe('timeout')
     expect(res.rc).not.toBe(0)
     const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
     expect(pids).toHaveLength(2)
@@ -285,7 +287,7 @@ describe('dispatchAgent with stub agents', () => {
     const p = stubProject()
     p.script({check: ['hang-setsid-fork']})
     const res = await dispatchAgent(req(p, 'command', 'helix check action\n', {timeoutSec: 1, killGraceMs: 1000}))
-    expect(res.timedOut).toBe(true)
+    expect(res.end).toBe('timeout')
     const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
     expect(pids).toHaveLength(2)
     for (const pid of pids) expect(isAlive(pid)).toBe(false)
@@ -300,7 +302,7 @@ describe('dispatchAgent with stub agents', () => {
     expect(liveAgentGroups()).toHaveLength(1)
     expect(killAllAgentGroups('SIGKILL')).toBe(1)
     const res = await pending
-    expect(res.timedOut).toBe(false)
+    expect(res.end).not.toBe('timeout')
     expect(res.rc).toBe(137)
     for (const pid of readFileSync(pidFile, 'utf8').trim().split('\n').map(Number)) expect(isAlive(pid)).toBe(false)
     expect(liveAgentGroups()).toEqual([])
@@ -315,8 +317,8 @@ describe('dispatchAgent with stub agents', () => {
     while (p.calls().length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
     ac.abort()
     const res = await pending
-    expect(res.aborted).toBe(true)
-    expect(res.timedOut).toBe(false)
+    expect(res.end).toBe('aborted')
+    expect(res.end).not.toBe('timeout')
     expect(isAlive(p.calls()[0].pid)).toBe(false)
   })
 })

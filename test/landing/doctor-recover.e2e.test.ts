@@ -3,7 +3,7 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, realpathSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createGitLanding} from '../../src/loop/landing.js'
+import {createGitLanding} from '../../src/app/landing.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
 
 const BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'run.js')

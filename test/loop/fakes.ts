@@ -1,4 +1,4 @@
-import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../../src/agents/types.js'
+import {PLAIN_VERDICT, type ActionName, type AgentSpec, type AgentVerdict, type DispatchEnd, type DispatchResult, type SessionLogLike} from '../../src/agents/types.js'
 import type {DispatchArgs, LoopDeps, LoopLanding, LoopOptions, NewBeadInput, NotifyEvent} from '../../src/loop/ports.js'
 import {emptyRunState} from '../../src/state/run-state.js'
 import type {RunHistoryRecord, RunState} from '../../src/state/types.js'
@@ -93,7 +93,17 @@ export interface AgentCall {
   signal?: AbortSignal
 }
 
-export type Behaviour = (call: AgentCall, tracker: FakeTracker) => Partial<DispatchResult> | void | Promise<Partial<DispatchResult> | void>
+/** what a fake agent call returns: facts of a DispatchResult, how it ended (default `exited`), and verdict fields */
+export interface FakeOutcome {
+  rc?: number
+  text?: string
+  tokens?: number
+  durationMs?: number
+  end?: DispatchEnd
+  verdict?: Partial<AgentVerdict>
+}
+
+export type Behaviour = (call: AgentCall, tracker: FakeTracker) => FakeOutcome | void | Promise<FakeOutcome | void>
 
 export class FakeLog implements SessionLogLike {
   path = '/abs/.helix-logs/helix-20260101-000000.log'
@@ -217,7 +227,8 @@ export function harness(
         const fn = behaviour[args.action]
         const r = (fn ? await fn(call, tracker) : undefined) ?? {}
         clock.t += 1000
-        return {rc: 0, timedOut: false, text: '', tokens: 10, durationMs: 1000, logRange: {first, last: log.lines}, argv: [], ...r}
+        const {end = {end: 'exited'}, verdict, ...facts} = r
+        return {rc: 0, text: '', tokens: 10, durationMs: 1000, logRange: {first, last: log.lines}, argv: [], ...facts, ...end, verdict: {...PLAIN_VERDICT, ...verdict}}
       },
       describe(agent, action) {
         return `${agent.path} ${action}`

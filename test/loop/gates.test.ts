@@ -2,7 +2,7 @@ import {spawnSync} from 'node:child_process'
 import {mkdirSync, writeFileSync, chmodSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {gitGates} from '../../src/loop/wiring.js'
+import {gitGates} from '../../src/app/wiring.js'
 import {makeTempDir} from '../support/tmp.js'
 
 function repo(): string {

@@ -47,7 +47,7 @@ describe('pure health rules', () => {
 
 describe('agent unavailable (SPEC 14.2)', () => {
   it('one unavailable dispatch: exit 4, bead unclaimed, no attempt counted, no label, no note, stop_message, notify', async () => {
-    const h = harness([B('a'), B('b')], {implementation: () => ({rc: 1, health: {kind: 'unavailable', reason: 'Not logged in'}})})
+    const h = harness([B('a'), B('b')], {implementation: () => ({rc: 1, verdict: {health: {kind: 'unavailable', reason: 'Not logged in'}}})})
     const r = await runLoop(h.deps, opts())
     expect(r).toEqual({exitCode: 4, stopReason: 'agent_unavailable'})
     expect(h.both).toContain('helix: agent codex unavailable: Not logged in')
@@ -85,7 +85,7 @@ describe('agent unavailable (SPEC 14.2)', () => {
   })
 
   it('a stall is a bead failure with its reason; stalls on two beads in a row are systemic', async () => {
-    const one = harness([B('a')], {implementation: (c) => (c.beadId === 'a' && one.calls.length === 1 ? {rc: 137, stalled: true} : closeIt(c, one.tracker)), check: check('WAIT')}, {env: {HELIX_BACKOFF_SLEEP: '0'}})
+    const one = harness([B('a')], {implementation: (c) => (c.beadId === 'a' && one.calls.length === 1 ? {rc: 137, end: {end: 'stalled', afterSec: 9}} : closeIt(c, one.tracker)), check: check('WAIT')}, {env: {HELIX_BACKOFF_SLEEP: '0'}})
     const r1 = await runLoop(one.deps, opts({stallTimeoutSec: 9, summary: true}))
     expect(r1.exitCode).toBe(0)
     expect(one.calls[0].stallTimeoutSec).toBe(9)
@@ -94,7 +94,7 @@ describe('agent unavailable (SPEC 14.2)', () => {
     expect(s1.attempts.a).toBe(1)
     expect(one.summary.some((l) => /cycle 1: a → STALLED$/.test(l))).toBe(true)
 
-    const two = harness([B('a'), B('b')], {implementation: () => ({rc: 137, stalled: true})})
+    const two = harness([B('a'), B('b')], {implementation: () => ({rc: 137, end: {end: 'stalled', afterSec: 9}})})
     const r2 = await runLoop(two.deps, opts({stallTimeoutSec: 9}))
     expect(r2).toEqual({exitCode: 4, stopReason: 'agent_unavailable'})
     expect(two.both).toContain('helix: agent codex unavailable: stalled: no output for 9s')
@@ -102,7 +102,7 @@ describe('agent unavailable (SPEC 14.2)', () => {
   })
 
   it('timeouts on two beads in a row are systemic', async () => {
-    const h = harness([B('a'), B('b')], {implementation: () => ({rc: 124, timedOut: true})})
+    const h = harness([B('a'), B('b')], {implementation: () => ({rc: 124, end: {end: 'timeout', afterSec: 5}})})
     const r = await runLoop(h.deps, opts({timeoutSec: 5}))
     expect(r.exitCode).toBe(4)
     expect(lastState(h).cycles.map((c) => c.outcome)).toEqual(['TIMEOUT', 'TIMEOUT'])
@@ -116,7 +116,7 @@ describe('quota pause (SPEC 14.3)', () => {
       implementation: (c, t) => {
         if (first) {
           first = false
-          return {rc: 1, health: {kind: 'quota', resetAt: '2026-03-01T11:42:01Z', message: "You've hit your usage limit"}}
+          return {rc: 1, verdict: {health: {kind: 'quota', resetAt: '2026-03-01T11:42:01Z', message: "You've hit your usage limit"}}}
         }
         closeIt(c, t)
       },
@@ -139,7 +139,7 @@ describe('quota pause (SPEC 14.3)', () => {
   })
 
   it('a reset beyond --max-quota-wait: exit 4, stop_reason quota', async () => {
-    const h = harness([B('a')], {implementation: () => ({rc: 1, health: {kind: 'quota', resetAt: '2026-03-02T10:00:00Z', message: 'limit'}})})
+    const h = harness([B('a')], {implementation: () => ({rc: 1, verdict: {health: {kind: 'quota', resetAt: '2026-03-02T10:00:00Z', message: 'limit'}}})})
     const r = await runLoop(h.deps, opts({maxQuotaWaitSec: 3600}))
     expect(r).toEqual({exitCode: 4, stopReason: 'quota'})
     expect(h.both).toContain('helix: quota resets at 2026-03-02T10:00:00.000Z, beyond --max-quota-wait; stopping')
@@ -149,7 +149,7 @@ describe('quota pause (SPEC 14.3)', () => {
   })
 
   it('no reset time: probes after 15, 30, 60 min, then stops at the bound', async () => {
-    const h = harness([B('a')], {implementation: () => ({rc: 1, health: {kind: 'quota', resetAt: null, message: 'limit'}})})
+    const h = harness([B('a')], {implementation: () => ({rc: 1, verdict: {health: {kind: 'quota', resetAt: null, message: 'limit'}}})})
     const r = await runLoop(h.deps, opts({maxQuotaWaitSec: 2 * 3600}))
     expect(r).toEqual({exitCode: 4, stopReason: 'quota'})
     expect(h.sleeps.map((ms) => ms / 60_000)).toEqual([15, 30, 60])
@@ -158,7 +158,7 @@ describe('quota pause (SPEC 14.3)', () => {
 
   it('SIGTERM ends a pause at once', async () => {
     const ac = new AbortController()
-    const h = harness([B('a')], {implementation: () => ({rc: 1, health: {kind: 'quota', resetAt: null, message: 'limit'}})}, {abortableSleep: true})
+    const h = harness([B('a')], {implementation: () => ({rc: 1, verdict: {health: {kind: 'quota', resetAt: null, message: 'limit'}}})}, {abortableSleep: true})
     const p = runLoop(h.deps, opts({signal: ac.signal}))
     for (let i = 0; i < 100 && h.sleeps.length === 0; i++) await new Promise((r) => setImmediate(r))
     ac.abort('SIGTERM')
@@ -170,7 +170,7 @@ describe('quota pause (SPEC 14.3)', () => {
     let reviews = 0
     const h = harness([B('a')], {
       implementation: closeIt,
-      review: () => (reviews++ === 0 ? {rc: 1, health: {kind: 'quota', resetAt: '2026-03-01T10:30:00Z', message: 'limit'}} : {text: 'REVIEW_STATUS: CLEAN'}),
+      review: () => (reviews++ === 0 ? {rc: 1, verdict: {health: {kind: 'quota', resetAt: '2026-03-01T10:30:00Z', message: 'limit'}}} : {text: 'REVIEW_STATUS: CLEAN'}),
       check: check('WAIT'),
     })
     const r = await runLoop(h.deps, opts({autoReview: true, reviewThreshold: 0}))
@@ -218,7 +218,7 @@ describe('lines and history (SPEC 16.3, 16.5)', () => {
       implementation: (c, t) => {
         n++
         if (n === 1) return {rc: 1, text: 'working\nTypeError: x is undefined\n'}
-        if (n === 2) return {rc: 0, tokens: 0, tokensReported: false}
+        if (n === 2) return {rc: 0, tokens: 0, verdict: {tokensReported: false}}
         closeIt(c, t)
       },
       check: check('WAIT'),
@@ -239,7 +239,7 @@ describe('lines and history (SPEC 16.3, 16.5)', () => {
   })
 
   it('appends one run history record with cycles, flags and the stop', async () => {
-    const h = harness([B('a')], {implementation: (c, t) => (closeIt(c, t), {costUsd: 0.25}), check: check('WAIT')}, {commits: ['c1', 'c2']})
+    const h = harness([B('a')], {implementation: (c, t) => (closeIt(c, t), {verdict: {costUsd: 0.25}}), check: check('WAIT')}, {commits: ['c1', 'c2']})
     await runLoop(h.deps, opts({flags: {'max-cycles': 0}}))
     expect(h.history).toHaveLength(1)
     const rec = h.history[0]
@@ -282,7 +282,7 @@ describe('progress in run-state (SPEC 16.4) and notify events', () => {
   })
 
   it('cost budget', async () => {
-    const h = harness([B('a'), B('b')], {implementation: (c, t) => (closeIt(c, t), {costUsd: 0.6})})
+    const h = harness([B('a'), B('b')], {implementation: (c, t) => (closeIt(c, t), {verdict: {costUsd: 0.6}})})
     const r = await runLoop(h.deps, opts({maxCost: 1}))
     expect(r).toEqual({exitCode: 0, stopReason: 'budget'})
     expect(h.both).toContain('helix: cost budget reached ($1.20 of $1.00); stopping')

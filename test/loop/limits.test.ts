@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {parseRunLimits} from '../../src/loop/limits.js'
+import {parseRunLimits} from '../../src/cli/run-limits.js'
 
 describe('run limits (flags and env)', () => {
   it('defaults', () => {

@@ -259,7 +259,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     const impl = all.find((c) => c.action === 'implementation')!
     const review = all.find((c) => c.action === 'review')!
     expect(impl.argv.join(' ')).toContain('-m m-one')
-    expect(impl.argv.join(' ')).toContain('reasoning.effort=low')
+    expect(impl.argv.join(' ')).toContain('model_reasoning_effort=low')
     expect(review.as).toBe('claude')
     expect(review.argv).not.toContain('--model')
     expect(review.argv.join(' ')).toContain('--effort low')

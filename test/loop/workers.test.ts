@@ -274,7 +274,7 @@ describe('--workers N with a fake landing', () => {
         implementation: async (c) => {
           started++
           if (!c.signal?.aborted) await new Promise((res) => c.signal?.addEventListener('abort', res, {once: true}))
-          return {rc: 143, aborted: true}
+          return {rc: 143, end: {end: 'aborted'}}
         },
       },
       {landing},
@@ -308,7 +308,7 @@ describe('--workers N with a fake landing', () => {
       {
         implementation: async (c, t) => {
           await together()
-          if (c.beadId === 'a') return {rc: 1, health: {kind: 'unavailable', reason: 'Not logged in'}}
+          if (c.beadId === 'a') return {rc: 1, verdict: {health: {kind: 'unavailable', reason: 'Not logged in'}}}
           for (let i = 0; i < 3; i++) await tick()
           closeIt(c, t)
         },
@@ -336,7 +336,7 @@ describe('--workers: pauses and alignment hold every slot', () => {
           order.push(`start ${c.beadId}`)
           if (c.beadId === 'a' && quotaOnce) {
             quotaOnce = false
-            return {rc: 1, health: {kind: 'quota' as const, resetAt: '2026-03-01T10:10:00Z', message: 'limit'}}
+            return {rc: 1, verdict: {health: {kind: 'quota' as const, resetAt: '2026-03-01T10:10:00Z', message: 'limit'}}}
           }
           if (c.beadId === 'b') for (let i = 0; i < 2; i++) await tick()
           closeIt(c, t)

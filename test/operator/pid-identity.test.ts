@@ -1,6 +1,6 @@
 import {once} from 'node:events'
 import {describe, expect, it} from 'vitest'
-import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/state/pid-identity.js'
+import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/proc/pid-identity.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 describe('pid identity', () => {

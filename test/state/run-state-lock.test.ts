@@ -9,7 +9,7 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {emptyRunState, readRunState, updateRunState, writeRunState} from '../../src/state/run-state.js'
 import {acquirePidFile, readPidFile, runHolderAlive} from '../../src/state/pidfile.js'
-import {validStartField} from '../../src/state/pid-identity.js'
+import {validStartField} from '../../src/proc/pid-identity.js'
 import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []

@@ -80,7 +80,7 @@ describe('DDx lock directory interop', () => {
     writeFileSync(path.join(paths.lockDir, 'pid'), `${pid}\n`)
     const old = new Date(Date.now() - ageMs)
     // a real writer took the lock after it started: acquired_at is after the pid's start
-    const {processStartMs} = await import('../../src/state/pid-identity.js')
+    const {processStartMs} = await import('../../src/proc/pid-identity.js')
     const started = processStartMs(pid)
     writeFileSync(path.join(paths.lockDir, 'acquired_at'), new Date(started === null ? old.getTime() : started + 1000).toISOString() + '\n')
     utimesSync(paths.lockDir, old, old)

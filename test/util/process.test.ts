@@ -2,7 +2,7 @@ import {spawn} from 'node:child_process'
 import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {endProcesses, killGraceMs, pidAlive, runScript, signalExitCode} from '../../src/util/process.js'
+import {endProcesses, killGraceMs, pidAlive, runScript, signalExitCode} from '../../src/proc/process.js'
 import {pidAlive as pidAliveFromPidfile} from '../../src/state/pidfile.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
 

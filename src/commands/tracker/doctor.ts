@@ -3,7 +3,7 @@ import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {doctorTracker, doctorText} from '../../tracker/admin.js'
 import {orphanThresholdSec} from '../../tracker/liveness.js'
-import {realProbe} from '../../recovery/probe.js'
+import {realProbe} from '../../proc/probe.js'
 import {EXIT} from '../../util/errors.js'
 
 export default class TrackerDoctor extends HelixCommand {

@@ -3,7 +3,7 @@ import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {readTracker} from '../../tracker/store.js'
 import {statusOf} from '../../tracker/queries.js'
-import {listLine, jsonLine} from '../../tracker/report.js'
+import {listLine, jsonLine} from '../../app/tracker-report.js'
 
 export default class TrackerList extends HelixCommand {
   static override description = 'List beads in file order'

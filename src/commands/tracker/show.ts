@@ -3,7 +3,7 @@ import {HelixCommand} from '../../util/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {readTracker} from '../../tracker/store.js'
 import {serializeBead} from '../../tracker/codec.js'
-import {showText} from '../../tracker/report.js'
+import {showText} from '../../app/tracker-report.js'
 import {notFound} from '../../tracker/ops.js'
 
 export default class TrackerShow extends HelixCommand {

@@ -8,7 +8,7 @@ import {inputFromFlags} from '../../tracker/fields.js'
 import {tableFlags} from '../../cli/field-flags.js'
 import {sanitize} from '../../util/sanitize.js'
 import {orphanThresholdSec} from '../../tracker/liveness.js'
-import {realProbe} from '../../recovery/probe.js'
+import {realProbe} from '../../proc/probe.js'
 
 const multi = {multiple: true, multipleNonGreedy: true} as const
 

@@ -9,14 +9,15 @@ import path from 'node:path'
 import {openSessionLog} from '../output/session-log.js'
 import {EXIT, HelixError} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {healthStopLine} from './health.js'
+import {healthStopLine} from '../agents/health.js'
 import {projectPaths} from '../util/root.js'
 import {notRegularFile} from '../tracker/store.js'
-import {buildPrompt, DEFAULT_REVIEW_SCOPE, DEFAULT_SCOPE} from './prompts.js'
-import {defaultEffort, defaultReviewAgent, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from './resolve.js'
-import {buildInvocation, dispatchAgent, formatDryRun, timeoutMessage} from './runner.js'
-import {BACKFILL_STATUS, BACKFILL_SUCCESS, NEXT_ACTION_CODES, REVIEW_STATUS, trailerInt, trailerValue} from './trailers.js'
-import type {ActionName, AgentSpec, DispatchResult} from './types.js'
+import {buildPrompt, DEFAULT_REVIEW_SCOPE, DEFAULT_SCOPE} from '../agents/prompts.js'
+import {defaultEffort, defaultReviewAgent, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
+import {buildInvocation, formatDryRun} from '../agents/invocation.js'
+import {actionWord, judgeAction, stallMessage, timeoutMessage} from '../agents/judge.js'
+import {dispatchAgent} from '../agents/runner.js'
+import type {ActionName, AgentSpec, DispatchResult} from '../agents/types.js'
 import {hhmmss} from '../util/time.js'
 
 export type OneShotAction = Exclude<ActionName, 'implementation'>
@@ -99,13 +100,12 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
       signal: opts.signal,
       onLine: (l) => opts.out.stdout(line(sanitize(l))),
     })
-    const range = result.logRange ? `log ${result.logRange.first}–${result.logRange.last} in ${log.path}` : `log ${log.path}`
-    opts.out.stderr(line(`helix: [${hhmmss(now())}] ${sel.agent.name} complete (rc=${result.rc}, ${Math.round(result.durationMs / 1000)}s${result.tokensReported === false ? '' : `, ${result.tokens} tokens`}) — ${sanitize(range)}`))
-    const code =
-      !result.aborted && result.health && result.health.kind !== 'ok'
-        ? fail(opts.out, sanitize(healthStopLine(sel.agent.name, result.health, now())), EXIT.AGENT_UNAVAILABLE)
-        : judge(opts.action, word, result, paths.root, opts.out, () => timeoutMessage(sel.agent.name, sel.timeoutSec, now()))
-    log.event(`helix ${word} exit`, {exit: code, ...(result.health && result.health.kind !== 'ok' ? {health: result.health} : {})})
+    // the same `log LA–LB` pointer the loop prints (docs/agents.md); `helix logs --lines LA–LB` takes it as is
+    const range = result.logRange ? `log L${result.logRange.first}–L${result.logRange.last} in ${log.path}` : `log ${log.path}`
+    opts.out.stderr(line(`helix: [${hhmmss(now())}] ${sel.agent.name} complete (rc=${result.rc}, ${Math.round(result.durationMs / 1000)}s${!result.verdict.tokensReported ? '' : `, ${result.tokens} tokens`}) — ${sanitize(range)}`))
+    const code = report(opts.action, word, result, paths.root, opts.out, sel.agent.name, now, () => timeoutMessage(sel.agent.name, sel.timeoutSec, now()))
+    const health = result.verdict.health
+    log.event(`helix ${word} exit`, {exit: code, ...(health.kind !== 'ok' ? {health} : {})})
     return code
   } finally {
     log.close()
@@ -117,50 +117,51 @@ function fail(out: OneShotOutput, msg: string, code: number = EXIT.ERROR): numbe
   return code
 }
 
-function judge(action: OneShotAction, word: string, r: DispatchResult, root: string, out: OneShotOutput, timeoutLine: () => string): number {
-  if (r.aborted) return fail(out, `helix: ${word} interrupted`)
-  if (r.timedOut) {
-    out.stderr(line(timeoutLine()))
-    return EXIT.ERROR
+/** The one-shot's lines for the one judgement of its agent call (agents/judge.ts). */
+function report(action: OneShotAction, word: string, r: DispatchResult, root: string, out: OneShotOutput, agentName: string, now: () => Date, timeoutLine: () => string): number {
+  const j = judgeAction(action, r)
+  switch (j.kind) {
+    case 'interrupted':
+      return fail(out, `helix: ${word} interrupted`)
+    case 'unhealthy':
+      return fail(out, sanitize(healthStopLine(agentName, j.health, now())), EXIT.AGENT_UNAVAILABLE)
+    case 'timeout':
+      out.stderr(line(timeoutLine()))
+      return EXIT.ERROR
+    case 'stalled':
+      return fail(out, `helix: [${hhmmss(now())}] ${agentName} ${stallMessage(j.afterSec)} — killed`)
+    case 'failed':
+    case 'unreadable':
+      return fail(out, `helix: ${j.message}`)
+    case 'done':
+      break
+    default:
+      return assertNever(j)
   }
-  switch (action) {
-    case 'check': {
-      if (r.rc !== 0) return fail(out, `helix: check failed (agent rc=${r.rc})`)
-      const code = trailerValue(r.text, 'NEXT_ACTION', NEXT_ACTION_CODES)
-      if (!code) return fail(out, 'helix: unable to determine NEXT_ACTION from check output')
-      out.stdout(`NEXT_ACTION: ${code}\n`)
+  const done = j.done
+  switch (done.action) {
+    case 'check':
+      out.stdout(`NEXT_ACTION: ${done.next}\n`)
       return EXIT.OK
-    }
-    case 'review': {
-      if (r.rc !== 0) return fail(out, `helix: review failed (agent rc=${r.rc})`)
-      const status = trailerValue(r.text, 'REVIEW_STATUS', REVIEW_STATUS)
-      if (!status) return fail(out, 'helix: review output missing REVIEW_STATUS trailer')
-      if (status === 'CLEAN') {
+    case 'review':
+      if (done.status === 'CLEAN') {
         out.stderr('helix: review clean\n')
         return EXIT.OK
       }
-      const n = trailerInt(r.text, 'ISSUES_COUNT') ?? 0
-      const m = trailerInt(r.text, 'FINDINGS_FILED') ?? 0
-      out.stderr(`helix: review reported ${n} issue(s), ${m} filed as tracker issues\n`)
+      out.stderr(`helix: review reported ${done.count} issue(s), ${done.filed} filed as tracker issues\n`)
       return EXIT.REVIEW_FINDINGS
-    }
     case 'backfill': {
-      if (r.rc !== 0) return fail(out, `helix: backfill failed (agent rc=${r.rc})`)
-      const status = trailerValue(r.text, 'BACKFILL_STATUS', BACKFILL_STATUS)
-      if (!status) return fail(out, 'helix: backfill output missing BACKFILL_STATUS trailer')
-      if (!BACKFILL_SUCCESS.includes(status as (typeof BACKFILL_SUCCESS)[number])) return fail(out, `helix: backfill failed (BACKFILL_STATUS: ${status})`)
-      const report = trailerValue(r.text, 'BACKFILL_REPORT')
-      if (!report) return fail(out, 'helix: backfill output missing BACKFILL_REPORT trailer')
-      const abs = path.resolve(root, report)
+      const abs = path.resolve(root, done.report)
       if (!existsSync(abs) || !statSync(abs).isFile()) return fail(out, `helix: backfill report not found: ${abs}`)
-      out.stderr(`helix: backfill ${status.toLowerCase().replace('_', ' ')} — report ${abs}\n`)
+      out.stderr(`helix: backfill ${done.status.toLowerCase().replace('_', ' ')} — report ${abs}\n`)
       return EXIT.OK
     }
-    default: {
-      const what = action === 'plan' ? 'design' : action
-      if (r.rc !== 0) return fail(out, `helix: ${what} failed (agent rc=${r.rc})`)
-      out.stderr(`helix: ${what} complete\n`)
+    default:
+      out.stderr(`helix: ${actionWord(done.action)} complete\n`)
       return EXIT.OK
-    }
   }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected ${JSON.stringify(x)}`)
 }

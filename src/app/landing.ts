@@ -7,7 +7,7 @@
 import {existsSync} from 'node:fs'
 import {mkdir, rm} from 'node:fs/promises'
 import path from 'node:path'
-import type {LandResult, LoopLanding, Workspace} from './ports.js'
+import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
 import {assertAttempt, assertSafeId, branchName, idProblem, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
 import {createLandLock} from '../git/land-lock.js'

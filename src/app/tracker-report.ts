@@ -4,11 +4,11 @@
  * bin/run.js) only has to print it. Kept light: no zod, no execa at import.
  */
 import {projectPaths} from '../util/root.js'
-import type {Bead, TrackerSnapshot} from './types.js'
-import {readTracker} from './store.js'
-import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from './queries.js'
-import {orphanThresholdSec, staleClaimIds} from './liveness.js'
-import {realProbe} from '../recovery/probe.js'
+import type {Bead, TrackerSnapshot} from '../tracker/types.js'
+import {readTracker} from '../tracker/store.js'
+import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from '../tracker/queries.js'
+import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
+import {realProbe} from '../proc/probe.js'
 import {sanitize, sanitizeBlock} from '../util/sanitize.js'
 
 export interface ReportOptions {

@@ -10,7 +10,7 @@ import path from 'node:path'
 import {findOnPath} from '../agents/resolve.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {isExecutableFile} from '../util/files.js'
-import {signalGroup} from '../util/process.js'
+import {signalGroup} from '../proc/process.js'
 import {sanitize} from '../util/sanitize.js'
 
 export const NOTIFY_TIMEOUT_MS = 10_000

@@ -1,25 +1,22 @@
 /**
- * What follows an attempt's classification (SPEC 5.6, 5.8): the acceptance gate,
- * the post-implementation review, and the bookkeeping of a completed or failed
- * attempt (backoff, blocking, the systemic-failure check of SPEC 14.2).
+ * The end of an attempt: the bookkeeping of a completed or failed attempt
+ * (counts, backoff, blocking, the systemic-failure check of SPEC 14.2), the
+ * complete line, and `endCycle`, which every end of a cycle goes through.
  */
 import type {DispatchResult} from '../agents/types.js'
-import {REVIEW_STATUS, trailerInt, trailerValue} from '../agents/trailers.js'
-import type {Bead} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
-import type {AttemptCtx} from './attempt.js'
-import {endCycle} from './attempt.js'
+import type {AttemptCtx, Completed} from './attempt.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
-import {dispatchPausing, type DispatchExtra} from './dispatch.js'
-import {runAction} from './drain.js'
+import {maybeCloseFocusedEpic} from './epic.js'
 import type {AttemptEndKind} from './health.js'
 import {failureArrow, failureLineOf, type FailedOutcome} from './lines.js'
-import type {Workspace} from './ports.js'
-import {anySelectable, maybeCloseFocusedEpic} from './scheduler.js'
-import {statusOf} from './selection.js'
-import {Stop, interruptStop, type Step} from './stop.js'
+import {periodicAlignment} from './review.js'
+import {anySelectable} from './selectable.js'
+import {Stop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 import {EXIT} from '../util/errors.js'
+
+export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 
 const FAILED_REASON = `intractable after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
 const NONCOMPLETE_REASON = `failed to complete after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
@@ -50,15 +47,6 @@ export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLET
     if ((r.ledger.state.workers ?? []).length === 0 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles', EXIT.OK)
     return new Stop('max_cycles', EXIT.OK, `helix: reached max cycles (${r.o.maxCycles})`)
   }
-  return 'continue'
-}
-
-export async function periodicAlignment(r: Run, c: number): Promise<Step> {
-  r.d.out.normal(`helix: periodic alignment after ${c} completed cycles`)
-  const ok = await runAction(r, 'alignment', 'repo')
-  if (r.aborted) return interruptStop(r.o.signal)
-  if (!ok) return new Stop('error', EXIT.ERROR, `helix: periodic alignment failed after ${c} cycles`)
-  r.alignedSinceBuild = true
   return 'continue'
 }
 
@@ -136,76 +124,20 @@ export async function block(r: Run, id: string, reason: string, attempts: number
   if (!already) await r.d.tracker.appendNote(id, `BLOCKED [${r.now().toISOString()}]: ${reason}`)
 }
 
-export async function reviewWanted(r: Run, mark: string | null, ws?: Workspace | null): Promise<boolean> {
-  if (r.o.reviewThreshold <= 0) return true
-  // with workers the attempt's change is in its worktree, measured from the tip it started on (SPEC 15.1)
-  const changed = ws ? await r.d.gates.changedSince(ws.baseTip, ws.dir) : await r.d.gates.changedSince(mark)
-  if (!changed) {
-    r.log?.event('review skipped: change size unknown (not a git worktree?)')
-    return false
-  }
-  r.log?.event('change since cycle start', {...changed})
-  return changed.lines >= r.o.reviewThreshold || changed.files >= 3
+export function completeLine(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): void {
+  const st = r.ledger.state
+  const c = st.completed_cycles + 1
+  const w = r.slotTag(a.slot)
+  const id = sanitize(a.target.id)
+  if (outcome === 'COMPLETE') r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → COMPLETE (${c}/${st.attempted_cycles} done, ${st.total_tokens} tokens)`)
+  else r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
 }
 
-export async function acceptanceGate(r: Run, n: number, id: string, worktree?: string): Promise<void> {
-  const scripts = await r.d.gates.acceptanceScripts()
-  if (scripts.length === 0) return
-  const failures: string[] = []
-  for (const s of scripts) {
-    const rc = await r.d.gates.runScript(s, worktree)
-    r.log?.event('acceptance script', {script: s, rc})
-    if (rc !== 0) failures.push(s)
-  }
-  if (failures.length === 0) return
-  const snap = await r.d.tracker.read()
-  const target = snap.byId.get(id)
-  const isOpen = (b: Bead) => statusOf(b) !== 'closed' && statusOf(b) !== 'cancelled'
-  const isFailureBead = (b: Bead | undefined, name: string) => !!b && (b.labels ?? []).includes('acceptance-failure') && b['spec-id'] === name
-  const st = r.ledger.state
-  for (const s of failures) {
-    const name = s.split('/').pop() as string
-    const title = `Acceptance failure: ${name} after ${id}`
-    // de-duplicate: an open bead with this title, or any open failure bead for the same script;
-    // and never chain a new failure bead off a closed failure bead for the same script
-    const exists = snap.beads.some((b) => isOpen(b) && (b.title === title || isFailureBead(b, name)))
-    if (exists || isFailureBead(target, name)) continue
-    const newId = await r.d.tracker.create({title, labels: ['helix', 'acceptance-failure'], 'spec-id': name, acceptance: `${name} passes cleanly`})
-    st.injected_supervisory = [
-      ...(st.injected_supervisory ?? []),
-      {id: newId, type: 'acceptance-failure', triggering_cycle: n, triggering_bead: id, created_at: r.now().toISOString()},
-    ]
-  }
-  r.d.out.normal(`helix: acceptance criteria not met after cycle ${n} — failures filed as tracker issues`)
-  await r.ledger.save()
-}
-
-/** post-implementation (or epic) review; unreadable review stops the run */
-export async function review(r: Run, id: string, n?: number, slot?: number, worktree?: string): Promise<Step> {
-  r.d.out.normal(`helix: [${r.t()}] post-implementation review of ${sanitize(id)}`)
-  const before = await r.d.tracker.read()
-  const prompt = await r.d.agents.prompt('review', {scope: id, ...(worktree ? {root: worktree} : {})})
-  await r.ledger.save('reviewing')
-  // with workers the attempt's work is only in its worktree until it lands (SPEC 15.1): review it there, filing into the shared tracker
-  const where: DispatchExtra = worktree ? {cwd: worktree, env: r.d.trackerDir ? {DDX_BEAD_DIR: r.d.trackerDir} : {}} : {}
-  const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id, ...(slot !== undefined ? {slot} : {}), ...where})
-  if (r.aborted) return interruptStop(r.o.signal)
-  const status = trailerValue(res.text, 'REVIEW_STATUS', REVIEW_STATUS)
-  if (!status) return new Stop('error', EXIT.ERROR, 'helix: review output missing REVIEW_STATUS trailer')
-  const st = r.ledger.state
-  if (status === 'ISSUES_FOUND') {
-    const count = trailerInt(res.text, 'ISSUES_COUNT') ?? 0
-    const filed = trailerInt(res.text, 'FINDINGS_FILED') ?? 0
-    r.d.out.normal(`helix: review reported ${count} issue(s), ${filed} filed as tracker issues`)
-    const after = await r.d.tracker.read()
-    for (const b of after.beads) {
-      if (before.byId.has(b.id) || !(b.labels ?? []).includes('review-finding')) continue
-      st.injected_supervisory = [
-        ...(st.injected_supervisory ?? []),
-        {id: b.id, type: 'review-finding', triggering_cycle: n ?? st.current_cycle, triggering_bead: id, created_at: r.now().toISOString()},
-      ]
-    }
+export async function endCycle(r: Run, a: AttemptCtx): Promise<void> {
+  r.ledger.clearWorker(a.slot)
+  if (r.ledger.state.current_bead === a.target.id) {
+    r.ledger.state.current_bead = null
+    r.ledger.state.current_bead_started_at = null
   }
   await r.ledger.save('running')
-  return 'continue'
 }

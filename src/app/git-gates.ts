@@ -6,8 +6,8 @@ import {execFile} from 'node:child_process'
 import {access, readdir, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {isExecutableFile, isNotFound} from '../util/files.js'
-import {runScript} from '../util/process.js'
-import type {LoopGates} from './ports.js'
+import {runScript} from '../proc/process.js'
+import type {LoopGates} from '../loop/ports.js'
 
 function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {
   return new Promise((resolve) => {
@@ -112,7 +112,7 @@ export function gitGates(
       // with workers: the worktree's own copy of the script, run there (SPEC 15.1)
       const rel = path.relative(root, file)
       if (cwd && !rel.startsWith('..') && !path.isAbsolute(rel)) file = path.join(cwd, rel)
-      // own process group, bounded by the agent timeout, killed on helix's own SIGINT/SIGTERM (util/process.ts):
+      // own process group, bounded by the agent timeout, killed on helix's own SIGINT/SIGTERM (proc/process.ts):
       // a hanging acceptance script must not wedge the run
       const r = await runScript(file, {cwd: cwd ?? root, timeoutSec: limits.timeoutSec, ...(limits.signal ? {signal: limits.signal} : {})})
       if (r.timedOut) onLog('acceptance script timed out', {script: file, timeout_sec: limits.timeoutSec})

@@ -5,8 +5,27 @@
  */
 import {readFileSync} from 'node:fs'
 import os from 'node:os'
-import type {ProcessProbe} from '../tracker/types.js'
-import {pidAlive} from '../util/process.js'
+import {pidAlive} from './process.js'
+
+/**
+ * What the process side of claim liveness needs (SPEC 2.4). The real one is
+ * `realProbe` below; tests pass fakes.
+ */
+export interface ProcessProbe {
+  hostname(): string
+  /** true when pid is running and not a zombie */
+  isRunning(pid: number): boolean
+  /** opaque start token of a running pid (e.g. /proc/<pid>/stat field 22), or undefined */
+  startToken(pid: number): string | undefined
+  /** true when a running helix process on this host has the bead id on its command line */
+  helixProcessNamesBead(beadId: string): Promise<boolean> | boolean
+  /**
+   * true when a process on this host carries a dispatch id of this claim token
+   * (HELIX_DISPATCH_ID `<token>.<n>`, SPEC 13.3/14.5). Optional: without it the
+   * liveness check scans /proc itself (src/proc/tagged.ts).
+   */
+  dispatchAlive?(claimToken: string): boolean
+}
 
 function statFields(pid: number): string[] | undefined {
   try {

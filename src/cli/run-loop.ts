@@ -3,12 +3,12 @@
  * (nothing written on bad input), signals → abort, real wiring, runLoop. Kept
  * out of src/commands so the oclif commands stay thin.
  */
-import {killAllAgentGroups} from '../agents/runner.js'
-import {parseRunLimits, type LimitFlags} from './limits.js'
-import {runLoop} from './orchestrator.js'
-import type {LoopNotifier, LoopOptions} from './ports.js'
-import {attachLanding, realLoopDeps, type WiringInput} from './wiring.js'
-import {createNotifier} from './notify.js'
+import {killAllAgentGroups} from '../proc/groups.js'
+import {parseRunLimits, type LimitFlags} from './run-limits.js'
+import {runLoop} from '../loop/orchestrator.js'
+import type {LoopNotifier, LoopOptions} from '../loop/ports.js'
+import {attachLanding, realLoopDeps, type WiringInput} from '../app/wiring.js'
+import {createNotifier} from '../app/notify.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>

@@ -6,8 +6,8 @@
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {constants as osConstants} from 'node:os'
-import {abortableSleep as pause} from './abort.js'
-import {EXIT} from './errors.js'
+import {abortableSleep as pause} from '../util/abort.js'
+import {EXIT} from '../util/errors.js'
 import {processesOfDispatch} from './tagged.js'
 
 /** true when `pid` exists and is not a zombie. */

@@ -1,0 +1,38 @@
+/**
+ * The focused epic's end: once it has no open children it is closed (not a
+ * cycle), reviewed when auto-review is on, and the focus released.
+ */
+import type {TrackerSnapshot} from '../tracker/types.js'
+import {errorMessage} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import {openChildIds} from './outcome.js'
+import {review} from './review.js'
+import {statusOf} from './selection.js'
+import {Stop, type Step} from './stop.js'
+import type {Run} from './supervisor.js'
+
+/** Focused epic with no open children left: close it (not a cycle), review, release. */
+export async function maybeCloseFocusedEpic(r: Run, snap: TrackerSnapshot): Promise<Step | 'none'> {
+  const epicId = r.focusedEpic
+  if (!epicId) return 'none'
+  const epic = snap.byId.get(epicId)
+  if (!epic || statusOf(epic) === 'closed' || r.skip.has(epicId)) {
+    r.focusedEpic = null
+    return 'none'
+  }
+  if (openChildIds(snap, epicId).size > 0) return 'none'
+  r.d.out.normal(`helix: epic ${sanitize(epicId)} complete — closing`)
+  try {
+    await r.d.tracker.close(epicId)
+    r.ledger.closed(epicId)
+  } catch (error) {
+    r.d.out.normal(`helix: could not close epic ${sanitize(epicId)}: ${sanitize(errorMessage(error))}`)
+  }
+  r.focusedEpic = null
+  await r.ledger.save()
+  if (r.o.autoReview) {
+    const step = await review(r, epicId)
+    if (step instanceof Stop) return step
+  }
+  return 'continue'
+}

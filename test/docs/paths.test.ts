@@ -1,0 +1,59 @@
+import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {describe, expect, it} from 'vitest'
+
+// Docs drift (issue 19): every repository file a document names must exist.
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+/** paths that appear as examples of what an agent is doing, not as files of this repository */
+const EXAMPLES = new Set(['src/parser.ts'])
+const docs = [...readdirSync(path.join(repo, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), 'README.md']
+
+/** `src/…`, `test/…`, `scripts/…` paths in a document (placeholders and globs are not files) */
+export function namedPaths(text: string): string[] {
+  const out = new Set<string>()
+  for (const m of text.matchAll(/(?<![\w./-])((?:src|test|scripts)\/[\w./-]*[\w/])/g)) {
+    const p = m[1]
+    const next = text[(m.index ?? 0) + p.length]
+    if (next === '*' || next === '<' || next === '{') continue // a glob or a placeholder: `test/**/*.e2e.test.ts`, `src/commands/<name>.ts`
+    out.add(p)
+  }
+  return [...out]
+}
+
+/** architecture.md's folder table: the files a `src/<folder>/` row names by their bare name */
+export function folderTableFiles(text: string): string[] {
+  const out: string[] = []
+  for (const line of text.split('\n')) {
+    const row = /^\| `(src\/[\w/]+\/)` \|(.*)\|\s*$/.exec(line)
+    if (!row) continue
+    for (const m of row[2].matchAll(/`([\w.-]+\.(?:ts|mjs))`/g)) out.push(row[1] + m[1])
+    for (const m of row[2].matchAll(/`([\w-]+\/[\w.-]+\.ts)`/g)) out.push(row[1] + m[1])
+  }
+  return out
+}
+
+describe('docs name only files that exist', () => {
+  it.each(docs)('%s', (doc) => {
+    const text = readFileSync(path.join(repo, doc), 'utf8')
+    const missing = namedPaths(text).filter((p) => !EXAMPLES.has(p) && !existsSync(path.join(repo, p)))
+    expect(missing, `${doc} names files that do not exist`).toEqual([])
+  })
+
+  it('architecture.md: every file its folder table names is in that folder', () => {
+    const named = folderTableFiles(readFileSync(path.join(repo, 'docs', 'architecture.md'), 'utf8'))
+    expect(named.length).toBeGreaterThan(40)
+    expect(named.filter((p) => !existsSync(path.join(repo, p)))).toEqual([])
+  })
+
+  it('architecture.md: every src/ folder has a row in the folder table', () => {
+    const text = readFileSync(path.join(repo, 'docs', 'architecture.md'), 'utf8')
+    const folders = readdirSync(path.join(repo, 'src')).filter((f) => statSync(path.join(repo, 'src', f)).isDirectory())
+    expect(folders.filter((f) => !text.includes(`| \`src/${f}/\` |`))).toEqual([])
+  })
+
+  it('the scanner finds paths and skips globs and placeholders (a check that cannot pass vacuously)', () => {
+    expect(namedPaths('see `src/loop/attempt.ts` and src/nope/gone.ts, not `test/**/*.e2e.test.ts` or `src/commands/<name>.ts`')).toEqual(['src/loop/attempt.ts', 'src/nope/gone.ts'])
+    expect(folderTableFiles('| `src/loop/` | `attempt.ts` (x), `gone.ts` |')).toEqual(['src/loop/attempt.ts', 'src/loop/gone.ts'])
+  })
+})
