@@ -12,7 +12,7 @@ import {existsSync, readFileSync, statSync, writeFileSync, accessSync, constants
 import path from 'node:path'
 import {HelixError, EXIT, errorMessage} from '../util/errors.js'
 import {git, gitEnv} from '../git/run.js'
-import {mergeTracker, type MergeResult, type MergeSides} from './merge.js'
+import {mergeTracker, type MergeResult, type MergeSides} from '../tracker/merge.js'
 
 export const MERGE_DRIVER_NAME = 'helix-beads'
 export const MERGE_DRIVER_COMMAND = 'helix tracker merge %O %A %B'
