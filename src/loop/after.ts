@@ -26,9 +26,7 @@ const NONCOMPLETE_REASON = `failed to complete after ${BLOCK_AFTER_ATTEMPTS} att
 
 export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLETE' | 'SALVAGED'): Promise<Step> {
   r.systemic.record({bead: a.target.id, kind: 'ok', line: null, durationMs: 0})
-  const st = r.ledger.state
-  const c = st.completed_cycles + 1
-  st.completed_cycles = c
+  const c = r.ledger.completed()
   await endCycle(r, a)
   if (c % 5 === 0) r.contextMd = await r.d.context(await r.d.tracker.read(), r.focusedEpic, true)
   if (r.o.reviewEvery > 0 && c % r.o.reviewEvery === 0 && !r.o.once) {
@@ -58,7 +56,7 @@ export async function periodicAlignment(r: Run, c: number): Promise<Step> {
   const ok = await runAction(r, 'alignment', 'repo')
   if (r.aborted) return interruptStop(r.o.signal)
   if (!ok) return new Stop('error', EXIT.ERROR, `helix: periodic alignment failed after ${c} cycles`)
-  r.alignedSinceBuild = true
+  r.ledger.drainEvent({kind: 'aligned'})
   return 'continue'
 }
 
@@ -92,31 +90,27 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
     return new Stop('agent_unavailable', EXIT.AGENT_UNAVAILABLE, `helix: agent ${sanitize(r.d.agents.impl.name)} unavailable: ${why}`, why)
   }
   const st = r.ledger.state
-  const n = (st.attempts[id] ?? 0) + 1
-  st.attempts[id] = n
   // a completed attempt that did not land is a non-completed attempt (issue 11)
   const bead: 'FAILED' | 'NOT_COMPLETED' = outcome === 'NOT_COMPLETED' || outcome === 'NOT_LANDED' ? 'NOT_COMPLETED' : 'FAILED'
-  const prevAllFailed = r.lastFailure.get(id)
   // "failed attempts" only when every attempt failed; a mix ending in non-completion is "non-completing"
-  r.lastFailure.set(id, n === 1 ? bead : prevAllFailed === 'FAILED' && bead === 'FAILED' ? 'FAILED' : 'NOT_COMPLETED')
+  const {n, allFailed} = r.ledger.failedAttempt(id, bead)
   if (outcome === 'NOT_COMPLETED') r.d.out.normal(`helix: ${w}cycle ${a.n} did not complete a tracked issue; completed cycles remain ${st.completed_cycles}`)
   else if (outcome === 'NOT_LANDED') r.d.out.normal(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} not landed: ${reason}`)
   else r.d.out.normal(`helix: ${w}implementation failed during cycle ${a.n} (will not count toward completed cycles)`)
   await endCycle(r, a)
   await r.d.recoverOrphans((l) => r.d.out.normal(l))
   if (n >= BLOCK_AFTER_ATTEMPTS) {
-    const allFailed = r.lastFailure.get(id) === 'FAILED'
     r.d.out.normal(`helix: blocking ${sanitize(id)} after ${n} ${allFailed ? 'failed' : 'non-completing'} attempts`)
     await block(r, id, allFailed ? FAILED_REASON : NONCOMPLETE_REASON, n)
-    delete r.backoffUntil[id]
+    r.ledger.clearBackoff(id)
     if (r.focusedEpic && a.target.parent === r.focusedEpic) {
       const epic = r.focusedEpic
-      r.focusedEpic = null
-      await block(r, epic, `child ${id} intractable after ${n} attempts`, st.attempts[epic] ?? 0)
+      r.ledger.focus(null)
+      await block(r, epic, `child ${id} intractable after ${n} attempts`, r.ledger.attemptsOf(epic))
     }
   } else {
     const secs = backoffSeconds(n, r.d.env)
-    r.backoffUntil[id] = new Date(r.now().getTime() + secs * 1000).toISOString()
+    r.ledger.backoff(id, new Date(r.now().getTime() + secs * 1000).toISOString())
     r.log?.event('backoff', {bead: id, attempts: n, seconds: secs})
   }
   await r.ledger.save('running')
@@ -125,7 +119,7 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
 
 /** skip list + label `blocked` added + note appended once */
 export async function block(r: Run, id: string, reason: string, attempts: number): Promise<void> {
-  r.skip.set(id, {reason, attempts})
+  r.ledger.skip(id, reason, attempts)
   r.d.out.summary(`helix: [${r.t()}] BLOCKED ${sanitize(id)} after ${attempts} attempts`)
   const snap = await r.d.tracker.read()
   const b = snap.byId.get(id)
@@ -162,7 +156,6 @@ export async function acceptanceGate(r: Run, n: number, id: string, worktree?: s
   const target = snap.byId.get(id)
   const isOpen = (b: Bead) => statusOf(b) !== 'closed' && statusOf(b) !== 'cancelled'
   const isFailureBead = (b: Bead | undefined, name: string) => !!b && (b.labels ?? []).includes('acceptance-failure') && b['spec-id'] === name
-  const st = r.ledger.state
   for (const s of failures) {
     const name = s.split('/').pop() as string
     const title = `Acceptance failure: ${name} after ${id}`
@@ -171,10 +164,7 @@ export async function acceptanceGate(r: Run, n: number, id: string, worktree?: s
     const exists = snap.beads.some((b) => isOpen(b) && (b.title === title || isFailureBead(b, name)))
     if (exists || isFailureBead(target, name)) continue
     const newId = await r.d.tracker.create({title, labels: ['helix', 'acceptance-failure'], 'spec-id': name, acceptance: `${name} passes cleanly`})
-    st.injected_supervisory = [
-      ...(st.injected_supervisory ?? []),
-      {id: newId, type: 'acceptance-failure', triggering_cycle: n, triggering_bead: id, created_at: r.now().toISOString()},
-    ]
+    r.ledger.supervisory({id: newId, type: 'acceptance-failure', triggering_cycle: n, triggering_bead: id, created_at: r.now().toISOString()})
   }
   r.d.out.normal(`helix: acceptance criteria not met after cycle ${n} — failures filed as tracker issues`)
   await r.ledger.save()
@@ -200,10 +190,7 @@ export async function review(r: Run, id: string, n?: number, slot?: number, work
     const after = await r.d.tracker.read()
     for (const b of after.beads) {
       if (before.byId.has(b.id) || !(b.labels ?? []).includes('review-finding')) continue
-      st.injected_supervisory = [
-        ...(st.injected_supervisory ?? []),
-        {id: b.id, type: 'review-finding', triggering_cycle: n ?? st.current_cycle, triggering_bead: id, created_at: r.now().toISOString()},
-      ]
+      r.ledger.supervisory({id: b.id, type: 'review-finding', triggering_cycle: n ?? st.current_cycle, triggering_bead: id, created_at: r.now().toISOString()})
     }
   }
   await r.ledger.save('running')

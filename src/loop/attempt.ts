@@ -14,7 +14,7 @@ import type {CycleRecord} from '../state/types.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
 import {acceptanceGate, completedAttempt, failedAttempt, review, reviewWanted} from './after.js'
-import {dispatch, pauseForQuota} from './dispatch.js'
+import {checkBudget, dispatch, pauseForQuota} from './dispatch.js'
 import {fingerprint, fingerprintDiff, sameFingerprint, type Fingerprint} from './fingerprint.js'
 import {failureReason, titleSuffix, type FailedOutcome} from './lines.js'
 import {abandonWorkspace, land} from './land-step.js'
@@ -43,7 +43,6 @@ export interface AttemptCtx {
   ws: Workspace | null
   /** HEAD at the claim (one worker in the checkout): the cycle's commits are counted from it */
   headBefore: string | null
-  record?: CycleRecord
 }
 
 export type Completed = 'COMPLETE' | 'SALVAGED'
@@ -101,8 +100,7 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
     case 'classified':
       return settleOutcome(r, s)
     case 'gated': {
-      r.ledger.state.current_bead = null
-      r.ledger.state.current_bead_started_at = null
+      r.ledger.implementationDone(s.a.slot)
       await acceptanceGate(r, s.a.n, s.a.target.id, s.a.ws?.dir)
       if (r.o.autoReview && (await reviewWanted(r, s.a.mark, s.a.ws))) {
         const step = await review(r, s.a.target.id, s.a.n, s.a.slot, s.a.ws?.dir)
@@ -123,7 +121,7 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
 async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<AttemptState> {
   const target = sel.target as Bead
   if (sel.epicFocus && sel.epicFocus !== r.focusedEpic) {
-    r.focusedEpic = sel.epicFocus
+    r.ledger.focus(sel.epicFocus)
     r.d.out.normal(`helix: epic focus: ${sanitize(sel.epicFocus)} → child ${sanitize(target.id)}`)
     r.contextMd = await r.d.context(snap, r.focusedEpic, true)
   }
@@ -145,20 +143,10 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
     return {kind: 'released', step: 'continue'}
   }
   r.exclude.clear()
-  r.idleSpins = 0
-  r.buildStreak = 0
-  r.drainStreak = 0
-  r.alignedSinceBuild = false
-  r.backfilledSinceBuild = false
-  const st = r.ledger.state
-  const n = st.attempted_cycles + 1
-  st.attempted_cycles = n
-  st.current_cycle = n
-  st.current_bead = target.id
   const startedAt = r.now()
-  st.current_bead_started_at = startedAt.toISOString()
+  const n = r.ledger.beginAttempt(slot, target.id, startedAt)
   r.inFlight.set(slot, {id: target.id, token: c.token})
-  const attemptNo = (st.attempts[target.id] ?? 0) + 1
+  const attemptNo = r.ledger.attemptsOf(target.id) + 1
   let ws: Workspace | null = null
   if (r.workers > 1 && r.d.landing) ws = await r.d.landing.prepare(target.id, attemptNo, slot)
   r.ledger.setWorker({
@@ -197,6 +185,9 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
     if (ref) contextMd += `\n\n## Earlier work on ${a.target.id}\n\nA previous attempt could not be landed; its commits are kept at \`${ref}\` (\`git log -p ${ref}\`). Reuse what still applies on the current base.\n`
   }
   const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd, ...(a.ws ? {root: a.ws.dir} : {})})
+  // SPEC 5.2 `attempted += 1; dispatch`: an attempt counts once its agent starts, not at the claim
+  checkBudget(r)
+  r.ledger.dispatched()
   const res = await dispatch(r, r.d.agents.impl, 'implementation', prompt, {
     beadId: a.target.id,
     claimToken: a.token,
@@ -217,9 +208,7 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
     // not the bead's fault: unclaim, no attempt counted, pause every slot's dispatch
     await r.releaseClaim(after, id, a.token)
     r.inFlight.delete(a.slot)
-    r.ledger.clearWorker(a.slot)
-    r.ledger.state.current_bead = null
-    r.ledger.state.current_bead_started_at = null
+    r.ledger.endAttempt(a.slot)
     await abandonWorkspace(r, {kind: 'claimed', a}, 'quota pause')
     return {kind: 'released', step: await pauseForQuota(r, r.d.agents.impl, res.health.resetAt, res.health.message)}
   }
@@ -259,7 +248,6 @@ function record(r: Run, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord
     commits: [],
   }
   r.ledger.recordCycle(rec)
-  a.record = rec
   return rec
 }
 
@@ -272,7 +260,7 @@ async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified
       record(r, a, res, s.outcome, null)
       r.inFlight.delete(a.slot)
       r.ledger.closed(id)
-      delete r.backoffUntil[id]
+      r.ledger.clearBackoff(id)
       if (!a.ws) completeLine(r, a, res, s.outcome)
       return {kind: 'gated', a, res, outcome: s.outcome}
     }
@@ -288,7 +276,7 @@ async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified
         else await r.releaseClaim(after, id, a.token)
       }
       r.inFlight.delete(a.slot)
-      r.skip.set(id, {reason: DRIFT_REASON, attempts: r.ledger.state.attempts[id] ?? 0})
+      r.ledger.skip(id, DRIFT_REASON, r.ledger.attemptsOf(id))
       await abandonWorkspace(r, s, 'queue drift')
       await endCycle(r, a)
       return {kind: 'released', step: 'continue'}
@@ -299,8 +287,8 @@ async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified
       await r.d.tracker.setFields(id, {issue_type: 'epic'})
       r.inFlight.delete(a.slot)
       r.d.out.normal(`helix: promoting ${sanitize(id)} to epic (agent created ${s.newChildren.length} children)`)
-      r.focusedEpic = id
-      r.contextMd = await r.d.context(await r.d.tracker.read(), r.focusedEpic, true)
+      r.ledger.focus(id)
+      r.contextMd = await r.d.context(await r.d.tracker.read(), id, true)
       await abandonWorkspace(r, s, 'decomposed')
       await endCycle(r, a)
       return {kind: 'released', step: 'continue'}
@@ -330,11 +318,7 @@ export function completeLine(r: Run, a: AttemptCtx, res: DispatchResult, outcome
 }
 
 export async function endCycle(r: Run, a: AttemptCtx): Promise<void> {
-  r.ledger.clearWorker(a.slot)
-  if (r.ledger.state.current_bead === a.target.id) {
-    r.ledger.state.current_bead = null
-    r.ledger.state.current_bead_started_at = null
-  }
+  r.ledger.endAttempt(a.slot)
   await r.ledger.save('running')
 }
 

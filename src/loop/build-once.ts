@@ -50,9 +50,9 @@ export async function buildOnce(r: Run): Promise<Stop> {
     const snapAfter = await r.d.tracker.read()
     const epic = parent ? snapAfter.byId.get(parent) : undefined
     if (epic && isEpicBead(epic) && !r.skip.has(epic.id)) {
-      r.focusedEpic = epic.id
+      r.ledger.focus(epic.id)
       const closed = await maybeCloseFocusedEpic(r, snapAfter)
-      r.focusedEpic = null
+      r.ledger.focus(null)
       if (closed instanceof Stop) return closed
     }
     return new Stop('completed', EXIT.OK)

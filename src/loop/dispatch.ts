@@ -9,6 +9,7 @@ import {sanitize} from '../util/sanitize.js'
 import {budgetReached, durationText, hhmm, planQuotaPause} from './health.js'
 import {Stop, StopNow, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
+import {windowOf} from './quota-state.js'
 import {EXIT} from '../util/errors.js'
 
 export interface DispatchExtra {
@@ -68,7 +69,7 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
   const health = res.health ?? {kind: 'ok'}
   switch (health.kind) {
     case 'ok':
-      r.quota = null
+      r.ledger.quotaEvent({kind: 'ok'})
       break
     case 'unavailable': {
       const reason = sanitize(health.reason)
@@ -78,7 +79,7 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
     }
     case 'quota':
       // from this moment no slot starts an attempt; pauseForQuota ends the hold
-      r.pausing = true
+      r.ledger.quotaEvent({kind: 'quota', now: r.now()})
       r.log?.event('agent quota', {agent: agent.name, reset_at: health.resetAt, message: health.message})
       break
   }
@@ -87,32 +88,28 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
 
 /** A quota pause (SPEC 14.3): 'continue' after the sleep, or the stop (beyond --max-quota-wait, interrupt). */
 export async function pauseForQuota(r: Run, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
-  r.pausing = true
+  r.ledger.quotaEvent({kind: 'quota', now: r.now()})
   try {
     return await pause(r, agent, resetAt, message)
   } finally {
-    r.pausing = false
+    r.ledger.quotaEvent({kind: 'resume'})
   }
 }
 
 async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
   const now = r.now()
-  if (!r.quota) r.quota = {start: now, probe: 0}
-  const plan = planQuotaPause({now, resetAt, pauseStart: r.quota.start, probe: r.quota.probe, maxWaitSec: r.o.maxQuotaWaitSec ?? 21600})
+  const w = windowOf(r.ledger.quota, now)
+  const plan = planQuotaPause({now, resetAt, pauseStart: w.start, probe: w.probe, maxWaitSec: r.o.maxQuotaWaitSec ?? 21600})
   if (plan.kind === 'stop') return new Stop('quota', EXIT.AGENT_UNAVAILABLE, plan.message, plan.message.replace(/^helix: /, ''))
-  if (resetAt === null) r.quota.probe++
+  r.ledger.quotaEvent({kind: 'sleep', until: plan.until, probed: resetAt === null})
   const name = sanitize(agent.name)
   r.d.out.both(`helix: [${r.t()}] ${name} quota exhausted; pausing until ${hhmm(plan.until)} (in ${durationText(plan.ms)})`)
-  const s = r.ledger.state
-  s.paused_until = plan.until.toISOString()
-  s.pause_reason = `quota: ${sanitize(message)}`.slice(0, 300)
+  r.ledger.pause(plan.until, `quota: ${sanitize(message)}`.slice(0, 300))
   await r.ledger.save('paused')
-  void r.notify('paused', {agent: agent.name, paused_until: s.paused_until, reason: message})
+  void r.notify('paused', {agent: agent.name, paused_until: plan.until.toISOString(), reason: message})
   const t0 = r.now().getTime()
   await r.d.sleep(plan.ms, r.o.signal)
-  r.pausedMs += Math.max(0, r.now().getTime() - t0)
-  s.paused_until = null
-  s.pause_reason = null
+  r.ledger.resume(r.now().getTime() - t0)
   if (r.aborted) return interruptStop(r.o.signal)
   r.d.out.normal(`helix: [${r.t()}] quota pause over; resuming`)
   void r.notify('resumed', {agent: agent.name})

@@ -4,6 +4,7 @@ import {dispatchPausing} from './dispatch.js'
 import {anySelectable} from './scheduler.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
+import {alignedSinceBuild, backfilledSinceBuild, breakerDue, passesExhausted} from './drain-state.js'
 import {EXIT} from '../util/errors.js'
 
 /** a drain/periodic action; true when it succeeded */
@@ -36,21 +37,21 @@ export async function drain(r: Run): Promise<Step> {
   r.log?.event('check', {next_action: code})
   const stopAfter = () => new Stop('completed', EXIT.OK, `helix: stopping after check returned ${code}`)
   const bounded = async (action: 'plan' | 'polish' | 'alignment', label: string): Promise<Step> => {
-    if (r.drainStreak >= 3) return new Stop('completed', EXIT.OK, `helix: stopping: check returned ${code} 3 times without new ready work`)
+    if (passesExhausted(r.ledger.drain)) return new Stop('completed', EXIT.OK, `helix: stopping: check returned ${code} 3 times without new ready work`)
     r.d.out.normal(`helix: queue drained, running ${label}`)
     const ok = await runAction(r, action, 'repo')
     if (r.aborted) return interruptStop(r.o.signal)
     if (!ok) return new Stop('error', EXIT.ERROR, `helix: ${label} failed after queue drain`)
-    if (action === 'alignment') r.alignedSinceBuild = true
-    r.drainStreak++
+    if (action === 'alignment') r.ledger.drainEvent({kind: 'aligned'})
+    r.ledger.drainEvent({kind: 'pass'})
     return 'continue'
   }
   switch (code) {
     case 'BUILD': {
-      r.buildStreak++
-      if (r.buildStreak < 2) return 'continue'
+      r.ledger.drainEvent({kind: 'build'})
+      if (!breakerDue(r.ledger.drain)) return 'continue'
       const rec = await r.d.recoverOrphans((line) => r.d.out.normal(line))
-      r.buildStreak = 0
+      r.ledger.drainEvent({kind: 'breaker'})
       if (rec.recovered.length > 0) return 'continue'
       return new Stop('completed', EXIT.OK, 'helix: no selectable issues after orphan recovery — stopping')
     }
@@ -59,24 +60,24 @@ export async function drain(r: Run): Promise<Step> {
     case 'POLISH':
       return bounded('polish', 'polish')
     case 'ALIGN':
-      if (r.o.autoAlign && !r.alignedSinceBuild) return bounded('alignment', 'alignment')
+      if (r.o.autoAlign && !alignedSinceBuild(r.ledger.drain)) return bounded('alignment', 'alignment')
       return stopAfter()
     case 'BACKFILL': {
-      if (r.backfilledSinceBuild) return stopAfter()
+      if (backfilledSinceBuild(r.ledger.drain)) return stopAfter()
       r.d.out.normal('helix: queue drained, running backfill')
       const ok = await runAction(r, 'backfill', 'repo')
       if (r.aborted) return interruptStop(r.o.signal)
       if (!ok) return new Stop('error', EXIT.ERROR, 'helix: backfill failed after queue drain')
-      r.backfilledSinceBuild = true
+      r.ledger.drainEvent({kind: 'backfilled'})
       return 'continue'
     }
     case 'STOP': {
-      if (!r.o.autoAlign || r.alignedSinceBuild) return stopAfter()
+      if (!r.o.autoAlign || alignedSinceBuild(r.ledger.drain)) return stopAfter()
       r.d.out.normal('helix: queue empty, running alignment before stopping')
       const ok = await runAction(r, 'alignment', 'repo')
       if (r.aborted) return interruptStop(r.o.signal)
       if (!ok) return new Stop('error', EXIT.ERROR, 'helix: alignment failed after queue drain')
-      r.alignedSinceBuild = true
+      r.ledger.drainEvent({kind: 'aligned'})
       if (await anySelectable(r)) return 'continue'
       return stopAfter()
     }

@@ -16,6 +16,7 @@ import {openChildIds} from './outcome.js'
 import {selectTarget, selectableBeads, statusOf, type Selection} from './selection.js'
 import {Stop, StopNow, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
+import {MAX_SPINS, spins} from './drain-state.js'
 
 export type Decision =
   | {kind: 'start'}
@@ -45,7 +46,7 @@ export function decideDrain(i: DrainInput): Decision {
   if (i.busySlots > 0) return {kind: 'wait'}
   if (i.alignDue) return {kind: 'align'}
   if (i.waiting.length > 0) return {kind: 'backoff', until: (i.waiting[0] as {until: string}).until}
-  if (i.excluded > 0 && i.idleSpins < 3) return {kind: 'retry'}
+  if (i.excluded > 0 && i.idleSpins < MAX_SPINS) return {kind: 'retry'}
   return {kind: 'drain'}
 }
 
@@ -83,7 +84,7 @@ async function selectFor(r: Run, snap: TrackerSnapshot, active: ReadonlySet<stri
     if (sel.target) return sel
     if (active.size === 0) {
       r.d.out.normal(`helix: releasing focus on epic ${sanitize(r.focusedEpic)} (no ready children)`)
-      r.focusedEpic = null
+      r.ledger.focus(null)
     }
   }
   const sel = selectTarget(snap, base)
@@ -105,7 +106,7 @@ export async function maybeCloseFocusedEpic(r: Run, snap: TrackerSnapshot): Prom
   if (!epicId) return 'none'
   const epic = snap.byId.get(epicId)
   if (!epic || statusOf(epic) === 'closed' || r.skip.has(epicId)) {
-    r.focusedEpic = null
+    r.ledger.focus(null)
     return 'none'
   }
   if (openChildIds(snap, epicId).size > 0) return 'none'
@@ -116,7 +117,7 @@ export async function maybeCloseFocusedEpic(r: Run, snap: TrackerSnapshot): Prom
   } catch (error) {
     r.d.out.normal(`helix: could not close epic ${sanitize(epicId)}: ${sanitize(errorMessage(error))}`)
   }
-  r.focusedEpic = null
+  r.ledger.focus(null)
   await r.ledger.save()
   if (r.o.autoReview) {
     const step = await review(r, epicId)
@@ -131,7 +132,7 @@ async function waitBackoff(r: Run, until: string): Promise<Step> {
   await r.ledger.save('backoff')
   const t0 = r.now().getTime()
   await r.d.sleep(ms, r.o.signal)
-  r.idleMs += Math.max(0, r.now().getTime() - t0)
+  r.ledger.idle(r.now().getTime() - t0)
   if (r.aborted) return interruptStop(r.o.signal)
   return 'continue'
 }
@@ -188,7 +189,7 @@ export async function runScheduler(r: Run): Promise<Stop> {
         holding: r.pausing || (r.o.maxCycles > 0 && r.ledger.state.completed_cycles + running.size >= r.o.maxCycles),
         waiting: sel.waiting,
         excluded: r.exclude.size,
-        idleSpins: r.idleSpins,
+        idleSpins: spins(r.ledger.drain),
         alignDue: r.alignDue !== null,
       })
       if (decision.kind === 'start' && free !== undefined) {
@@ -223,7 +224,7 @@ export async function runScheduler(r: Run): Promise<Stop> {
         break
       }
       case 'retry':
-        r.idleSpins++
+        r.ledger.drainEvent({kind: 'spin'})
         r.exclude.clear()
         break
       case 'drain': {

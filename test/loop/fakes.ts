@@ -153,6 +153,8 @@ export function harness(
     commits?: string[]
     /** output lines every implementation dispatch prints (through onLine) */
     outputLines?: string[]
+    /** fake-clock milliseconds before each of those lines */
+    outputStepMs?: number
   } = {},
 ): Harness {
   const tracker = new FakeTracker(beads)
@@ -213,7 +215,12 @@ export function harness(
         h.calls.push(call)
         const first = log.lines + 1
         log.agentLine()
-        if (args.action === 'implementation') for (const l of extra.outputLines ?? []) args.onLine?.(l)
+        if (args.action === 'implementation') {
+          for (const l of extra.outputLines ?? []) {
+            clock.t += extra.outputStepMs ?? 0
+            args.onLine?.(l)
+          }
+        }
         const fn = behaviour[args.action]
         const r = (fn ? await fn(call, tracker) : undefined) ?? {}
         clock.t += 1000
