@@ -8,6 +8,7 @@ import {REVIEW_STATUS, trailerInt, trailerValue} from '../agents/trailers.js'
 import type {Bead} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
 import type {AttemptCtx} from './attempt.js'
+import {blockIfOverBudget, hasBeadCaps} from './bead-budget.js'
 import {endCycle} from './attempt.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {dispatchPausing, type DispatchExtra} from './dispatch.js'
@@ -99,7 +100,9 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
   else r.d.out.normal(`helix: ${w}implementation failed during cycle ${a.n} (will not count toward completed cycles)`)
   await endCycle(r, a)
   await r.d.recoverOrphans((l) => r.d.out.normal(l))
-  if (n >= BLOCK_AFTER_ATTEMPTS) {
+  if (hasBeadCaps(r) && (await blockIfOverBudget(r, (await r.d.tracker.read()).byId.get(id)))) {
+    // SPEC 14.6: the bead reached its budget; no backoff, no further attempt
+  } else if (n >= BLOCK_AFTER_ATTEMPTS) {
     r.d.out.normal(`helix: blocking ${sanitize(id)} after ${n} ${allFailed ? 'failed' : 'non-completing'} attempts`)
     await block(r, id, allFailed ? FAILED_REASON : NONCOMPLETE_REASON, n)
     r.ledger.clearBackoff(id)

@@ -15,6 +15,7 @@ import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
 import {acceptanceGate, completedAttempt, failedAttempt, review, reviewWanted} from './after.js'
 import {checkBudget, dispatch, pauseForQuota} from './dispatch.js'
+import {blockIfOverBudget, recordBeadSpend} from './bead-budget.js'
 import {fingerprint, fingerprintDiff, sameFingerprint, type Fingerprint} from './fingerprint.js'
 import {failureReason, titleSuffix, type FailedOutcome} from './lines.js'
 import {abandonWorkspace, land} from './land-step.js'
@@ -136,6 +137,11 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
     r.exclude.add(target.id)
     return {kind: 'released', step: 'continue'}
   }
+  // SPEC 14.6: a bead at its budget is blocked, not dispatched again
+  if (await blockIfOverBudget(r, freshBead)) {
+    await r.ledger.save()
+    return {kind: 'released', step: 'continue'}
+  }
   const c = await r.d.tracker.claim(target.id)
   if (!c.ok) {
     r.d.out.normal(`helix: claim conflict on ${sanitize(target.id)} (${sanitize(c.message)}); skipping it this iteration`)
@@ -219,6 +225,7 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
     const msg = `helix: the tracker lost ${after.beads.length === 0 ? a.beadsBefore : lost} of ${a.beadsBefore} beads during the attempt on ${sanitize(id)}; stopping without writing (restore it, e.g. from git)`
     throw new StopNow(new Stop('error', EXIT.ERROR, msg, msg.replace(/^helix: /, '')))
   }
+  await recordBeadSpend(r, id, res.tokens, res.costUsd ?? 0)
   // a decoded failure (claude is_error, codex turn.failed) fails the attempt whatever the exit code
   const rc = res.failed && res.rc === 0 ? 1 : res.rc
   const c = classifyOutcome({after, id, fingerprint: a.fp, openChildrenBefore: a.openChildrenBefore, rc, timedOut: res.timedOut || res.stalled === true})

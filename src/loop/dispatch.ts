@@ -10,6 +10,7 @@ import {budgetReached, durationText, hhmm, planQuotaPause} from './health.js'
 import {Stop, StopNow, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 import {windowOf} from './quota-state.js'
+import {recordBeadSpend} from './bead-budget.js'
 import {EXIT} from '../util/errors.js'
 
 export interface DispatchExtra {
@@ -54,6 +55,8 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
   })
   if (x.slot !== undefined) r.ledger.agentPid(slot, null)
   r.ledger.addTokens(res.tokens, res.costUsd ?? 0)
+  // SPEC 14.6: the bead's own spend, kept on the bead across attempts, runs and crashes (the implementation's after classify's tracker check)
+  if (x.beadId && action === 'review') await recordBeadSpend(r, x.beadId, res.tokens, res.costUsd ?? 0)
   const w = tagged ? ` w${slot}` : ''
   // the L-range spans this dispatch's records; other slots' records may interleave, `(wN)` picks them out
   const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}${tagged ? ` (w${slot})` : ''}` : 'none'

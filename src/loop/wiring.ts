@@ -19,6 +19,7 @@ import {acquirePidFile, releasePidFile} from '../state/pidfile.js'
 import {readRunState, updateRunState, writeRunState} from '../state/run-state.js'
 import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
+import {addSpend} from '../tracker/spend.js'
 import {readTracker} from '../tracker/store.js'
 import {ClaimConflictError} from '../util/errors.js'
 import {abortableSleep} from '../util/abort.js'
@@ -99,6 +100,9 @@ export function realLoopDeps(input: WiringInput): RealLoop {
       },
       async setFields(id, fields) {
         await setFields(paths, id, fields)
+      },
+      async addSpend(id, tokens, costUsd) {
+        await addSpend(paths, id, tokens, costUsd)
       },
       async create(i) {
         const b = await createBead(

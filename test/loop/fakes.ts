@@ -72,6 +72,12 @@ export class FakeTracker {
     this.calls.push(`set ${id} ${JSON.stringify(fields)}`)
     Object.assign(this.get(id), fields)
   }
+  async addSpend(id: string, tokens: number, costUsd: number) {
+    this.calls.push(`spend ${id} ${tokens}`)
+    const b = this.get(id)
+    b['helix-tokens'] = Number(b['helix-tokens'] ?? 0) + tokens
+    if (costUsd > 0) b['helix-cost'] = Number(b['helix-cost'] ?? 0) + costUsd
+  }
   async create(input: NewBeadInput) {
     const id = `new-${this.nextId++}`
     this.calls.push(`create ${id} ${input.title}`)
