@@ -14,7 +14,7 @@ import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {dispatchPausing, type DispatchExtra} from './dispatch.js'
 import {runAction} from './drain.js'
 import type {AttemptEndKind} from './health.js'
-import {failureArrow, failureLineOf, type FailedOutcome} from './lines.js'
+import {failureArrow, failureLineOf, fit, type FailedOutcome} from './lines.js'
 import type {Workspace} from './ports.js'
 import {anySelectable, maybeCloseFocusedEpic} from './scheduler.js'
 import {statusOf} from './selection.js'
@@ -97,7 +97,7 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
   const {n, allFailed} = r.ledger.failedAttempt(id, bead)
   if (outcome === 'NOT_COMPLETED') r.d.out.normal(`helix: ${w}cycle ${a.n} did not complete a tracked issue; completed cycles remain ${st.completed_cycles}`)
   else if (outcome === 'NOT_LANDED') r.d.out.normal(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} not landed: ${reason}`)
-  else r.d.out.normal(`helix: ${w}implementation failed during cycle ${a.n} (will not count toward completed cycles)`)
+  else r.d.out.normal(`helix: ${w}implementation failed during cycle ${a.n} (will not count toward completed cycles): ${fit(reason, 160)}`)
   await endCycle(r, a)
   await r.d.recoverOrphans((l) => r.d.out.normal(l))
   if (hasBeadCaps(r) && (await blockIfOverBudget(r, (await r.d.tracker.read()).byId.get(id)))) {

@@ -67,8 +67,8 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
   const what = action === 'implementation' ? `${name} complete` : `${name} ${action} complete`
   if (res.timedOut) r.d.out.normal(`helix: [${r.t()}]${w} ${name} timeout after ${r.o.timeoutSec ?? '?'}s — killed`)
   if (res.stalled) r.d.out.normal(`helix: [${r.t()}]${w} ${name} stalled: no output for ${r.o.stallTimeoutSec ?? '?'}s — killed`)
-  r.d.out.summary(`helix: [${r.t()}]${w} ${what} (rc=${res.rc}, ${secs}s${tokens}) — log ${range} in ${log.path}`)
-  r.d.out.normal(`helix: [${r.t()}]${w} ${name} ${action} finished (rc=${res.rc}, ${secs}s${tokens})`)
+  // one line per dispatch, in both modes (and so once in the session log)
+  r.d.out.both(`helix: [${r.t()}]${w} ${what} (rc=${res.rc}, ${secs}s${tokens}) — log ${range} in ${log.path}`)
   const health = res.health ?? {kind: 'ok'}
   switch (health.kind) {
     case 'ok':

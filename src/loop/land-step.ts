@@ -28,8 +28,7 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
   if (r.o.land === 'none') {
     const branch = await r.d.landing.keepBranch(ws)
     const keptLine = `helix: [${r.t()}] ${r.slotTag(a.slot)}kept ${sanitize(id)} on branch ${sanitize(branch)} (--land none)`
-    r.d.out.normal(keptLine)
-    r.d.out.summary(keptLine)
+    r.d.out.both(keptLine)
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }
@@ -38,8 +37,7 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
     r.ledger.amendCycle(a.n, {commits: lr.commits})
     const k = lr.commits.length
     const landedLine = `helix: [${r.t()}] ${r.slotTag(a.slot)}landed ${sanitize(id)} (${k} commit${k === 1 ? '' : 's'}, ${sanitize(lr.sha.slice(0, 12))})`
-    r.d.out.normal(landedLine)
-    r.d.out.summary(landedLine)
+    r.d.out.both(landedLine)
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }

@@ -110,7 +110,8 @@ export async function maybeCloseFocusedEpic(r: Run, snap: TrackerSnapshot): Prom
     return 'none'
   }
   if (openChildIds(snap, epicId).size > 0) return 'none'
-  r.d.out.normal(`helix: epic ${sanitize(epicId)} complete — closing`)
+  // both modes: the epic's own review follows, and without this line it reads as a second review of the last child
+  r.d.out.both(`helix: epic ${sanitize(epicId)} complete — closing`)
   try {
     await r.d.tracker.close(epicId)
     r.ledger.closed(epicId)
