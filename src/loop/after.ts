@@ -20,7 +20,6 @@ import {anySelectable, maybeCloseFocusedEpic} from './scheduler.js'
 import {statusOf} from './selection.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
-import {EXIT} from '../util/errors.js'
 
 const FAILED_REASON = `intractable after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
 const NONCOMPLETE_REASON = `failed to complete after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
@@ -46,8 +45,8 @@ export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLET
     if (closed instanceof Stop) return closed
     // SPEC 16.3: no `reached max cycles` when the queue drained anyway
     // (with workers: only once no other slot is busy, since an in-flight attempt may still fail)
-    if ((r.ledger.state.workers ?? []).length === 0 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles', EXIT.OK)
-    return new Stop('max_cycles', EXIT.OK, `helix: reached max cycles (${r.o.maxCycles})`)
+    if ((r.ledger.state.workers ?? []).length === 0 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles')
+    return new Stop('max_cycles', `helix: reached max cycles (${r.o.maxCycles})`)
   }
   return 'continue'
 }
@@ -56,7 +55,8 @@ export async function periodicAlignment(r: Run, c: number): Promise<Step> {
   r.d.out.normal(`helix: periodic alignment after ${c} completed cycles`)
   const ok = await runAction(r, 'alignment', 'repo')
   if (r.aborted) return interruptStop(r.o.signal)
-  if (!ok) return new Stop('error', EXIT.ERROR, `helix: periodic alignment failed after ${c} cycles`)
+  if (ok instanceof Stop) return ok
+  if (!ok) return new Stop('error', `helix: periodic alignment failed after ${c} cycles`)
   r.ledger.drainEvent({kind: 'aligned'})
   return 'continue'
 }
@@ -88,7 +88,7 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
     await endCycle(r, a)
     r.log?.event('systemic failure', {bead: id, line: systemic})
     void r.notify('agent_unavailable', {agent: r.d.agents.impl.name, reason: systemic})
-    return new Stop('agent_unavailable', EXIT.AGENT_UNAVAILABLE, `helix: agent ${sanitize(r.d.agents.impl.name)} unavailable: ${why}`, why)
+    return new Stop('agent_unavailable', `helix: agent ${sanitize(r.d.agents.impl.name)} unavailable: ${why}`, why)
   }
   const st = r.ledger.state
   // a completed attempt that did not land is a non-completed attempt (issue 11)
@@ -183,8 +183,9 @@ export async function review(r: Run, id: string, n?: number, slot?: number, work
   const where: DispatchExtra = worktree ? {cwd: worktree, env: r.d.trackerDir ? {DDX_BEAD_DIR: r.d.trackerDir} : {}} : {}
   const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id, ...(slot !== undefined ? {slot} : {}), ...where})
   if (r.aborted) return interruptStop(r.o.signal)
+  if (res instanceof Stop) return res
   const status = trailerValue(res.text, 'REVIEW_STATUS', REVIEW_STATUS)
-  if (!status) return new Stop('error', EXIT.ERROR, 'helix: review output missing REVIEW_STATUS trailer')
+  if (!status) return new Stop('error', 'helix: review output missing REVIEW_STATUS trailer')
   const st = r.ledger.state
   if (status === 'ISSUES_FOUND') {
     const count = trailerInt(res.text, 'ISSUES_COUNT') ?? 0

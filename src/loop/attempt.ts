@@ -14,7 +14,7 @@ import type {CycleRecord} from '../state/types.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
 import {acceptanceGate, completedAttempt, failedAttempt, review, reviewWanted} from './after.js'
-import {checkBudget, dispatch, pauseForQuota} from './dispatch.js'
+import {budgetStop, dispatch, pauseForQuota} from './dispatch.js'
 import {blockIfOverBudget, recordBeadSpend} from './bead-budget.js'
 import {fingerprint, fingerprintDiff, sameFingerprint, type Fingerprint} from './fingerprint.js'
 import {failureReason, titleSuffix, type FailedOutcome} from './lines.js'
@@ -22,9 +22,8 @@ import {abandonWorkspace, land} from './land-step.js'
 import {classifyOutcome, openChildIds, type Outcome} from './outcome.js'
 import type {Workspace} from './ports.js'
 import {readyList, statusOf, type Selection} from './selection.js'
-import {Stop, StopNow, interruptStop, type Step} from './stop.js'
+import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
-import {EXIT} from '../util/errors.js'
 
 export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 
@@ -106,6 +105,12 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
       if (r.o.autoReview && (await reviewWanted(r, s.a.mark, s.a.ws))) {
         const step = await review(r, s.a.target.id, s.a.n, s.a.slot, s.a.ws?.dir)
         if (step instanceof Stop) {
+          // one worker: the bead is closed and its work is in the checkout — the cycle did complete
+          // (its COMPLETE line was printed); the run-complete line must count it
+          if (!s.a.ws) {
+            r.ledger.completed()
+            await endCycle(r, s.a)
+          }
           await abandonWorkspace(r, s, 'review stopped the run')
           return {kind: 'released', step}
         }
@@ -192,7 +197,11 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
   }
   const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd, ...(a.ws ? {root: a.ws.dir} : {})})
   // SPEC 5.2 `attempted += 1; dispatch`: an attempt counts once its agent starts, not at the claim
-  checkBudget(r)
+  const over = budgetStop(r)
+  if (over) {
+    await abandonWorkspace(r, {kind: 'claimed', a}, 'stopped')
+    return {kind: 'released', step: over}
+  }
   r.ledger.dispatched()
   const res = await dispatch(r, r.d.agents.impl, 'implementation', prompt, {
     beadId: a.target.id,
@@ -203,6 +212,11 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
   if (r.aborted) {
     await abandonWorkspace(r, {kind: 'claimed', a}, 'interrupted')
     return {kind: 'released', step: interruptStop(r.o.signal)}
+  }
+  if (res instanceof Stop) {
+    // the agent is unavailable: the bead is unclaimed when the run stops (its claim stays in flight until then)
+    await abandonWorkspace(r, {kind: 'claimed', a}, 'stopped')
+    return {kind: 'released', step: res}
   }
   return {kind: 'dispatched', a, res}
 }
@@ -222,8 +236,9 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
   const lost = a.beadsBefore - after.beads.length
   if (after.beads.length === 0 || lost > a.beadsBefore / 2) {
     r.inFlight.delete(a.slot)
+    await abandonWorkspace(r, {kind: 'claimed', a}, 'stopped')
     const msg = `helix: the tracker lost ${after.beads.length === 0 ? a.beadsBefore : lost} of ${a.beadsBefore} beads during the attempt on ${sanitize(id)}; stopping without writing (restore it, e.g. from git)`
-    throw new StopNow(new Stop('error', EXIT.ERROR, msg, msg.replace(/^helix: /, '')))
+    return {kind: 'released', step: new Stop('error', msg, msg.replace(/^helix: /, ''))}
   }
   await recordBeadSpend(r, id, res.tokens, res.costUsd ?? 0)
   // a decoded failure (claude is_error, codex turn.failed) fails the attempt whatever the exit code

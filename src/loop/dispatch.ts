@@ -1,17 +1,17 @@
 /**
  * Every agent call of the loop goes through here (SPEC 3, 14, 16.3): the budget
  * check before it starts, the lines after it, the agent's health. An unavailable
- * agent stops the run (StopNow, exit 4); a quota answer is handed back to the
+ * agent stops the run (a returned Stop, exit 4); a quota answer is handed back to the
  * caller, which unclaims (implementation) or pauses and calls again (the rest).
+ * Stops are returned, never thrown (stop.ts).
  */
 import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
 import {budgetReached, durationText, hhmm, planQuotaPause} from './health.js'
-import {Stop, StopNow, interruptStop, type Step} from './stop.js'
+import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 import {windowOf} from './quota-state.js'
 import {recordBeadSpend} from './bead-budget.js'
-import {EXIT} from '../util/errors.js'
 
 export interface DispatchExtra {
   beadId?: string
@@ -21,15 +21,17 @@ export interface DispatchExtra {
   env?: Record<string, string>
 }
 
-/** Throws StopNow when a budget is reached: no further dispatch starts (SPEC 14.6). */
-export function checkBudget(r: Run): void {
+/** The stop once a budget is reached: no further dispatch starts (SPEC 14.6); null while under it. */
+export function budgetStop(r: Run): Stop | null {
   const s = r.ledger.state
   const line = budgetReached({maxTokens: r.o.maxTokens, maxCost: r.o.maxCost}, s.total_tokens, s.total_cost_usd ?? 0)
-  if (line) throw new StopNow(new Stop('budget', EXIT.OK, line, line.replace(/^helix: /, '')))
+  return line ? new Stop('budget', line, line.replace(/^helix: /, '')) : null
 }
 
-export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult> {
-  checkBudget(r)
+/** One agent call; a Stop when the run must stop (budget reached before it, the agent unavailable after it). */
+export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
+  const over = budgetStop(r)
+  if (over) return over
   const log = r.log as SessionLogLike
   const slot = x.slot ?? 1
   // SPEC 15.4: with workers > 1 a call made for a slot tags its log records and its lines
@@ -78,7 +80,7 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
       const reason = sanitize(health.reason)
       r.log?.event('agent unavailable', {agent: agent.name, reason: health.reason})
       void r.notify('agent_unavailable', {agent: agent.name, reason: health.reason})
-      throw new StopNow(new Stop('agent_unavailable', EXIT.AGENT_UNAVAILABLE, `helix: agent ${name} unavailable: ${reason}`, reason))
+      return new Stop('agent_unavailable', `helix: agent ${name} unavailable: ${reason}`, reason)
     }
     case 'quota':
       // from this moment no slot starts an attempt; pauseForQuota ends the hold
@@ -103,7 +105,7 @@ async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: 
   const now = r.now()
   const w = windowOf(r.ledger.quota, now)
   const plan = planQuotaPause({now, resetAt, pauseStart: w.start, probe: w.probe, maxWaitSec: r.o.maxQuotaWaitSec ?? 21600})
-  if (plan.kind === 'stop') return new Stop('quota', EXIT.AGENT_UNAVAILABLE, plan.message, plan.message.replace(/^helix: /, ''))
+  if (plan.kind === 'stop') return new Stop('quota', plan.message, plan.message.replace(/^helix: /, ''))
   r.ledger.quotaEvent({kind: 'sleep', until: plan.until, probed: resetAt === null})
   const name = sanitize(agent.name)
   r.d.out.both(`helix: [${r.t()}] ${name} quota exhausted; pausing until ${hhmm(plan.until)} (in ${durationText(plan.ms)})`)
@@ -121,11 +123,11 @@ async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: 
 }
 
 /** review, check and the drain actions: a quota answer pauses the run, then the same call runs again */
-export async function dispatchPausing(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult> {
+export async function dispatchPausing(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
   for (;;) {
     const res = await dispatch(r, agent, action, prompt, x)
-    if (res.health?.kind !== 'quota' || r.aborted) return res
+    if (res instanceof Stop || res.health?.kind !== 'quota' || r.aborted) return res
     const step = await pauseForQuota(r, agent, res.health.resetAt, res.health.message)
-    if (step instanceof Stop) throw new StopNow(step)
+    if (step instanceof Stop) return step
   }
 }

@@ -5,14 +5,14 @@ import {anySelectable} from './scheduler.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 import {alignedSinceBuild, backfilledSinceBuild, breakerDue, passesExhausted} from './drain-state.js'
-import {EXIT} from '../util/errors.js'
 
-/** a drain/periodic action; true when it succeeded */
-export async function runAction(r: Run, action: 'alignment' | 'plan' | 'polish' | 'backfill', scope: string): Promise<boolean> {
+/** a drain/periodic action; true when it succeeded, the Stop when the run must stop */
+export async function runAction(r: Run, action: 'alignment' | 'plan' | 'polish' | 'backfill', scope: string): Promise<boolean | Stop> {
   const prompt = await r.d.agents.prompt(action, {scope})
   await r.ledger.save(action)
   const res = await dispatchPausing(r, r.d.agents.impl, action, prompt)
   await r.ledger.save('running')
+  if (res instanceof Stop) return res
   if (res.rc !== 0 || res.timedOut || res.stalled) return false
   if (action === 'backfill') {
     const status = trailerValue(res.text, 'BACKFILL_STATUS', BACKFILL_STATUS)
@@ -31,17 +31,19 @@ export async function drain(r: Run): Promise<Step> {
   const res = await dispatchPausing(r, r.d.agents.impl, 'check', prompt)
   await r.ledger.save('running')
   if (r.aborted) return interruptStop(r.o.signal)
-  if (res.rc !== 0 || res.timedOut || res.stalled) return new Stop('error', EXIT.ERROR, 'helix: check failed after queue drain')
+  if (res instanceof Stop) return res
+  if (res.rc !== 0 || res.timedOut || res.stalled) return new Stop('error', 'helix: check failed after queue drain')
   const code = trailerValue(res.text, 'NEXT_ACTION', NEXT_ACTION_CODES)
-  if (!code) return new Stop('error', EXIT.ERROR, 'helix: unable to determine NEXT_ACTION from check output')
+  if (!code) return new Stop('error', 'helix: unable to determine NEXT_ACTION from check output')
   r.log?.event('check', {next_action: code})
-  const stopAfter = () => new Stop('completed', EXIT.OK, `helix: stopping after check returned ${code}`)
+  const stopAfter = () => new Stop('completed', `helix: stopping after check returned ${code}`)
   const bounded = async (action: 'plan' | 'polish' | 'alignment', label: string): Promise<Step> => {
-    if (passesExhausted(r.ledger.drain)) return new Stop('completed', EXIT.OK, `helix: stopping: check returned ${code} 3 times without new ready work`)
+    if (passesExhausted(r.ledger.drain)) return new Stop('completed', `helix: stopping: check returned ${code} 3 times without new ready work`)
     r.d.out.normal(`helix: queue drained, running ${label}`)
     const ok = await runAction(r, action, 'repo')
     if (r.aborted) return interruptStop(r.o.signal)
-    if (!ok) return new Stop('error', EXIT.ERROR, `helix: ${label} failed after queue drain`)
+    if (ok instanceof Stop) return ok
+    if (!ok) return new Stop('error', `helix: ${label} failed after queue drain`)
     if (action === 'alignment') r.ledger.drainEvent({kind: 'aligned'})
     r.ledger.drainEvent({kind: 'pass'})
     return 'continue'
@@ -53,7 +55,7 @@ export async function drain(r: Run): Promise<Step> {
       const rec = await r.d.recoverOrphans((line) => r.d.out.normal(line))
       r.ledger.drainEvent({kind: 'breaker'})
       if (rec.recovered.length > 0) return 'continue'
-      return new Stop('completed', EXIT.OK, 'helix: no selectable issues after orphan recovery — stopping')
+      return new Stop('completed', 'helix: no selectable issues after orphan recovery — stopping')
     }
     case 'DESIGN':
       return bounded('plan', 'design')
@@ -67,7 +69,8 @@ export async function drain(r: Run): Promise<Step> {
       r.d.out.normal('helix: queue drained, running backfill')
       const ok = await runAction(r, 'backfill', 'repo')
       if (r.aborted) return interruptStop(r.o.signal)
-      if (!ok) return new Stop('error', EXIT.ERROR, 'helix: backfill failed after queue drain')
+      if (ok instanceof Stop) return ok
+      if (!ok) return new Stop('error', 'helix: backfill failed after queue drain')
       r.ledger.drainEvent({kind: 'backfilled'})
       return 'continue'
     }
@@ -76,7 +79,8 @@ export async function drain(r: Run): Promise<Step> {
       r.d.out.normal('helix: queue empty, running alignment before stopping')
       const ok = await runAction(r, 'alignment', 'repo')
       if (r.aborted) return interruptStop(r.o.signal)
-      if (!ok) return new Stop('error', EXIT.ERROR, 'helix: alignment failed after queue drain')
+      if (ok instanceof Stop) return ok
+      if (!ok) return new Stop('error', 'helix: alignment failed after queue drain')
       r.ledger.drainEvent({kind: 'aligned'})
       if (await anySelectable(r)) return 'continue'
       return stopAfter()

@@ -16,7 +16,7 @@ import {holdsDispatch} from './quota-state.js'
 import type {BlockerEntry, LoopDeps, LoopOptions, LoopResult, NotifyEventName} from './ports.js'
 import {runScheduler} from './scheduler.js'
 import {statusOf} from './selection.js'
-import {Stop, StopNow, interruptStop} from './stop.js'
+import {Stop, interruptStop} from './stop.js'
 
 /** A blocker's title when the tracker could not be read at the end of the run (its id and reason are still reported). */
 export const TITLE_UNKNOWN = '(title unknown: the tracker could not be read)'
@@ -101,12 +101,24 @@ export class Run {
     return this.finish(stop)
   }
 
+  /**
+   * An exception that reached the loop. A HelixError (bad input, a tracker that can't be
+   * written, a lost claim) is one line with its own exit code. Anything else is a bug:
+   * one line naming the session log, and the stack in that log. Either way the run ends
+   * like any other stop: attempts in flight end their own way, in-flight claims are
+   * released and worktrees preserved (finish).
+   */
   errorStop(error: unknown): Stop {
-    if (error instanceof StopNow) return error.stop
     if (this.aborted) return interruptStop(this.o.signal)
-    const message = error instanceof HelixError ? error.message : errorMessage(error).split('\n')[0]
-    const code = error instanceof HelixError ? error.exitCode : 1
-    return new Stop('error', code, helixMessage(sanitize(message)))
+    if (error instanceof HelixError) {
+      const line = helixMessage(sanitize(error.message.split('\n')[0] ?? ''))
+      return new Stop({reason: 'error', exit: error.exitCode}, line, line.replace(/^helix: /, ''))
+    }
+    const first = sanitize(errorMessage(error).split('\n')[0] ?? '').slice(0, 300)
+    const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : String(error)
+    this.log?.event('internal error (a bug in helix)', {error: errorMessage(error), stack}, 'error')
+    const where = this.log ? `the stack is in ${this.log.path}` : 'no session log was open yet'
+    return new Stop({reason: 'error', bug: true}, `helix: internal error: ${first} (a bug in helix; ${where})`, `internal error: ${first}`)
   }
 
   private async main(): Promise<Stop> {

@@ -105,9 +105,12 @@ export class FakeLog implements SessionLogLike {
   path = '/abs/.helix-logs/helix-20260101-000000.log'
   lines = 0
   events: string[] = []
-  event(msg: string) {
+  /** every event with its fields */
+  records: Array<{msg: string; fields?: Record<string, unknown>; level?: string}> = []
+  event(msg: string, fields?: Record<string, unknown>, level?: string) {
     this.lines++
     this.events.push(msg)
+    this.records.push({msg, fields, level})
   }
   agentLine() {
     this.lines++
