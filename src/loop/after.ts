@@ -14,7 +14,7 @@ import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {dispatchPausing, type DispatchExtra} from './dispatch.js'
 import {runAction} from './drain.js'
 import type {AttemptEndKind} from './health.js'
-import {failureArrow, failureLineOf, fit, type FailedOutcome} from './lines.js'
+import {failureArrow, failureLineOf, fit, trackerLockLineOf, type FailedOutcome} from './lines.js'
 import type {Workspace} from './ports.js'
 import {anySelectable, maybeCloseFocusedEpic} from './scheduler.js'
 import {statusOf} from './selection.js'
@@ -80,7 +80,8 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
   const w = r.slotTag(a.slot)
   r.d.out.summary(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} ${failureArrow(outcome, reason)}`)
   const kind = endKind(outcome)
-  const line = kind === 'fail' ? failureLineOf(res) : reason
+  // a tracker-lock timeout in the agent's own tracker command says nothing about the agent: never systemic
+  const line = trackerLockLineOf(res) ? null : kind === 'fail' ? failureLineOf(res) : reason
   const systemic = r.systemic.record({bead: id, kind, line, durationMs: res.durationMs})
   if (systemic) {
     // SPEC 14.2: the agent, not the bead — no attempt counted, no label, no note

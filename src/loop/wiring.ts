@@ -182,7 +182,8 @@ export function realLoopDeps(input: WiringInput): RealLoop {
       return log
     },
     async recoverOrphans(say) {
-      const r = await recoverOrphans(paths, {owner, probe, thresholdSec: threshold, say})
+      // this run's own beads in flight are not orphans: not reclaimed, and not reported as "too fresh"
+      const r = await recoverOrphans(paths, {owner, probe, thresholdSec: threshold, say, ownPid: process.pid})
       return {recovered: r.recovered}
     },
     async context(snap, focusedEpic, write) {

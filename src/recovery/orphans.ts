@@ -8,7 +8,7 @@ import type {ProjectPaths} from '../util/root.js'
 import type {Bead, ClaimLiveness, ProcessProbe} from '../tracker/types.js'
 import {mutateTracker, readTracker} from '../tracker/store.js'
 import {statusOf} from '../tracker/queries.js'
-import {claimLiveness} from '../tracker/liveness.js'
+import {claimLiveness, claimPid} from '../tracker/liveness.js'
 import {CLAIM_KEYS, releaseClaim} from '../tracker/ops.js'
 import {taggedProcesses, type TaggedProcess} from '../util/tagged.js'
 import {endProcesses, killGraceMs, pidAlive} from '../util/process.js'
@@ -23,6 +23,8 @@ export interface RecoverOptions {
   dryRun?: boolean
   /** receives each progress line (already prefixed with `helix: `) */
   say: (line: string) => void
+  /** the live run calling this: its own claims (its beads in flight) are not orphans and are not reported */
+  ownPid?: number
   /** end the leftover processes of dead runs first (SPEC 14.5); default true */
   killDeadRuns?: boolean
 }
@@ -113,6 +115,7 @@ export async function recoverOrphans(paths: ProjectPaths, opts: RecoverOptions):
   const candidates = new Map<string, {key: string; l: ClaimLiveness}>()
   for (const b of snap.beads) {
     if (statusOf(b) !== 'in_progress' || b.owner !== owner) continue
+    if (opts.ownPid !== undefined && claimPid(b) === opts.ownPid && (b['claimed-machine'] === undefined || b['claimed-machine'] === opts.probe.hostname())) continue
     const l = await claimLiveness(b, opts.probe, now, opts.thresholdSec)
     if (l.live) {
       const why = skipReason(l, opts.thresholdSec)

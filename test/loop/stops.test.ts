@@ -110,3 +110,14 @@ describe('a review that stops the run after a completed bead (one worker)', () =
     expect(lastState(h)).toMatchObject({completed_cycles: 1, current_bead: null, workers: []})
   })
 })
+
+describe("a tracker-lock timeout in the agent's own tracker command (issue 16, smaller)", () => {
+  it('is the failure reason, never "agent unavailable", even twice in a row on two beads', async () => {
+    const out = (id: string) => `helix: tracker is locked by another writer (waited 10s)\nclosed ${id}`
+    const h = harness([B('hx-0a1b2c3d'), B('hx-9f8e7d6c')], {implementation: (c) => ({rc: 2, text: out(c.beadId as string)}), check: check('WAIT')}, {env: {HELIX_BACKOFF_SLEEP: '0'}})
+    const r = await runLoop(h.deps, opts({maxCycles: 0}))
+    expect(r.stopReason).not.toBe('agent_unavailable')
+    expect(h.both.some((l) => l.includes('unavailable'))).toBe(false)
+    expect(lastState(h).cycles[0]?.reason).toBe("rc=2: tracker lock timeout in the agent's tracker command: tracker is locked by another writer (waited 10s)")
+  })
+})
