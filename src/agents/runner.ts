@@ -19,6 +19,7 @@ import {endProcesses, escapedDescendants, killGraceMs, signalExitCode, signalGro
 import {AGENT_WRAPPER} from './watchdog.js'
 import {hhmmss} from '../util/time.js'
 import {errorMessage} from '../util/errors.js'
+import {projectTag} from '../util/tagged.js'
 
 export interface Invocation {
   file: string
@@ -327,6 +328,8 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   env.HELIX_RUN_LOG = log.path
   env.HELIX_DISPATCH_ID = dispatchId
   env.HELIX_RUN_PID = String(process.pid)
+  // SPEC 18.3a: dead-run cleanup signals only processes of its own project
+  env.HELIX_PROJECT = projectTag(req.root)
   const startToken = currentStartToken()
   if (startToken) env.HELIX_RUN_START = startToken
   else delete env.HELIX_RUN_START
