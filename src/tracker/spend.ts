@@ -5,26 +5,10 @@
  */
 import type {ProjectPaths} from '../util/root.js'
 import {mutateTracker} from './store.js'
-import type {Bead} from './types.js'
 import {isoNow, notFound} from './ops.js'
+import {SPEND_COST, SPEND_TOKENS, spendOf, type Spend} from './spend-of.js'
 
-export const SPEND_TOKENS = 'helix-tokens'
-export const SPEND_COST = 'helix-cost'
-
-export interface Spend {
-  tokens: number
-  costUsd: number
-}
-
-function num(v: unknown): number {
-  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : 0
-  return Number.isFinite(n) && n > 0 ? n : 0
-}
-
-/** what a bead has spent so far (0 for a bead that never reported anything) */
-export function spendOf(b: Bead): Spend {
-  return {tokens: num(b[SPEND_TOKENS]), costUsd: num(b[SPEND_COST])}
-}
+export {SPEND_COST, SPEND_TOKENS, spendOf, type Spend} from './spend-of.js'
 
 /** adds one dispatch's spend to the bead; returns the new total */
 export async function addSpend(paths: ProjectPaths, id: string, tokens: number, costUsd: number, opts: {now?: Date} = {}): Promise<Spend> {
