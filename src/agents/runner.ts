@@ -20,6 +20,7 @@ import {randomBytes} from 'node:crypto'
 import path from 'node:path'
 import {currentStartToken} from '../proc/probe.js'
 import {forgetGroup, registerGroup} from '../proc/groups.js'
+import {projectTag} from '../proc/tagged.js'
 import {endProcesses, escapedDescendants, killGraceMs, signalExitCode, signalTarget} from '../proc/process.js'
 import {errorMessage} from '../util/errors.js'
 import {hhmmss} from '../util/time.js'
@@ -359,6 +360,8 @@ function agentEnv(req: DispatchRequest, dispatchId: string, logPath: string): No
   env.HELIX_RUN_LOG = logPath
   env.HELIX_DISPATCH_ID = dispatchId
   env.HELIX_RUN_PID = String(process.pid)
+  // SPEC 18.3a: dead-run cleanup signals only processes of its own project
+  env.HELIX_PROJECT = projectTag(req.root)
   const startToken = currentStartToken()
   if (startToken) env.HELIX_RUN_START = startToken
   else delete env.HELIX_RUN_START

@@ -20,6 +20,7 @@ import {acquirePidFile, releasePidFile} from '../state/pidfile.js'
 import {readRunState, updateRunState, writeRunState} from '../state/run-state.js'
 import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
+import {addSpend} from '../tracker/spend.js'
 import {readTracker} from '../tracker/store.js'
 import {ClaimConflictError} from '../util/errors.js'
 import {abortableSleep} from '../util/abort.js'
@@ -101,6 +102,9 @@ export function realLoopDeps(input: WiringInput): RealLoop {
       async setFields(id, fields) {
         await setFields(paths, id, fields)
       },
+      async addSpend(id, tokens, costUsd) {
+        await addSpend(paths, id, tokens, costUsd)
+      },
       async create(i) {
         const b = await createBead(
           paths,
@@ -179,7 +183,8 @@ export function realLoopDeps(input: WiringInput): RealLoop {
       return log
     },
     async recoverOrphans(say) {
-      const r = await recoverOrphans(paths, {owner, probe, thresholdSec: threshold, say})
+      // this run's own beads in flight are not orphans: not reclaimed, and not reported as "too fresh"
+      const r = await recoverOrphans(paths, {owner, probe, thresholdSec: threshold, say, ownPid: process.pid})
       return {recovered: r.recovered}
     },
     async context(snap, focusedEpic, write) {

@@ -12,6 +12,8 @@ export interface LimitFlags {
   'stall-timeout'?: string
   'max-tokens'?: string
   'max-cost'?: string
+  'max-bead-tokens'?: string
+  'max-bead-cost'?: string
   'max-quota-wait'?: string
   notify?: string
 }
@@ -22,6 +24,8 @@ export interface RunLimits {
   stallTimeoutSec: number
   maxTokens?: number
   maxCost?: number
+  maxBeadTokens?: number
+  maxBeadCost?: number
   maxQuotaWaitSec: number
   /** the notifier argv (split on spaces, no shell), undefined when none */
   notify?: string[]
@@ -47,6 +51,13 @@ function wholeNumber(v: {raw: string; name: string}, min: number, max: number, e
   return n
 }
 
+function usd(v: {raw: string; name: string} | null): number | undefined {
+  if (!v) return undefined
+  const t = v.raw.trim()
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) <= 0) throw bad(v.name, v.raw, 'an amount in USD > 0, like 5 or 2.50')
+  return Number(t)
+}
+
 /** Throws HelixError(1) naming the flag (or variable) with the bad value. */
 export function parseRunLimits(flags: LimitFlags, env: NodeJS.ProcessEnv): RunLimits {
   const w = pick(flags, env, 'workers', 'HELIX_WORKERS')
@@ -57,13 +68,10 @@ export function parseRunLimits(flags: LimitFlags, env: NodeJS.ProcessEnv): RunLi
   const stallTimeoutSec = st ? wholeNumber(st, 0, 7 * 86400, 'seconds, a whole number ≥ 0 (0 disables)') : 900
   const mt = pick(flags, env, 'max-tokens', 'HELIX_MAX_TOKENS')
   const maxTokens = mt ? wholeNumber(mt, 1, Number.MAX_SAFE_INTEGER, 'a whole number of tokens > 0') : undefined
-  const mc = pick(flags, env, 'max-cost', 'HELIX_MAX_COST')
-  let maxCost: number | undefined
-  if (mc) {
-    const t = mc.raw.trim()
-    if (!/^\d+(\.\d+)?$/.test(t) || Number(t) <= 0) throw bad(mc.name, mc.raw, 'an amount in USD > 0, like 5 or 2.50')
-    maxCost = Number(t)
-  }
+  const maxCost = usd(pick(flags, env, 'max-cost', 'HELIX_MAX_COST'))
+  const bt = pick(flags, env, 'max-bead-tokens', 'HELIX_MAX_BEAD_TOKENS')
+  const maxBeadTokens = bt ? wholeNumber(bt, 1, Number.MAX_SAFE_INTEGER, 'a whole number of tokens > 0') : undefined
+  const maxBeadCost = usd(pick(flags, env, 'max-bead-cost', 'HELIX_MAX_BEAD_COST'))
   const mq = pick(flags, env, 'max-quota-wait', 'HELIX_MAX_QUOTA_WAIT')
   const maxQuotaWaitSec = mq ? wholeNumber(mq, 0, 30 * 86400, 'seconds, a whole number ≥ 0') : 21600
   const n = pick(flags, env, 'notify', 'HELIX_NOTIFY')
@@ -72,5 +80,5 @@ export function parseRunLimits(flags: LimitFlags, env: NodeJS.ProcessEnv): RunLi
     notify = n.raw.split(' ').filter((p) => p !== '')
     if (notify.length === 0) throw bad(n.name, n.raw, 'a command')
   }
-  return {workers, land: l?.raw === 'none' ? 'none' : 'ff', stallTimeoutSec, ...(maxTokens ? {maxTokens} : {}), ...(maxCost ? {maxCost} : {}), maxQuotaWaitSec, ...(notify ? {notify} : {})}
+  return {workers, land: l?.raw === 'none' ? 'none' : 'ff', stallTimeoutSec, ...(maxTokens ? {maxTokens} : {}), ...(maxCost ? {maxCost} : {}), ...(maxBeadTokens ? {maxBeadTokens} : {}), ...(maxBeadCost ? {maxBeadCost} : {}), maxQuotaWaitSec, ...(notify ? {notify} : {})}
 }

@@ -56,6 +56,8 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
       stallTimeoutSec: limits.stallTimeoutSec,
       ...(limits.maxTokens !== undefined ? {maxTokens: limits.maxTokens} : {}),
       ...(limits.maxCost !== undefined ? {maxCost: limits.maxCost} : {}),
+      ...(limits.maxBeadTokens !== undefined ? {maxBeadTokens: limits.maxBeadTokens} : {}),
+      ...(limits.maxBeadCost !== undefined ? {maxBeadCost: limits.maxBeadCost} : {}),
       maxQuotaWaitSec: limits.maxQuotaWaitSec,
     })
     return r.exitCode

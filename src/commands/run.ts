@@ -23,6 +23,8 @@ export default class Run extends HelixCommand {
     'stall-timeout': Flags.string({description: 'kill an agent silent for this many seconds (default HELIX_STALL_TIMEOUT or 900; 0 disables)', helpValue: 'SECONDS'}),
     'max-tokens': Flags.string({description: 'stop dispatching once the run used this many tokens (default HELIX_MAX_TOKENS, none)', helpValue: 'N'}),
     'max-cost': Flags.string({description: 'stop dispatching once agents reported this cost in USD (default HELIX_MAX_COST, none)', helpValue: 'USD'}),
+    'max-bead-tokens': Flags.string({description: "don't dispatch a bead again once its attempts (all runs) used this many tokens; it is blocked (default HELIX_MAX_BEAD_TOKENS, none)", helpValue: 'N'}),
+    'max-bead-cost': Flags.string({description: "don't dispatch a bead again once its attempts (all runs) cost this much in USD; it is blocked (default HELIX_MAX_BEAD_COST, none)", helpValue: 'USD'}),
     'max-quota-wait': Flags.string({description: 'longest quota pause in seconds before stopping (default HELIX_MAX_QUOTA_WAIT or 21600)', helpValue: 'SECONDS'}),
     notify: Flags.string({description: 'command run with one JSON event on stdin when the run stops, pauses, resumes or blocks a bead (default HELIX_NOTIFY)', helpValue: 'CMD'}),
   }
@@ -45,6 +47,8 @@ export default class Run extends HelixCommand {
         'stall-timeout': flags['stall-timeout'],
         'max-tokens': flags['max-tokens'],
         'max-cost': flags['max-cost'],
+        'max-bead-tokens': flags['max-bead-tokens'],
+        'max-bead-cost': flags['max-bead-cost'],
         'max-quota-wait': flags['max-quota-wait'],
         notify: flags.notify,
       },

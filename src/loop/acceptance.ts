@@ -20,7 +20,6 @@ export async function acceptanceGate(r: Run, n: number, id: string, worktree?: s
   const target = snap.byId.get(id)
   const isOpen = (b: Bead) => statusOf(b) !== 'closed' && statusOf(b) !== 'cancelled'
   const isFailureBead = (b: Bead | undefined, name: string) => !!b && (b.labels ?? []).includes('acceptance-failure') && b['spec-id'] === name
-  const st = r.ledger.state
   for (const s of failures) {
     const name = s.split('/').pop() as string
     const title = `Acceptance failure: ${name} after ${id}`
@@ -29,10 +28,7 @@ export async function acceptanceGate(r: Run, n: number, id: string, worktree?: s
     const exists = snap.beads.some((b) => isOpen(b) && (b.title === title || isFailureBead(b, name)))
     if (exists || isFailureBead(target, name)) continue
     const newId = await r.d.tracker.create({title, labels: ['helix', 'acceptance-failure'], 'spec-id': name, acceptance: `${name} passes cleanly`})
-    st.injected_supervisory = [
-      ...(st.injected_supervisory ?? []),
-      {id: newId, type: 'acceptance-failure', triggering_cycle: n, triggering_bead: id, created_at: r.now().toISOString()},
-    ]
+    r.ledger.supervisory({id: newId, type: 'acceptance-failure', triggering_cycle: n, triggering_bead: id, created_at: r.now().toISOString()})
   }
   r.d.out.normal(`helix: acceptance criteria not met after cycle ${n} — failures filed as tracker issues`)
   await r.ledger.save()

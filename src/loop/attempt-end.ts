@@ -6,15 +6,15 @@
 import type {DispatchResult} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
 import type {AttemptCtx, Completed} from './attempt.js'
+import {blockIfOverBudget, hasBeadCaps} from './bead-budget.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {maybeCloseFocusedEpic} from './epic.js'
 import type {AttemptEndKind} from './health.js'
-import {failureArrow, failureLineOf, type FailedOutcome} from './lines.js'
+import {failureArrow, failureLineOf, fit, trackerLockLineOf, type FailedOutcome} from './lines.js'
 import {periodicAlignment} from './review.js'
 import {anySelectable} from './selectable.js'
 import {Stop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
-import {EXIT} from '../util/errors.js'
 
 export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 
@@ -23,9 +23,7 @@ const NONCOMPLETE_REASON = `failed to complete after ${BLOCK_AFTER_ATTEMPTS} att
 
 export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLETE' | 'SALVAGED'): Promise<Step> {
   r.systemic.record({bead: a.target.id, kind: 'ok', line: null, durationMs: 0})
-  const st = r.ledger.state
-  const c = st.completed_cycles + 1
-  st.completed_cycles = c
+  const c = r.ledger.completed()
   await endCycle(r, a)
   if (c % 5 === 0) r.contextMd = await r.d.context(await r.d.tracker.read(), r.focusedEpic, true)
   if (r.o.reviewEvery > 0 && c % r.o.reviewEvery === 0 && !r.o.once) {
@@ -44,8 +42,8 @@ export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLET
     if (closed instanceof Stop) return closed
     // SPEC 16.3: no `reached max cycles` when the queue drained anyway
     // (with workers: only once no other slot is busy, since an in-flight attempt may still fail)
-    if ((r.ledger.state.workers ?? []).length === 0 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles', EXIT.OK)
-    return new Stop('max_cycles', EXIT.OK, `helix: reached max cycles (${r.o.maxCycles})`)
+    if ((r.ledger.state.workers ?? []).length === 0 && !(await anySelectable(r, closed === 'none' ? snap : undefined))) return new Stop('max_cycles')
+    return new Stop('max_cycles', `helix: reached max cycles (${r.o.maxCycles})`)
   }
   return 'continue'
 }
@@ -69,7 +67,8 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
   const w = r.slotTag(a.slot)
   r.d.out.summary(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} ${failureArrow(outcome, reason)}`)
   const kind = endKind(outcome)
-  const line = kind === 'fail' ? failureLineOf(res) : reason
+  // a tracker-lock timeout in the agent's own tracker command says nothing about the agent: never systemic
+  const line = trackerLockLineOf(res) ? null : kind === 'fail' ? failureLineOf(res) : reason
   const systemic = r.systemic.record({bead: id, kind, line, durationMs: res.durationMs})
   if (systemic) {
     // SPEC 14.2: the agent, not the bead — no attempt counted, no label, no note
@@ -77,34 +76,32 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
     await endCycle(r, a)
     r.log?.event('systemic failure', {bead: id, line: systemic})
     void r.notify('agent_unavailable', {agent: r.d.agents.impl.name, reason: systemic})
-    return new Stop('agent_unavailable', EXIT.AGENT_UNAVAILABLE, `helix: agent ${sanitize(r.d.agents.impl.name)} unavailable: ${why}`, why)
+    return new Stop('agent_unavailable', `helix: agent ${sanitize(r.d.agents.impl.name)} unavailable: ${why}`, why)
   }
   const st = r.ledger.state
-  const n = (st.attempts[id] ?? 0) + 1
-  st.attempts[id] = n
   // a completed attempt that did not land is a non-completed attempt (issue 11)
   const bead: 'FAILED' | 'NOT_COMPLETED' = outcome === 'NOT_COMPLETED' || outcome === 'NOT_LANDED' ? 'NOT_COMPLETED' : 'FAILED'
-  const prevAllFailed = r.lastFailure.get(id)
   // "failed attempts" only when every attempt failed; a mix ending in non-completion is "non-completing"
-  r.lastFailure.set(id, n === 1 ? bead : prevAllFailed === 'FAILED' && bead === 'FAILED' ? 'FAILED' : 'NOT_COMPLETED')
+  const {n, allFailed} = r.ledger.failedAttempt(id, bead)
   if (outcome === 'NOT_COMPLETED') r.d.out.normal(`helix: ${w}cycle ${a.n} did not complete a tracked issue; completed cycles remain ${st.completed_cycles}`)
   else if (outcome === 'NOT_LANDED') r.d.out.normal(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} not landed: ${reason}`)
-  else r.d.out.normal(`helix: ${w}implementation failed during cycle ${a.n} (will not count toward completed cycles)`)
+  else r.d.out.normal(`helix: ${w}implementation failed during cycle ${a.n} (will not count toward completed cycles): ${fit(reason, 160)}`)
   await endCycle(r, a)
   await r.d.recoverOrphans((l) => r.d.out.normal(l))
-  if (n >= BLOCK_AFTER_ATTEMPTS) {
-    const allFailed = r.lastFailure.get(id) === 'FAILED'
+  if (hasBeadCaps(r) && (await blockIfOverBudget(r, (await r.d.tracker.read()).byId.get(id)))) {
+    // SPEC 14.6: the bead reached its budget; no backoff, no further attempt
+  } else if (n >= BLOCK_AFTER_ATTEMPTS) {
     r.d.out.normal(`helix: blocking ${sanitize(id)} after ${n} ${allFailed ? 'failed' : 'non-completing'} attempts`)
     await block(r, id, allFailed ? FAILED_REASON : NONCOMPLETE_REASON, n)
-    delete r.backoffUntil[id]
+    r.ledger.clearBackoff(id)
     if (r.focusedEpic && a.target.parent === r.focusedEpic) {
       const epic = r.focusedEpic
-      r.focusedEpic = null
-      await block(r, epic, `child ${id} intractable after ${n} attempts`, st.attempts[epic] ?? 0)
+      r.ledger.focus(null)
+      await block(r, epic, `child ${id} intractable after ${n} attempts`, r.ledger.attemptsOf(epic))
     }
   } else {
     const secs = backoffSeconds(n, r.d.env)
-    r.backoffUntil[id] = new Date(r.now().getTime() + secs * 1000).toISOString()
+    r.ledger.backoff(id, new Date(r.now().getTime() + secs * 1000).toISOString())
     r.log?.event('backoff', {bead: id, attempts: n, seconds: secs})
   }
   await r.ledger.save('running')
@@ -113,7 +110,7 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
 
 /** skip list + label `blocked` added + note appended once */
 export async function block(r: Run, id: string, reason: string, attempts: number): Promise<void> {
-  r.skip.set(id, {reason, attempts})
+  r.ledger.skip(id, reason, attempts)
   r.d.out.summary(`helix: [${r.t()}] BLOCKED ${sanitize(id)} after ${attempts} attempts`)
   const snap = await r.d.tracker.read()
   const b = snap.byId.get(id)
@@ -134,10 +131,6 @@ export function completeLine(r: Run, a: AttemptCtx, res: DispatchResult, outcome
 }
 
 export async function endCycle(r: Run, a: AttemptCtx): Promise<void> {
-  r.ledger.clearWorker(a.slot)
-  if (r.ledger.state.current_bead === a.target.id) {
-    r.ledger.state.current_bead = null
-    r.ledger.state.current_bead_started_at = null
-  }
+  r.ledger.endAttempt(a.slot)
   await r.ledger.save('running')
 }

@@ -16,7 +16,8 @@ import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
 import {acceptanceGate} from './acceptance.js'
 import {DRIFT_REASON, completeLine, completedAttempt, endCycle, failedAttempt} from './attempt-end.js'
-import {dispatch, pauseForQuota} from './dispatch.js'
+import {budgetStop, dispatch, pauseForQuota} from './dispatch.js'
+import {blockIfOverBudget, recordBeadSpend} from './bead-budget.js'
 import {fingerprint, fingerprintDiff, sameFingerprint, type Fingerprint} from './fingerprint.js'
 import {failureReason, titleSuffix, type FailedOutcome} from './lines.js'
 import {abandonWorkspace, land} from './land-step.js'
@@ -24,9 +25,8 @@ import {classifyOutcome, openChildIds, type Outcome} from './outcome.js'
 import type {Workspace} from './ports.js'
 import {review, reviewWanted} from './review.js'
 import {readyList, statusOf, type Selection} from './selection.js'
-import {Stop, StopNow, interruptStop, type Step} from './stop.js'
+import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
-import {EXIT} from '../util/errors.js'
 
 export interface AttemptCtx {
   slot: number
@@ -44,7 +44,6 @@ export interface AttemptCtx {
   ws: Workspace | null
   /** HEAD at the claim (one worker in the checkout): the cycle's commits are counted from it */
   headBefore: string | null
-  record?: CycleRecord
 }
 
 export type Completed = 'COMPLETE' | 'SALVAGED'
@@ -102,12 +101,17 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
     case 'classified':
       return settleOutcome(r, s)
     case 'gated': {
-      r.ledger.state.current_bead = null
-      r.ledger.state.current_bead_started_at = null
+      r.ledger.implementationDone(s.a.slot)
       await acceptanceGate(r, s.a.n, s.a.target.id, s.a.ws?.dir)
       if (r.o.autoReview && (await reviewWanted(r, s.a.mark, s.a.ws))) {
         const step = await review(r, s.a.target.id, s.a.n, s.a.slot, s.a.ws?.dir)
         if (step instanceof Stop) {
+          // one worker: the bead is closed and its work is in the checkout — the cycle did complete
+          // (its COMPLETE line was printed); the run-complete line must count it
+          if (!s.a.ws) {
+            r.ledger.completed()
+            await endCycle(r, s.a)
+          }
           await abandonWorkspace(r, s, 'review stopped the run')
           return {kind: 'released', step}
         }
@@ -124,7 +128,7 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
 async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<AttemptState> {
   const target = sel.target as Bead
   if (sel.epicFocus && sel.epicFocus !== r.focusedEpic) {
-    r.focusedEpic = sel.epicFocus
+    r.ledger.focus(sel.epicFocus)
     r.d.out.normal(`helix: epic focus: ${sanitize(sel.epicFocus)} → child ${sanitize(target.id)}`)
     r.contextMd = await r.d.context(snap, r.focusedEpic, true)
   }
@@ -139,6 +143,11 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
     r.exclude.add(target.id)
     return {kind: 'released', step: 'continue'}
   }
+  // SPEC 14.6: a bead at its budget is blocked, not dispatched again
+  if (await blockIfOverBudget(r, freshBead)) {
+    await r.ledger.save()
+    return {kind: 'released', step: 'continue'}
+  }
   const c = await r.d.tracker.claim(target.id)
   if (!c.ok) {
     r.d.out.normal(`helix: claim conflict on ${sanitize(target.id)} (${sanitize(c.message)}); skipping it this iteration`)
@@ -146,20 +155,10 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
     return {kind: 'released', step: 'continue'}
   }
   r.exclude.clear()
-  r.idleSpins = 0
-  r.buildStreak = 0
-  r.drainStreak = 0
-  r.alignedSinceBuild = false
-  r.backfilledSinceBuild = false
-  const st = r.ledger.state
-  const n = st.attempted_cycles + 1
-  st.attempted_cycles = n
-  st.current_cycle = n
-  st.current_bead = target.id
   const startedAt = r.now()
-  st.current_bead_started_at = startedAt.toISOString()
+  const n = r.ledger.beginAttempt(slot, target.id, startedAt)
   r.inFlight.set(slot, {id: target.id, token: c.token})
-  const attemptNo = (st.attempts[target.id] ?? 0) + 1
+  const attemptNo = r.ledger.attemptsOf(target.id) + 1
   let ws: Workspace | null = null
   if (r.workers > 1 && r.d.landing) ws = await r.d.landing.prepare(target.id, attemptNo, slot)
   r.ledger.setWorker({
@@ -198,6 +197,13 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
     if (ref) contextMd += `\n\n## Earlier work on ${a.target.id}\n\nA previous attempt could not be landed; its commits are kept at \`${ref}\` (\`git log -p ${ref}\`). Reuse what still applies on the current base.\n`
   }
   const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd, ...(a.ws ? {root: a.ws.dir} : {})})
+  // SPEC 5.2 `attempted += 1; dispatch`: an attempt counts once its agent starts, not at the claim
+  const over = budgetStop(r)
+  if (over) {
+    await abandonWorkspace(r, {kind: 'claimed', a}, 'stopped')
+    return {kind: 'released', step: over}
+  }
+  r.ledger.dispatched()
   const res = await dispatch(r, r.d.agents.impl, 'implementation', prompt, {
     beadId: a.target.id,
     claimToken: a.token,
@@ -207,6 +213,11 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
   if (r.aborted) {
     await abandonWorkspace(r, {kind: 'claimed', a}, 'interrupted')
     return {kind: 'released', step: interruptStop(r.o.signal)}
+  }
+  if (res instanceof Stop) {
+    // the agent is unavailable: the bead is unclaimed when the run stops (its claim stays in flight until then)
+    await abandonWorkspace(r, {kind: 'claimed', a}, 'stopped')
+    return {kind: 'released', step: res}
   }
   return {kind: 'dispatched', a, res}
 }
@@ -219,9 +230,7 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
     // not the bead's fault: unclaim, no attempt counted, pause every slot's dispatch
     await r.releaseClaim(after, id, a.token)
     r.inFlight.delete(a.slot)
-    r.ledger.clearWorker(a.slot)
-    r.ledger.state.current_bead = null
-    r.ledger.state.current_bead_started_at = null
+    r.ledger.endAttempt(a.slot)
     await abandonWorkspace(r, {kind: 'claimed', a}, 'quota pause')
     return {kind: 'released', step: await pauseForQuota(r, r.d.agents.impl, health.resetAt, health.message)}
   }
@@ -229,9 +238,11 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
   const lost = a.beadsBefore - after.beads.length
   if (after.beads.length === 0 || lost > a.beadsBefore / 2) {
     r.inFlight.delete(a.slot)
+    await abandonWorkspace(r, {kind: 'claimed', a}, 'stopped')
     const msg = `helix: the tracker lost ${after.beads.length === 0 ? a.beadsBefore : lost} of ${a.beadsBefore} beads during the attempt on ${sanitize(id)}; stopping without writing (restore it, e.g. from git)`
-    throw new StopNow(new Stop('error', EXIT.ERROR, msg, msg.replace(/^helix: /, '')))
+    return {kind: 'released', step: new Stop('error', msg, msg.replace(/^helix: /, ''))}
   }
+  await recordBeadSpend(r, id, res.tokens, res.verdict.costUsd)
   // a decoded failure (claude is_error, codex turn.failed) fails the attempt whatever the exit code
   const rc = effectiveRc(res)
   const c = classifyOutcome({after, id, fingerprint: a.fp, openChildrenBefore: a.openChildrenBefore, rc, timedOut: killedForTime(res)})
@@ -261,7 +272,6 @@ function record(r: Run, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord
     commits: [],
   }
   r.ledger.recordCycle(rec)
-  a.record = rec
   return rec
 }
 
@@ -274,7 +284,7 @@ async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified
       record(r, a, res, s.outcome, null)
       r.inFlight.delete(a.slot)
       r.ledger.closed(id)
-      delete r.backoffUntil[id]
+      r.ledger.clearBackoff(id)
       if (!a.ws) completeLine(r, a, res, s.outcome)
       return {kind: 'gated', a, res, outcome: s.outcome}
     }
@@ -290,7 +300,7 @@ async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified
         else await r.releaseClaim(after, id, a.token)
       }
       r.inFlight.delete(a.slot)
-      r.skip.set(id, {reason: DRIFT_REASON, attempts: r.ledger.state.attempts[id] ?? 0})
+      r.ledger.skip(id, DRIFT_REASON, r.ledger.attemptsOf(id))
       await abandonWorkspace(r, s, 'queue drift')
       await endCycle(r, a)
       return {kind: 'released', step: 'continue'}
@@ -301,8 +311,8 @@ async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified
       await r.d.tracker.setFields(id, {issue_type: 'epic'})
       r.inFlight.delete(a.slot)
       r.d.out.normal(`helix: promoting ${sanitize(id)} to epic (agent created ${s.newChildren.length} children)`)
-      r.focusedEpic = id
-      r.contextMd = await r.d.context(await r.d.tracker.read(), r.focusedEpic, true)
+      r.ledger.focus(id)
+      r.contextMd = await r.d.context(await r.d.tracker.read(), id, true)
       await abandonWorkspace(r, s, 'decomposed')
       await endCycle(r, a)
       return {kind: 'released', step: 'continue'}

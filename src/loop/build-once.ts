@@ -28,11 +28,11 @@ export async function buildOnce(r: Run): Promise<Stop> {
   if (selector) {
     const {ready, selectable} = selectableBeads(snap, opts)
     const match = matchSelector(selectable, selector)
-    if (!match) return new Stop('error', EXIT.ERROR, `helix: no ready issue matches '${sanitize(selector)}'`)
+    if (!match) return new Stop('error', `helix: no ready issue matches '${sanitize(selector)}'`)
     sel = {target: match, tier: null, batch: [], ready, waiting: []}
   } else {
     sel = selectTarget(snap, opts)
-    if (!sel.target) return new Stop('completed', EXIT.OK, 'helix: no ready issues')
+    if (!sel.target) return new Stop('completed', 'helix: no ready issues')
     sel = {...sel, epicFocus: undefined, batch: []}
   }
   const st = r.ledger.state
@@ -43,7 +43,7 @@ export async function buildOnce(r: Run): Promise<Stop> {
   const target = sel.target as Bead
   if (st.attempted_cycles === attemptedBefore) {
     // claim conflict or change before claim: nothing was attempted
-    return new Stop('error', EXIT.CLAIM, `helix: could not claim ${sanitize(target.id)}`)
+    return new Stop({reason: 'error', exit: EXIT.CLAIM}, `helix: could not claim ${sanitize(target.id)}`)
   }
   if (st.completed_cycles > before) {
     // the built bead may have been its epic's last open child: close the epic (not a cycle)
@@ -51,12 +51,12 @@ export async function buildOnce(r: Run): Promise<Stop> {
     const snapAfter = await r.d.tracker.read()
     const epic = parent ? snapAfter.byId.get(parent) : undefined
     if (epic && isEpicBead(epic) && !r.skip.has(epic.id)) {
-      r.focusedEpic = epic.id
+      r.ledger.focus(epic.id)
       const closed = await maybeCloseFocusedEpic(r, snapAfter)
-      r.focusedEpic = null
+      r.ledger.focus(null)
       if (closed instanceof Stop) return closed
     }
-    return new Stop('completed', EXIT.OK)
+    return new Stop('completed')
   }
-  return new Stop('completed', EXIT.ERROR, `helix: build did not complete ${sanitize(target.id)}`)
+  return new Stop('error', `helix: build did not complete ${sanitize(target.id)}`)
 }

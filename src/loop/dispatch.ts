@@ -1,15 +1,17 @@
 /**
  * Every agent call of the loop goes through here (SPEC 3, 14, 16.3): the budget
  * check before it starts, the lines after it, the agent's health. An unavailable
- * agent stops the run (StopNow, exit 4); a quota answer is handed back to the
+ * agent stops the run (a returned Stop, exit 4); a quota answer is handed back to the
  * caller, which unclaims (implementation) or pauses and calls again (the rest).
+ * Stops are returned, never thrown (stop.ts).
  */
 import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
 import {budgetReached, durationText, hhmm, planQuotaPause} from './health.js'
-import {Stop, StopNow, interruptStop, type Step} from './stop.js'
+import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
-import {EXIT} from '../util/errors.js'
+import {windowOf} from './quota-state.js'
+import {recordBeadSpend} from './bead-budget.js'
 
 export interface DispatchExtra {
   beadId?: string
@@ -19,15 +21,17 @@ export interface DispatchExtra {
   env?: Record<string, string>
 }
 
-/** Throws StopNow when a budget is reached: no further dispatch starts (SPEC 14.6). */
-export function checkBudget(r: Run): void {
+/** The stop once a budget is reached: no further dispatch starts (SPEC 14.6); null while under it. */
+export function budgetStop(r: Run): Stop | null {
   const s = r.ledger.state
   const line = budgetReached({maxTokens: r.o.maxTokens, maxCost: r.o.maxCost}, s.total_tokens, s.total_cost_usd ?? 0)
-  if (line) throw new StopNow(new Stop('budget', EXIT.OK, line, line.replace(/^helix: /, '')))
+  return line ? new Stop('budget', line, line.replace(/^helix: /, '')) : null
 }
 
-export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult> {
-  checkBudget(r)
+/** One agent call; a Stop when the run must stop (budget reached before it, the agent unavailable after it). */
+export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
+  const over = budgetStop(r)
+  if (over) return over
   const log = r.log as SessionLogLike
   const slot = x.slot ?? 1
   // SPEC 15.4: with workers > 1 a call made for a slot tags its log records and its lines
@@ -53,6 +57,8 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
   })
   if (x.slot !== undefined) r.ledger.agentPid(slot, null)
   r.ledger.addTokens(res.tokens, res.verdict.costUsd)
+  // SPEC 14.6: the bead's own spend, kept on the bead across attempts, runs and crashes (the implementation's after classify's tracker check)
+  if (x.beadId && action === 'review') await recordBeadSpend(r, x.beadId, res.tokens, res.verdict.costUsd ?? 0)
   const w = tagged ? ` w${slot}` : ''
   // the L-range spans this dispatch's records; other slots' records may interleave, `(wN)` picks them out
   const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}${tagged ? ` (w${slot})` : ''}` : 'none'
@@ -63,22 +69,22 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
   const what = action === 'implementation' ? `${name} complete` : `${name} ${action} complete`
   if (res.end === 'timeout') r.d.out.normal(`helix: [${r.t()}]${w} ${name} timeout after ${r.o.timeoutSec ?? '?'}s — killed`)
   if (res.end === 'stalled') r.d.out.normal(`helix: [${r.t()}]${w} ${name} stalled: no output for ${r.o.stallTimeoutSec ?? '?'}s — killed`)
-  r.d.out.summary(`helix: [${r.t()}]${w} ${what} (rc=${res.rc}, ${secs}s${tokens}) — log ${range} in ${log.path}`)
-  r.d.out.normal(`helix: [${r.t()}]${w} ${name} ${action} finished (rc=${res.rc}, ${secs}s${tokens})`)
+  // one line per dispatch, in both modes (and so once in the session log)
+  r.d.out.both(`helix: [${r.t()}]${w} ${what} (rc=${res.rc}, ${secs}s${tokens}) — log ${range} in ${log.path}`)
   const health = res.verdict.health
   switch (health.kind) {
     case 'ok':
-      r.quota = null
+      r.ledger.quotaEvent({kind: 'ok'})
       break
     case 'unavailable': {
       const reason = sanitize(health.reason)
       r.log?.event('agent unavailable', {agent: agent.name, reason: health.reason})
       void r.notify('agent_unavailable', {agent: agent.name, reason: health.reason})
-      throw new StopNow(new Stop('agent_unavailable', EXIT.AGENT_UNAVAILABLE, `helix: agent ${name} unavailable: ${reason}`, reason))
+      return new Stop('agent_unavailable', `helix: agent ${name} unavailable: ${reason}`, reason)
     }
     case 'quota':
       // from this moment no slot starts an attempt; pauseForQuota ends the hold
-      r.pausing = true
+      r.ledger.quotaEvent({kind: 'quota', now: r.now()})
       r.log?.event('agent quota', {agent: agent.name, reset_at: health.resetAt, message: health.message})
       break
   }
@@ -87,32 +93,28 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
 
 /** A quota pause (SPEC 14.3): 'continue' after the sleep, or the stop (beyond --max-quota-wait, interrupt). */
 export async function pauseForQuota(r: Run, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
-  r.pausing = true
+  r.ledger.quotaEvent({kind: 'quota', now: r.now()})
   try {
     return await pause(r, agent, resetAt, message)
   } finally {
-    r.pausing = false
+    r.ledger.quotaEvent({kind: 'resume'})
   }
 }
 
 async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
   const now = r.now()
-  if (!r.quota) r.quota = {start: now, probe: 0}
-  const plan = planQuotaPause({now, resetAt, pauseStart: r.quota.start, probe: r.quota.probe, maxWaitSec: r.o.maxQuotaWaitSec ?? 21600})
-  if (plan.kind === 'stop') return new Stop('quota', EXIT.AGENT_UNAVAILABLE, plan.message, plan.message.replace(/^helix: /, ''))
-  if (resetAt === null) r.quota.probe++
+  const w = windowOf(r.ledger.quota, now)
+  const plan = planQuotaPause({now, resetAt, pauseStart: w.start, probe: w.probe, maxWaitSec: r.o.maxQuotaWaitSec ?? 21600})
+  if (plan.kind === 'stop') return new Stop('quota', plan.message, plan.message.replace(/^helix: /, ''))
+  r.ledger.quotaEvent({kind: 'sleep', until: plan.until, probed: resetAt === null})
   const name = sanitize(agent.name)
   r.d.out.both(`helix: [${r.t()}] ${name} quota exhausted; pausing until ${hhmm(plan.until)} (in ${durationText(plan.ms)})`)
-  const s = r.ledger.state
-  s.paused_until = plan.until.toISOString()
-  s.pause_reason = `quota: ${sanitize(message)}`.slice(0, 300)
+  r.ledger.pause(plan.until, `quota: ${sanitize(message)}`.slice(0, 300))
   await r.ledger.save('paused')
-  void r.notify('paused', {agent: agent.name, paused_until: s.paused_until, reason: message})
+  void r.notify('paused', {agent: agent.name, paused_until: plan.until.toISOString(), reason: message})
   const t0 = r.now().getTime()
   await r.d.sleep(plan.ms, r.o.signal)
-  r.pausedMs += Math.max(0, r.now().getTime() - t0)
-  s.paused_until = null
-  s.pause_reason = null
+  r.ledger.resume(r.now().getTime() - t0)
   if (r.aborted) return interruptStop(r.o.signal)
   r.d.out.normal(`helix: [${r.t()}] quota pause over; resuming`)
   void r.notify('resumed', {agent: agent.name})
@@ -121,12 +123,12 @@ async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: 
 }
 
 /** review, check and the drain actions: a quota answer pauses the run, then the same call runs again */
-export async function dispatchPausing(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult> {
+export async function dispatchPausing(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
   for (;;) {
     const res = await dispatch(r, agent, action, prompt, x)
+    if (res instanceof Stop || res.verdict.health.kind !== 'quota' || r.aborted) return res
     const health = res.verdict.health
-    if (health.kind !== 'quota' || r.aborted) return res
     const step = await pauseForQuota(r, agent, health.resetAt, health.message)
-    if (step instanceof Stop) throw new StopNow(step)
+    if (step instanceof Stop) return step
   }
 }

@@ -4,14 +4,15 @@ import {dispatchPausing} from './dispatch.js'
 import {anySelectable} from './selectable.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
-import {EXIT} from '../util/errors.js'
+import {alignedSinceBuild, backfilledSinceBuild, breakerDue, passesExhausted} from './drain-state.js'
 
-/** a drain/periodic action; true when it succeeded */
-export async function runAction(r: Run, action: 'alignment' | 'plan' | 'polish' | 'backfill', scope: string): Promise<boolean> {
+/** a drain/periodic action; true when it succeeded, the Stop when the run must stop */
+export async function runAction(r: Run, action: 'alignment' | 'plan' | 'polish' | 'backfill', scope: string): Promise<boolean | Stop> {
   const prompt = await r.d.agents.prompt(action, {scope})
   await r.ledger.save(action)
   const res = await dispatchPausing(r, r.d.agents.impl, action, prompt)
   await r.ledger.save('running')
+  if (res instanceof Stop) return res
   // the one judgement the one-shot commands use too (agents/judge.ts)
   const j = judgeAction(action, res)
   if (j.kind !== 'done') return false
@@ -27,54 +28,58 @@ export async function drain(r: Run): Promise<Step> {
   const res = await dispatchPausing(r, r.d.agents.impl, 'check', prompt)
   await r.ledger.save('running')
   if (r.aborted) return interruptStop(r.o.signal)
+  if (res instanceof Stop) return res
   const j = judgeAction('check', res)
-  if (j.kind === 'unreadable') return new Stop('error', EXIT.ERROR, `helix: ${j.message}`)
-  if (j.kind !== 'done' || j.done.action !== 'check') return new Stop('error', EXIT.ERROR, 'helix: check failed after queue drain')
+  if (j.kind === 'unreadable') return new Stop('error', `helix: ${j.message}`)
+  if (j.kind !== 'done' || j.done.action !== 'check') return new Stop('error', 'helix: check failed after queue drain')
   const code = j.done.next
   r.log?.event('check', {next_action: code})
-  const stopAfter = () => new Stop('completed', EXIT.OK, `helix: stopping after check returned ${code}`)
+  const stopAfter = () => new Stop('completed', `helix: stopping after check returned ${code}`)
   const bounded = async (action: 'plan' | 'polish' | 'alignment', label: string): Promise<Step> => {
-    if (r.drainStreak >= 3) return new Stop('completed', EXIT.OK, `helix: stopping: check returned ${code} 3 times without new ready work`)
+    if (passesExhausted(r.ledger.drain)) return new Stop('completed', `helix: stopping: check returned ${code} 3 times without new ready work`)
     r.d.out.normal(`helix: queue drained, running ${label}`)
     const ok = await runAction(r, action, 'repo')
     if (r.aborted) return interruptStop(r.o.signal)
-    if (!ok) return new Stop('error', EXIT.ERROR, `helix: ${label} failed after queue drain`)
-    if (action === 'alignment') r.alignedSinceBuild = true
-    r.drainStreak++
+    if (ok instanceof Stop) return ok
+    if (!ok) return new Stop('error', `helix: ${label} failed after queue drain`)
+    if (action === 'alignment') r.ledger.drainEvent({kind: 'aligned'})
+    r.ledger.drainEvent({kind: 'pass'})
     return 'continue'
   }
   switch (code) {
     case 'BUILD': {
-      r.buildStreak++
-      if (r.buildStreak < 2) return 'continue'
+      r.ledger.drainEvent({kind: 'build'})
+      if (!breakerDue(r.ledger.drain)) return 'continue'
       const rec = await r.d.recoverOrphans((line) => r.d.out.normal(line))
-      r.buildStreak = 0
+      r.ledger.drainEvent({kind: 'breaker'})
       if (rec.recovered.length > 0) return 'continue'
-      return new Stop('completed', EXIT.OK, 'helix: no selectable issues after orphan recovery — stopping')
+      return new Stop('completed', 'helix: no selectable issues after orphan recovery — stopping')
     }
     case 'DESIGN':
       return bounded('plan', 'design')
     case 'POLISH':
       return bounded('polish', 'polish')
     case 'ALIGN':
-      if (r.o.autoAlign && !r.alignedSinceBuild) return bounded('alignment', 'alignment')
+      if (r.o.autoAlign && !alignedSinceBuild(r.ledger.drain)) return bounded('alignment', 'alignment')
       return stopAfter()
     case 'BACKFILL': {
-      if (r.backfilledSinceBuild) return stopAfter()
+      if (backfilledSinceBuild(r.ledger.drain)) return stopAfter()
       r.d.out.normal('helix: queue drained, running backfill')
       const ok = await runAction(r, 'backfill', 'repo')
       if (r.aborted) return interruptStop(r.o.signal)
-      if (!ok) return new Stop('error', EXIT.ERROR, 'helix: backfill failed after queue drain')
-      r.backfilledSinceBuild = true
+      if (ok instanceof Stop) return ok
+      if (!ok) return new Stop('error', 'helix: backfill failed after queue drain')
+      r.ledger.drainEvent({kind: 'backfilled'})
       return 'continue'
     }
     case 'STOP': {
-      if (!r.o.autoAlign || r.alignedSinceBuild) return stopAfter()
+      if (!r.o.autoAlign || alignedSinceBuild(r.ledger.drain)) return stopAfter()
       r.d.out.normal('helix: queue empty, running alignment before stopping')
       const ok = await runAction(r, 'alignment', 'repo')
       if (r.aborted) return interruptStop(r.o.signal)
-      if (!ok) return new Stop('error', EXIT.ERROR, 'helix: alignment failed after queue drain')
-      r.alignedSinceBuild = true
+      if (ok instanceof Stop) return ok
+      if (!ok) return new Stop('error', 'helix: alignment failed after queue drain')
+      r.ledger.drainEvent({kind: 'aligned'})
       if (await anySelectable(r)) return 'continue'
       return stopAfter()
     }

@@ -17,18 +17,19 @@ export async function maybeCloseFocusedEpic(r: Run, snap: TrackerSnapshot): Prom
   if (!epicId) return 'none'
   const epic = snap.byId.get(epicId)
   if (!epic || statusOf(epic) === 'closed' || r.skip.has(epicId)) {
-    r.focusedEpic = null
+    r.ledger.focus(null)
     return 'none'
   }
   if (openChildIds(snap, epicId).size > 0) return 'none'
-  r.d.out.normal(`helix: epic ${sanitize(epicId)} complete — closing`)
+  // both modes: the epic's own review follows, and without this line it reads as a second review of the last child
+  r.d.out.both(`helix: epic ${sanitize(epicId)} complete — closing`)
   try {
     await r.d.tracker.close(epicId)
     r.ledger.closed(epicId)
   } catch (error) {
     r.d.out.normal(`helix: could not close epic ${sanitize(epicId)}: ${sanitize(errorMessage(error))}`)
   }
-  r.focusedEpic = null
+  r.ledger.focus(null)
   await r.ledger.save()
   if (r.o.autoReview) {
     const step = await review(r, epicId)

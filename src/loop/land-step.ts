@@ -12,7 +12,7 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
   const ws = a.ws
   if (!ws || !r.d.landing) {
     // one worker: the agent committed in the checkout; the record keeps those commits
-    if (a.record && a.headBefore && r.d.gates.commitsSince) a.record.commits = await r.d.gates.commitsSince(a.headBefore)
+    if (a.headBefore && r.d.gates.commitsSince) r.ledger.amendCycle(a.n, {commits: await r.d.gates.commitsSince(a.headBefore)})
     return {kind: 'landed', a, res, outcome}
   }
   const id = a.target.id
@@ -21,37 +21,32 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
     await r.d.landing.preserve(ws, 'queue drift')
     r.d.out.both(`helix: queue drift detected for ${sanitize(id)} before landing; refusing stale completion`)
     if (now && statusOf(now) === 'closed') await r.d.tracker.reopen(id, `helix: reopened — ${DRIFT_REASON} (cycle ${a.n})`)
-    r.skip.set(id, {reason: DRIFT_REASON, attempts: r.ledger.state.attempts[id] ?? 0})
-    if (a.record) a.record.outcome = 'DRIFT'
+    r.ledger.skip(id, DRIFT_REASON, r.ledger.attemptsOf(id))
+    r.ledger.amendCycle(a.n, {outcome: 'DRIFT'})
     await endCycle(r, a)
     return {kind: 'released', step: 'continue'}
   }
   if (r.o.land === 'none') {
     const branch = await r.d.landing.keepBranch(ws)
     const keptLine = `helix: [${r.t()}] ${r.slotTag(a.slot)}kept ${sanitize(id)} on branch ${sanitize(branch)} (--land none)`
-    r.d.out.normal(keptLine)
-    r.d.out.summary(keptLine)
+    r.d.out.both(keptLine)
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }
   const lr = await r.d.landing.land(ws)
   if (lr.landed) {
-    if (a.record) a.record.commits = lr.commits
+    r.ledger.amendCycle(a.n, {commits: lr.commits})
     const k = lr.commits.length
     const landedLine = `helix: [${r.t()}] ${r.slotTag(a.slot)}landed ${sanitize(id)} (${k} commit${k === 1 ? '' : 's'}, ${sanitize(lr.sha.slice(0, 12))})`
-    r.d.out.normal(landedLine)
-    r.d.out.summary(landedLine)
+    r.d.out.both(landedLine)
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }
   const reason = sanitize(lr.reason)
   const kept = lr.preservedRef ? `; work kept at ${lr.preservedRef}` : ''
   await r.d.tracker.reopen(id, `NOT LANDED [${r.now().toISOString()}]: ${lr.reason}${kept}`)
-  r.ledger.state.closed_beads = r.ledger.state.closed_beads.filter((b) => b !== id)
-  if (a.record) {
-    a.record.outcome = 'NOT_LANDED'
-    a.record.reason = reason
-  }
+  r.ledger.reopened(id)
+  r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason})
   return {kind: 'failed', a, res, outcome: 'NOT_LANDED', reason}
 }
 

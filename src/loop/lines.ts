@@ -16,8 +16,22 @@ export function titleSuffix(prefix: string, title: unknown): string {
   return ` — ${fit(title, room)}`
 }
 
-/** the failure line: the agent's own error text, else the last non-blank output line */
+/** helix's own tracker-lock timeout (src/tracker/store.ts), as the agent's `helix tracker …` printed it */
+const TRACKER_LOCKED = /tracker is locked by another writer \(waited [\d.]+s\)/
+
+/**
+ * The agent's own `helix tracker close` (or update) timed out on the tracker lock: the
+ * bead's work may be done, and neither the agent nor the bead is at fault. Its line, else null.
+ */
+export function trackerLockLineOf(res: DispatchResult): string | null {
+  const m = TRACKER_LOCKED.exec(res.text)
+  return m ? `tracker lock timeout in the agent's tracker command: ${m[0]}` : null
+}
+
+/** the failure line: helix's own tracker-lock timeout, the agent's own error text, else the last non-blank output line */
 export function failureLineOf(res: DispatchResult): string | null {
+  const locked = trackerLockLineOf(res)
+  if (locked) return locked
   if (res.verdict.failureLine) return res.verdict.failureLine
   const lines = res.text.split('\n').map((l) => l.trim()).filter((l) => l !== '')
   return lines.length > 0 ? (lines[lines.length - 1] as string) : null
@@ -33,7 +47,7 @@ export function failureReason(outcome: FailedOutcome, res: DispatchResult, limit
       return line ? `rc=${res.rc}: ${fit(line, 160)}` : `rc=${res.rc}`
     }
     case 'NOT_COMPLETED':
-      return 'bead still open'
+      return trackerLockLineOf(res) ?? 'bead still open'
     case 'STALLED':
       return `stalled: no output for ${limits.stallTimeoutSec ?? '?'}s`
     case 'TIMEOUT':

@@ -31,6 +31,8 @@ export interface LoopTracker {
   appendNote(id: string, text: string): Promise<void>
   addLabel(id: string, label: string): Promise<void>
   setFields(id: string, fields: Record<string, unknown>): Promise<void>
+  /** SPEC 14.6: adds a dispatch's spend to the bead's `helix-tokens` / `helix-cost` (under the lock) */
+  addSpend(id: string, tokens: number, costUsd: number): Promise<void>
   create(input: NewBeadInput): Promise<string>
 }
 
@@ -199,6 +201,9 @@ export interface LoopOptions {
   /** SPEC 14.6 budgets (undefined: none) */
   maxTokens?: number
   maxCost?: number
+  /** SPEC 14.6 per-bead caps, summed over all attempts and runs (undefined: none) */
+  maxBeadTokens?: number
+  maxBeadCost?: number
   /** SPEC 14.3 bound of one quota pause, seconds (default 21600) */
   maxQuotaWaitSec?: number
   /** the flags the run started with, for runs.jsonl (SPEC 16.5) */

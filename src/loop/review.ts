@@ -9,7 +9,6 @@ import {runAction} from './drain.js'
 import type {Workspace} from './ports.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
-import {EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
 export async function reviewWanted(r: Run, mark: string | null, ws?: Workspace | null): Promise<boolean> {
@@ -34,10 +33,11 @@ export async function review(r: Run, id: string, n?: number, slot?: number, work
   const where: DispatchExtra = worktree ? {cwd: worktree, env: r.d.trackerDir ? {DDX_BEAD_DIR: r.d.trackerDir} : {}} : {}
   const res = await dispatchPausing(r, r.d.agents.review, 'review', prompt, {beadId: id, ...(slot !== undefined ? {slot} : {}), ...where})
   if (r.aborted) return interruptStop(r.o.signal)
+  if (res instanceof Stop) return res
   // the one judgement the one-shot `helix review` uses too (agents/judge.ts)
   const j = judgeAction('review', res)
-  if (j.kind === 'unreadable') return new Stop('error', EXIT.ERROR, `helix: ${j.message}`)
-  if (j.kind !== 'done') return new Stop('error', EXIT.ERROR, `helix: ${reviewFailure(j)}`)
+  if (j.kind === 'unreadable') return new Stop('error', `helix: ${j.message}`)
+  if (j.kind !== 'done') return new Stop('error', `helix: ${reviewFailure(j)}`)
   const st = r.ledger.state
   const done = j.done
   if (done.action === 'review' && done.status === 'ISSUES_FOUND') {
@@ -45,10 +45,7 @@ export async function review(r: Run, id: string, n?: number, slot?: number, work
     const after = await r.d.tracker.read()
     for (const b of after.beads) {
       if (before.byId.has(b.id) || !(b.labels ?? []).includes('review-finding')) continue
-      st.injected_supervisory = [
-        ...(st.injected_supervisory ?? []),
-        {id: b.id, type: 'review-finding', triggering_cycle: n ?? st.current_cycle, triggering_bead: id, created_at: r.now().toISOString()},
-      ]
+      r.ledger.supervisory({id: b.id, type: 'review-finding', triggering_cycle: n ?? st.current_cycle, triggering_bead: id, created_at: r.now().toISOString()})
     }
   }
   await r.ledger.save('running')
@@ -59,8 +56,9 @@ export async function periodicAlignment(r: Run, c: number): Promise<Step> {
   r.d.out.normal(`helix: periodic alignment after ${c} completed cycles`)
   const ok = await runAction(r, 'alignment', 'repo')
   if (r.aborted) return interruptStop(r.o.signal)
-  if (!ok) return new Stop('error', EXIT.ERROR, `helix: periodic alignment failed after ${c} cycles`)
-  r.alignedSinceBuild = true
+  if (ok instanceof Stop) return ok
+  if (!ok) return new Stop('error', `helix: periodic alignment failed after ${c} cycles`)
+  r.ledger.drainEvent({kind: 'aligned'})
   return 'continue'
 }
 

@@ -8,14 +8,15 @@ import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
 import {runAttempt} from './attempt.js'
 import {buildOnce} from './build-once.js'
-import {checkBudget} from './dispatch.js'
+import {budgetStop} from './dispatch.js'
 import {drain} from './drain.js'
 import {maybeCloseFocusedEpic} from './epic.js'
 import {periodicAlignment} from './review.js'
 import {selectOptions} from './selectable.js'
 import {selectTarget, type Selection} from './selection.js'
-import {Stop, StopNow, interruptStop, type Step} from './stop.js'
+import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
+import {MAX_SPINS, spins} from './drain-state.js'
 
 export type Decision =
   | {kind: 'start'}
@@ -45,7 +46,7 @@ export function decideDrain(i: DrainInput): Decision {
   if (i.busySlots > 0) return {kind: 'wait'}
   if (i.alignDue) return {kind: 'align'}
   if (i.waiting.length > 0) return {kind: 'backoff', until: (i.waiting[0] as {until: string}).until}
-  if (i.excluded > 0 && i.idleSpins < 3) return {kind: 'retry'}
+  if (i.excluded > 0 && i.idleSpins < MAX_SPINS) return {kind: 'retry'}
   return {kind: 'drain'}
 }
 
@@ -63,7 +64,7 @@ async function selectFor(r: Run, snap: TrackerSnapshot, active: ReadonlySet<stri
     if (sel.target) return sel
     if (active.size === 0) {
       r.d.out.normal(`helix: releasing focus on epic ${sanitize(r.focusedEpic)} (no ready children)`)
-      r.focusedEpic = null
+      r.ledger.focus(null)
     }
   }
   const sel = selectTarget(snap, base)
@@ -77,7 +78,7 @@ async function waitBackoff(r: Run, until: string): Promise<Step> {
   await r.ledger.save('backoff')
   const t0 = r.now().getTime()
   await r.d.sleep(ms, r.o.signal)
-  r.idleMs += Math.max(0, r.now().getTime() - t0)
+  r.ledger.idle(r.now().getTime() - t0)
   if (r.aborted) return interruptStop(r.o.signal)
   return 'continue'
 }
@@ -101,86 +102,87 @@ export async function runScheduler(r: Run): Promise<Stop> {
       slot,
       runAttempt(r, slot, snap, sel).then(
         (step): SlotEnd => ({slot, bead, step}),
-        (error: unknown): SlotEnd => ({slot, bead, step: error instanceof StopNow ? error.stop : r.errorStop(error)}),
+        (error: unknown): SlotEnd => ({slot, bead, step: r.errorStop(error)}),
       ),
     )
   }
   for (;;) {
-    if (r.aborted && !stopping) stopping = interruptStop(r.o.signal)
-    if (!stopping) {
-      try {
-        checkBudget(r)
-      } catch (error) {
-        if (!(error instanceof StopNow)) throw error
-        stopping = error.stop
+    try {
+      if (r.aborted && !stopping) stopping = interruptStop(r.o.signal)
+      if (!stopping) stopping = budgetStop(r)
+      let decision: Decision = {kind: 'wait'}
+      if (!stopping) {
+        const snap = await r.d.tracker.read()
+        if (running.size === 0) {
+          const closed = await maybeCloseFocusedEpic(r, snap)
+          if (closed instanceof Stop) return closed
+          if (closed === 'continue') continue
+        }
+        const activeIds = new Set(active.values())
+        const sel = await select(r, snap, activeIds)
+        const free = [...Array(r.workers).keys()].map((i) => i + 1).find((s) => !running.has(s))
+        decision = decideDrain({
+          target: sel.target !== null,
+          freeSlots: r.workers - running.size,
+          busySlots: running.size,
+          // a pause holds every slot; and no more attempts than completed cycles still allowed
+          holding: r.pausing || (r.o.maxCycles > 0 && r.ledger.state.completed_cycles + running.size >= r.o.maxCycles),
+          waiting: sel.waiting,
+          excluded: r.exclude.size,
+          idleSpins: spins(r.ledger.drain),
+          alignDue: r.alignDue !== null,
+        })
+        if (decision.kind === 'start' && free !== undefined) {
+          start(free, snap, sel)
+          // with one slot the attempt runs to its end before the next selection
+          if (r.workers > 1 && running.size < r.workers) continue
+          decision = {kind: 'wait'}
+        }
+      } else if (running.size === 0) {
+        return stopping
       }
-    }
-    let decision: Decision = {kind: 'wait'}
-    if (!stopping) {
-      const snap = await r.d.tracker.read()
-      if (running.size === 0) {
-        const closed = await maybeCloseFocusedEpic(r, snap)
-        if (closed instanceof Stop) return closed
-        if (closed === 'continue') continue
+      switch (decision.kind) {
+        case 'start':
+        case 'wait': {
+          if (running.size === 0) continue
+          const end = await Promise.race(running.values())
+          running.delete(end.slot)
+          active.delete(end.slot)
+          if (end.step instanceof Stop && !stopping) stopping = end.step
+          break
+        }
+        case 'align': {
+          const c = r.alignDue as number
+          r.alignDue = null
+          const step = await periodicAlignment(r, c)
+          if (step instanceof Stop) return step
+          break
+        }
+        case 'backoff': {
+          const step = await waitBackoff(r, decision.until)
+          if (step instanceof Stop) return step
+          break
+        }
+        case 'retry':
+          r.ledger.drainEvent({kind: 'spin'})
+          r.exclude.clear()
+          break
+        case 'drain': {
+          const step = await drain(r)
+          if (step instanceof Stop) return step
+          break
+        }
+        default: {
+          const never: never = decision
+          throw new Error(`unhandled decision ${JSON.stringify(never)}`)
+        }
       }
-      const activeIds = new Set(active.values())
-      const sel = await select(r, snap, activeIds)
-      const free = [...Array(r.workers).keys()].map((i) => i + 1).find((s) => !running.has(s))
-      decision = decideDrain({
-        target: sel.target !== null,
-        freeSlots: r.workers - running.size,
-        busySlots: running.size,
-        // a pause holds every slot; and no more attempts than completed cycles still allowed
-        holding: r.pausing || (r.o.maxCycles > 0 && r.ledger.state.completed_cycles + running.size >= r.o.maxCycles),
-        waiting: sel.waiting,
-        excluded: r.exclude.size,
-        idleSpins: r.idleSpins,
-        alignDue: r.alignDue !== null,
-      })
-      if (decision.kind === 'start' && free !== undefined) {
-        start(free, snap, sel)
-        // with one slot the attempt runs to its end before the next selection
-        if (r.workers > 1 && running.size < r.workers) continue
-        decision = {kind: 'wait'}
-      }
-    } else if (running.size === 0) {
-      return stopping
-    }
-    switch (decision.kind) {
-      case 'start':
-      case 'wait': {
-        if (running.size === 0) continue
-        const end = await Promise.race(running.values())
-        running.delete(end.slot)
-        active.delete(end.slot)
-        if (end.step instanceof Stop && !stopping) stopping = end.step
-        break
-      }
-      case 'align': {
-        const c = r.alignDue as number
-        r.alignDue = null
-        const step = await periodicAlignment(r, c)
-        if (step instanceof Stop) return step
-        break
-      }
-      case 'backoff': {
-        const step = await waitBackoff(r, decision.until)
-        if (step instanceof Stop) return step
-        break
-      }
-      case 'retry':
-        r.idleSpins++
-        r.exclude.clear()
-        break
-      case 'drain': {
-        const step = await drain(r)
-        if (step instanceof Stop) return step
-        break
-      }
-      default: {
-        const never: never = decision
-        throw new Error(`unhandled decision ${JSON.stringify(never)}`)
-      }
+    } catch (error) {
+      // an exception outside an attempt (a bug, a tracker that can't be read): start nothing more;
+      // attempts in flight end their own way (land, or preserve and release), then the run stops
+      const failed = r.errorStop(error)
+      if (running.size === 0) return stopping ?? failed
+      stopping ??= failed
     }
   }
 }

@@ -11,11 +11,12 @@ import {HelixError, helixMessage, errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {hhmmss} from '../util/time.js'
 import {SystemicDetector} from './health.js'
-import {RunLedger} from './ledger.js'
+import {RunLedger, type SkipEntry} from './ledger.js'
+import {holdsDispatch} from './quota-state.js'
 import type {BlockerEntry, LoopDeps, LoopOptions, LoopResult, NotifyEventName} from './ports.js'
 import {runScheduler} from './scheduler.js'
 import {statusOf} from './selection.js'
-import {Stop, StopNow, interruptStop} from './stop.js'
+import {Stop, interruptStop} from './stop.js'
 
 /** A blocker's title when the tracker could not be read at the end of the run (its id and reason are still reported). */
 export const TITLE_UNKNOWN = '(title unknown: the tracker could not be read)'
@@ -28,28 +29,14 @@ export interface InFlight {
 export class Run {
   readonly ledger: RunLedger
   log: SessionLogLike | null = null
-  readonly skip = new Map<string, {reason: string; attempts: number}>()
-  readonly backoffUntil: Record<string, string> = {}
-  readonly lastFailure = new Map<string, 'FAILED' | 'NOT_COMPLETED'>()
+  /** beads left out of the next selection (claim conflicts, changed before claim); the scheduler clears it */
   readonly exclude = new Set<string>()
   /** slot → the bead it holds claimed */
   readonly inFlight = new Map<number, InFlight>()
   readonly systemic = new SystemicDetector()
-  focusedEpic: string | null = null
-  alignedSinceBuild = false
-  backfilledSinceBuild = false
-  buildStreak = 0
-  drainStreak = 0
-  idleSpins = 0
   contextMd = ''
-  /** the quota pause in progress (start, probes so far); null when the last dispatch was healthy */
-  quota: {start: Date; probe: number} | null = null
-  /** true while a quota pause sleeps: no slot starts an attempt */
-  pausing = false
   /** completed count a periodic alignment is due at (workers > 1: runs once every slot is idle) */
   alignDue: number | null = null
-  pausedMs = 0
-  idleMs = 0
   readonly workers: number
 
   constructor(
@@ -57,11 +44,25 @@ export class Run {
     readonly o: LoopOptions,
   ) {
     this.workers = Math.max(1, o.workers ?? 1)
-    this.ledger = new RunLedger(d, () => ({
-      skipped: [...this.skip].map(([id, s]) => ({id, reason: s.reason, attempts: s.attempts})),
-      backoff_until: {...this.backoffUntil},
-      focused_epic: this.focusedEpic,
-    }))
+    this.ledger = new RunLedger(d)
+  }
+
+  /** the run's skip list (written through `ledger.skip`) */
+  get skip(): ReadonlyMap<string, SkipEntry> {
+    return this.ledger.skipped
+  }
+
+  get backoffUntil(): Readonly<Record<string, string>> {
+    return this.ledger.backoffUntil
+  }
+
+  get focusedEpic(): string | null {
+    return this.ledger.focusedEpic
+  }
+
+  /** a quota pause holds every slot */
+  get pausing(): boolean {
+    return holdsDispatch(this.ledger.quota)
   }
 
   now(): Date {
@@ -100,12 +101,24 @@ export class Run {
     return this.finish(stop)
   }
 
+  /**
+   * An exception that reached the loop. A HelixError (bad input, a tracker that can't be
+   * written, a lost claim) is one line with its own exit code. Anything else is a bug:
+   * one line naming the session log, and the stack in that log. Either way the run ends
+   * like any other stop: attempts in flight end their own way, in-flight claims are
+   * released and worktrees preserved (finish).
+   */
   errorStop(error: unknown): Stop {
-    if (error instanceof StopNow) return error.stop
     if (this.aborted) return interruptStop(this.o.signal)
-    const message = error instanceof HelixError ? error.message : errorMessage(error).split('\n')[0]
-    const code = error instanceof HelixError ? error.exitCode : 1
-    return new Stop('error', code, helixMessage(sanitize(message)))
+    if (error instanceof HelixError) {
+      const line = helixMessage(sanitize(error.message.split('\n')[0] ?? ''))
+      return new Stop({reason: 'error', exit: error.exitCode}, line, line.replace(/^helix: /, ''))
+    }
+    const first = sanitize(errorMessage(error).split('\n')[0] ?? '').slice(0, 300)
+    const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : String(error)
+    this.log?.event('internal error (a bug in helix)', {error: errorMessage(error), stack}, 'error')
+    const where = this.log ? `the stack is in ${this.log.path}` : 'no session log was open yet'
+    return new Stop({reason: 'error', bug: true}, `helix: internal error: ${first} (a bug in helix; ${where})`, `internal error: ${first}`)
   }
 
   private async main(): Promise<Stop> {
@@ -117,7 +130,7 @@ export class Run {
     this.ledger.begin(prev, {agent, review_agent: review, max_cycles: this.o.maxCycles > 0 ? this.o.maxCycles : null})
     this.log = await this.d.openLog()
     this.d.out.attach(this.log)
-    this.ledger.state.log = this.log.path
+    this.ledger.setLog(this.log.path)
     this.log.event('run start', {
       pid: this.d.pid,
       agent,
@@ -216,22 +229,7 @@ export class Run {
       }
     }
     const ended = this.now()
-    s.stop_reason = reason
-    s.stop_message = stop.detail ?? null
-    s.current_bead = null
-    s.current_bead_started_at = null
-    s.workers = []
-    s.last_output = null
-    s.paused_until = null
-    s.pause_reason = null
-    s.last_run = {
-      started_at: s.started_at ?? ended.toISOString(),
-      ended_at: ended.toISOString(),
-      attempted_cycles: s.attempted_cycles,
-      completed_cycles: s.completed_cycles,
-      total_tokens: s.total_tokens,
-      stop_reason: reason,
-    }
+    this.ledger.stop(reason, stop.detail ?? null, ended)
     try {
       await this.ledger.settle()
       await this.ledger.save('stopped')
@@ -273,8 +271,8 @@ export class Run {
       cost_usd: s.total_cost_usd ?? 0,
       stop_reason: reason,
       exit_code: exitCode,
-      paused_ms: this.pausedMs,
-      idle_ms: this.idleMs,
+      paused_ms: this.ledger.pausedMs,
+      idle_ms: this.ledger.idleMs,
       cycles: s.cycles.map((c) => ({
         n: c.n,
         slot: c.slot ?? 1,
@@ -287,7 +285,7 @@ export class Run {
         duration_ms: c.duration_ms,
         tokens: c.tokens,
         cost_usd: c.cost_usd ?? 0,
-        commits: c.commits ?? [],
+        commits: [...(c.commits ?? [])],
       })),
       blockers,
       log: this.log?.path ?? null,

@@ -7,7 +7,7 @@
  * fork). Elsewhere there is no /proc and the list is empty: the group kill is all
  * helix can do.
  */
-import {readdirSync, readFileSync} from 'node:fs'
+import {readdirSync, readFileSync, realpathSync} from 'node:fs'
 
 export interface TaggedProcess {
   pid: number
@@ -16,9 +16,20 @@ export interface TaggedProcess {
   runPid: number | null
   /** that process's start token (/proc stat field 22), when recorded */
   runStart: string | null
+  /** SPEC 18.3a: the project root (real path) of the run that dispatched it, when recorded */
+  project: string | null
 }
 
-const KEYS = ['HELIX_DISPATCH_ID=', 'HELIX_RUN_PID=', 'HELIX_RUN_START='] as const
+const KEYS = ['HELIX_DISPATCH_ID=', 'HELIX_RUN_PID=', 'HELIX_RUN_START=', 'HELIX_PROJECT='] as const
+
+/** SPEC 18.3a: the `HELIX_PROJECT` value of a project: its root's real path (the root itself when it can't be resolved) */
+export function projectTag(root: string): string {
+  try {
+    return realpathSync(root)
+  } catch {
+    return root
+  }
+}
 
 function readTag(pid: number): TaggedProcess | null {
   let buf: Buffer
@@ -28,13 +39,13 @@ function readTag(pid: number): TaggedProcess | null {
     return null // gone, or not ours to read: not a process helix can end either
   }
   if (buf.indexOf('HELIX_DISPATCH_ID=') < 0) return null
-  const found: Array<string | null> = [null, null, null]
+  const found: Array<string | null> = [null, null, null, null]
   for (const entry of buf.toString('latin1').split('\0')) {
     for (let i = 0; i < KEYS.length; i++) if (entry.startsWith(KEYS[i])) found[i] = entry.slice(KEYS[i].length)
   }
   if (!found[0]) return null
   const runPid = found[1] !== null && /^\d+$/.test(found[1]) ? Number(found[1]) : null
-  return {pid, dispatchId: found[0], runPid, runStart: found[2] || null}
+  return {pid, dispatchId: found[0], runPid, runStart: found[2] || null, project: found[3] || null}
 }
 
 /** Every live process on this host (but this one) that carries a dispatch id and matches `filter`. */

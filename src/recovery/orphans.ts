@@ -8,9 +8,9 @@ import type {ProjectPaths} from '../util/root.js'
 import type {Bead, ClaimLiveness, ProcessProbe} from '../tracker/types.js'
 import {mutateTracker, readTracker} from '../tracker/store.js'
 import {statusOf} from '../tracker/queries.js'
-import {claimLiveness} from '../tracker/liveness.js'
+import {claimLiveness, claimPid} from '../tracker/liveness.js'
 import {CLAIM_KEYS, releaseClaim} from '../tracker/ops.js'
-import {taggedProcesses, type TaggedProcess} from '../proc/tagged.js'
+import {projectTag, taggedProcesses, type TaggedProcess} from '../proc/tagged.js'
 import {endProcesses, killGraceMs, pidAlive} from '../proc/process.js'
 import {startTokenOf} from '../proc/probe.js'
 
@@ -23,6 +23,8 @@ export interface RecoverOptions {
   dryRun?: boolean
   /** receives each progress line (already prefixed with `helix: `) */
   say: (line: string) => void
+  /** the live run calling this: its own claims (its beads in flight) are not orphans and are not reported */
+  ownPid?: number
   /** end the leftover processes of dead runs first (SPEC 14.5); default true */
   killDeadRuns?: boolean
 }
@@ -63,11 +65,16 @@ export function runAlive(pid: number, start: string | null): boolean {
   return now === undefined || now === start
 }
 
-/** Processes carrying a dispatch id whose helix run is gone (runs without a recorded pid are left alone). */
-export function deadRunProcesses(isRunAlive: (pid: number, start: string | null) => boolean = runAlive): TaggedProcess[] {
+/**
+ * Processes carrying a dispatch id of `project` (its HELIX_PROJECT, SPEC 18.3a) whose
+ * helix run is gone. Runs without a recorded pid, and processes of other projects (or
+ * with no project recorded), are left alone.
+ */
+export function deadRunProcesses(project: string, isRunAlive: (pid: number, start: string | null) => boolean = runAlive): TaggedProcess[] {
   const verdict = new Map<string, boolean>()
+  const own = projectTag(project)
   return taggedProcesses((p) => {
-    if (p.runPid === null) return false
+    if (p.runPid === null || p.project !== own) return false
     const key = `${p.runPid} ${p.runStart ?? ''}`
     let alive = verdict.get(key)
     if (alive === undefined) verdict.set(key, (alive = isRunAlive(p.runPid, p.runStart)))
@@ -83,8 +90,8 @@ export function deadRunProcesses(isRunAlive: (pid: number, start: string | null)
  * so a reclaimed bead never has a leftover agent still writing to it.
  * Returns the pids that were ended.
  */
-export async function killDeadRunProcesses(opts: {say?: (line: string) => void; dryRun?: boolean; graceMs?: number} = {}): Promise<number[]> {
-  const found = deadRunProcesses()
+export async function killDeadRunProcesses(opts: {project: string; say?: (line: string) => void; dryRun?: boolean; graceMs?: number}): Promise<number[]> {
+  const found = deadRunProcesses(opts.project)
   if (found.length === 0) return []
   const runs = [...new Set(found.map((p) => p.runPid))].sort((a, b) => Number(a) - Number(b))
   const what = `${found.length} leftover agent process(es) of dead run(s) ${runs.join(', ')}`
@@ -95,7 +102,7 @@ export async function killDeadRunProcesses(opts: {say?: (line: string) => void; 
   const ended = new Set<number>()
   // a leftover may fork while it is being ended: scan again (bounded)
   for (let round = 0; round < 3; round++) {
-    const pids = round === 0 ? found.map((p) => p.pid) : deadRunProcesses().map((p) => p.pid)
+    const pids = round === 0 ? found.map((p) => p.pid) : deadRunProcesses(opts.project).map((p) => p.pid)
     if (pids.length === 0) break
     for (const pid of pids) ended.add(pid)
     await endProcesses({pids}, opts.graceMs ?? killGraceMs())
@@ -105,7 +112,7 @@ export async function killDeadRunProcesses(opts: {say?: (line: string) => void; 
 }
 
 export async function recoverOrphans(paths: ProjectPaths, opts: RecoverOptions): Promise<RecoverResult> {
-  if (opts.killDeadRuns !== false) await killDeadRunProcesses({say: opts.say, ...(opts.dryRun ? {dryRun: true} : {})})
+  if (opts.killDeadRuns !== false) await killDeadRunProcesses({project: paths.root, say: opts.say, ...(opts.dryRun ? {dryRun: true} : {})})
   const now = opts.now ?? new Date()
   const owner = opts.owner.trim() || 'helix'
   const snap = await readTracker(paths.file)
@@ -113,6 +120,7 @@ export async function recoverOrphans(paths: ProjectPaths, opts: RecoverOptions):
   const candidates = new Map<string, {key: string; l: ClaimLiveness}>()
   for (const b of snap.beads) {
     if (statusOf(b) !== 'in_progress' || b.owner !== owner) continue
+    if (opts.ownPid !== undefined && claimPid(b) === opts.ownPid && (b['claimed-machine'] === undefined || b['claimed-machine'] === opts.probe.hostname())) continue
     const l = await claimLiveness(b, opts.probe, now, opts.thresholdSec)
     if (l.live) {
       const why = skipReason(l, opts.thresholdSec)

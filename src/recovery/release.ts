@@ -103,7 +103,7 @@ export async function releaseClaim(paths: ProjectPaths, id: string, opts: Releas
     return false
   }
   // a dead run's leftover agent still carries the claim's dispatch id: end it first (14.5)
-  if (opts.killDeadRuns !== false) await killDeadRunProcesses({say: opts.say, ...(opts.dryRun ? {dryRun: true} : {})})
+  if (opts.killDeadRuns !== false) await killDeadRunProcesses({project: paths.root, say: opts.say, ...(opts.dryRun ? {dryRun: true} : {})})
   const decide = async (b: Bead): Promise<string> => {
     const ev = await pidEvidence(b, opts.probe)
     if (ev.live === true) throw new HelixError(`not releasing ${sanitize(id)}: ${ev.why}`, EXIT.ERROR)

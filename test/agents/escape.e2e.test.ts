@@ -8,7 +8,7 @@
  * branch): it is skipped, saying so, until that rule is in the tree.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {startTokenOf} from '../../src/proc/probe.js'
@@ -103,7 +103,7 @@ describe('no agent process outlives its dispatch (built CLI)', () => {
       // a stand-in run, alive while the leftover is created, killed just before recover looks
       const standIn = spawn('sleep', ['300'], {stdio: 'ignore'})
       trackProcess(standIn.pid!)
-      const tag = {HELIX_DISPATCH_ID: `feedface.${round + 1}`, HELIX_RUN_PID: String(standIn.pid), HELIX_RUN_START: startTokenOf(standIn.pid!)!}
+      const tag = {HELIX_DISPATCH_ID: `feedface.${round + 1}`, HELIX_RUN_PID: String(standIn.pid), HELIX_RUN_START: startTokenOf(standIn.pid!)!, HELIX_PROJECT: realpathSync(p.root)}
       const left = spawn('sh', ['-c', 'exec sleep 300'], {stdio: 'ignore', detached: true, env: {PATH: process.env.PATH, ...tag}})
       left.unref()
       trackProcess(left.pid!)

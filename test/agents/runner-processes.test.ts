@@ -4,7 +4,7 @@
  * dispatch (double-forked setsid escapees included), the stall guard, the kill
  * grace override, and linear, bounded output with `…[cut N bytes]`.
  */
-import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {createLineSplitter} from '../../src/agents/line-splitter.js'
@@ -90,10 +90,12 @@ function agentLines(file: string): string[] {
 const DOUBLE_FORK = `setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "$AGENT_DIR/escapee"'`
 
 describe('HELIX_DISPATCH_ID (SPEC 14.5)', () => {
-  it('the agent runs with a dispatch id, HELIX_RUN_PID and HELIX_RUN_START; claim-token ids for implementation', async () => {
-    const a = agent('cat >/dev/null; env | grep "^HELIX_\\(DISPATCH_ID\\|RUN_PID\\|RUN_START\\)=" | sort')
+  it('the agent runs with a dispatch id, HELIX_RUN_PID, HELIX_RUN_START and HELIX_PROJECT; claim-token ids for implementation', async () => {
+    const a = agent('cat >/dev/null; env | grep "^HELIX_\\(DISPATCH_ID\\|RUN_PID\\|RUN_START\\|PROJECT\\)=" | sort')
     const impl = await dispatchAgent(req(a, {action: 'implementation', claimToken: 'abc123', beadId: 'hx-1'}))
     expect(impl.rc).toBe(0)
+    // SPEC 18.3a: the project root's real path, whatever the agent's cwd
+    expect(impl.text).toContain(`HELIX_PROJECT=${realpathSync(a.root)}`)
     expect(impl.dispatchId).toMatch(/^abc123\.\d+$/)
     expect(impl.text).toContain(`HELIX_DISPATCH_ID=${impl.dispatchId}`)
     expect(impl.text).toContain(`HELIX_RUN_PID=${process.pid}`)

@@ -72,6 +72,12 @@ export class FakeTracker {
     this.calls.push(`set ${id} ${JSON.stringify(fields)}`)
     Object.assign(this.get(id), fields)
   }
+  async addSpend(id: string, tokens: number, costUsd: number) {
+    this.calls.push(`spend ${id} ${tokens}`)
+    const b = this.get(id)
+    b['helix-tokens'] = Number(b['helix-tokens'] ?? 0) + tokens
+    if (costUsd > 0) b['helix-cost'] = Number(b['helix-cost'] ?? 0) + costUsd
+  }
   async create(input: NewBeadInput) {
     const id = `new-${this.nextId++}`
     this.calls.push(`create ${id} ${input.title}`)
@@ -109,9 +115,12 @@ export class FakeLog implements SessionLogLike {
   path = '/abs/.helix-logs/helix-20260101-000000.log'
   lines = 0
   events: string[] = []
-  event(msg: string) {
+  /** every event with its fields */
+  records: Array<{msg: string; fields?: Record<string, unknown>; level?: string}> = []
+  event(msg: string, fields?: Record<string, unknown>, level?: string) {
     this.lines++
     this.events.push(msg)
+    this.records.push({msg, fields, level})
   }
   agentLine() {
     this.lines++
@@ -163,6 +172,8 @@ export function harness(
     commits?: string[]
     /** output lines every implementation dispatch prints (through onLine) */
     outputLines?: string[]
+    /** fake-clock milliseconds before each of those lines */
+    outputStepMs?: number
   } = {},
 ): Harness {
   const tracker = new FakeTracker(beads)
@@ -223,7 +234,12 @@ export function harness(
         h.calls.push(call)
         const first = log.lines + 1
         log.agentLine()
-        if (args.action === 'implementation') for (const l of extra.outputLines ?? []) args.onLine?.(l)
+        if (args.action === 'implementation') {
+          for (const l of extra.outputLines ?? []) {
+            clock.t += extra.outputStepMs ?? 0
+            args.onLine?.(l)
+          }
+        }
         const fn = behaviour[args.action]
         const r = (fn ? await fn(call, tracker) : undefined) ?? {}
         clock.t += 1000

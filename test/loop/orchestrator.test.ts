@@ -223,7 +223,7 @@ describe('outcomes', () => {
     expect(h.tracker.get('big').issue_type).toBe('epic')
     expect(h.tracker.get('big').labels).toEqual(['k'])
     expect(h.calls.filter((c) => c.action === 'implementation').map((c) => c.beadId)).toEqual(['big', 'big-1', 'big-2'])
-    expect(h.normal).toContain('helix: epic big complete — closing')
+    expect(h.normalView()).toContain('helix: epic big complete — closing')
     expect(h.tracker.get('big').status).toBe('closed')
     const s = lastState(h)
     expect(s.attempts.big).toBeUndefined()
@@ -266,7 +266,7 @@ describe('failure, backoff, block', () => {
     const r = await runLoop(h.deps, opts())
     expect(h.calls.filter((c) => c.action === 'implementation')).toHaveLength(4)
     expect(h.sleeps).toEqual([5000, 10000, 20000])
-    expect(h.normal).toContain('helix: implementation failed during cycle 1 (will not count toward completed cycles)')
+    expect(h.normal).toContain('helix: implementation failed during cycle 1 (will not count toward completed cycles): rc=1')
     expect(h.normal).toContain('helix: blocking a after 4 failed attempts')
     expect(h.summary.some((l) => /BLOCKED a after 4 attempts$/.test(l))).toBe(true)
     const a = h.tracker.get('a')
@@ -631,7 +631,7 @@ describe('finished epics are never left open', () => {
     const r = await runLoop(h.deps, opts({maxCycles: 1}))
     expect(r.stopReason).toBe('max_cycles')
     expect(h.tracker.get('ep').status).toBe('closed')
-    expect(h.normal).toContain('helix: epic ep complete — closing')
+    expect(h.normalView()).toContain('helix: epic ep complete — closing')
   })
 
   it('build of the last open child closes its epic; an epic with open children stays open', async () => {

@@ -72,7 +72,7 @@ describe('per-slot log pointers and agent pids (SPEC 15.4)', () => {
     // the check of the drained queue belongs to no slot
     expect(seen.find((a) => a.action === 'check')?.slot).toBeUndefined()
     for (const slot of [1, 2]) {
-      const line = h.summary.find((l) => new RegExp(`^helix: \\[[\\d:]+\\] w${slot} codex complete `).test(l))
+      const line = h.summaryView().find((l) => new RegExp(`^helix: \\[[\\d:]+\\] w${slot} codex complete `).test(l))
       expect(line).toMatch(new RegExp(`^helix: \\[[\\d:]+\\] w${slot} codex complete \\(rc=0, 1s, 10 tokens\\) — log L\\d+–L\\d+ \\(w${slot}\\) in ${LOG.replace(/[.]/g, '\\.')}$`))
     }
     expect(pidsWhileRunning.sort()).toEqual([5001, 5002])
@@ -100,7 +100,7 @@ describe('per-slot log pointers and agent pids (SPEC 15.4)', () => {
     const r = await runLoop(h.deps, opts({summary: true}))
     expect(r.exitCode).toBe(0)
     expect(seen.every((a) => a.slot === undefined)).toBe(true)
-    const line = h.summary.find((l) => / codex complete /.test(l))
+    const line = h.summaryView().find((l) => / codex complete /.test(l))
     expect(line).toMatch(new RegExp(`^helix: \\[[\\d:]+\\] codex complete \\(rc=0, 1s, 10 tokens\\) — log L\\d+–L\\d+ in ${LOG.replace(/[.]/g, '\\.')}$`))
     expect(pid).toBe(5001)
     expect(lastState(h).workers).toEqual([])

@@ -237,7 +237,7 @@ describe('--workers N with a fake landing', () => {
     expect(landing.events).toContain('keep a')
     expect(landing.events).not.toContain('land a')
     // the kept branch is printed in summary mode too, where the landed line would be (SPEC 15.2)
-    expect(h.summary.some((l) => /^helix: \[[\d:]+\] w1 kept a on branch helix\/a-1 \(--land none\)$/.test(l))).toBe(true)
+    expect(h.summaryView().some((l) => /^helix: \[[\d:]+\] w1 kept a on branch helix\/a-1 \(--land none\)$/.test(l))).toBe(true)
   })
 
   it('the queue drain runs only once every slot is idle', async () => {

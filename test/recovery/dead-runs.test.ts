@@ -4,7 +4,7 @@
  * processes of live runs, and untagged ones, are never touched.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, realpathSync} from 'node:fs'
 import os from 'node:os'
 import {describe, expect, it} from 'vitest'
 import {deadRunProcesses, killDeadRunProcesses, recoverOrphans, runAlive} from '../../src/recovery/orphans.js'
@@ -63,39 +63,45 @@ describe('dead-run cleanup', () => {
     expect(runAlive(r.pid, r.start)).toBe(false)
   })
 
-  it('ends the tagged processes of dead runs (SIGKILL after the grace for a SIGTERM-ignorer), leaves live runs and untagged ones alone', async () => {
+  it('ends the tagged processes of dead runs of this project (SIGKILL after the grace for a SIGTERM-ignorer), leaves live runs, other projects and untagged ones alone', async () => {
+    const project = realpathSync(tempProject('').paths.root)
+    const P = {HELIX_PROJECT: project}
     const dead = run()
-    const orphan = leftover({HELIX_DISPATCH_ID: 'deadtok.1', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start})
-    const stubborn = leftover({HELIX_DISPATCH_ID: 'deadtok.2', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start}, true)
-    const reused = leftover({HELIX_DISPATCH_ID: 'reused.1', HELIX_RUN_PID: String(process.pid), HELIX_RUN_START: '1'})
-    const live = leftover({HELIX_DISPATCH_ID: 'live.1', HELIX_RUN_PID: String(process.pid), HELIX_RUN_START: currentStartToken()!})
-    const noRun = leftover({HELIX_DISPATCH_ID: 'norun.1'})
+    const orphan = leftover({HELIX_DISPATCH_ID: 'deadtok.1', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start, ...P})
+    const stubborn = leftover({HELIX_DISPATCH_ID: 'deadtok.2', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start, ...P}, true)
+    const reused = leftover({HELIX_DISPATCH_ID: 'reused.1', HELIX_RUN_PID: String(process.pid), HELIX_RUN_START: '1', ...P})
+    const live = leftover({HELIX_DISPATCH_ID: 'live.1', HELIX_RUN_PID: String(process.pid), HELIX_RUN_START: currentStartToken()!, ...P})
+    const noRun = leftover({HELIX_DISPATCH_ID: 'norun.1', ...P})
     const plain = leftover({})
-    await waitFor(() => deadRunProcesses().filter((p) => p.pid === reused).length === 1)
+    // SPEC 18.3a: the same dead run's processes, but of another project, or with no project recorded
+    const otherProject = leftover({HELIX_DISPATCH_ID: 'deadtok.3', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start, HELIX_PROJECT: '/elsewhere/other-project'})
+    const noProject = leftover({HELIX_DISPATCH_ID: 'deadtok.4', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start})
+    await waitFor(() => deadRunProcesses(project).filter((p) => p.pid === reused).length === 1)
     await dead.end()
-    expect(deadRunProcesses().map((p) => p.pid)).toEqual(expect.arrayContaining([orphan, stubborn, reused]))
+    expect(deadRunProcesses(project).map((p) => p.pid)).toEqual(expect.arrayContaining([orphan, stubborn, reused]))
+    expect(deadRunProcesses(project).map((p) => p.pid)).not.toContain(otherProject)
 
     const said: string[] = []
-    const dry = await killDeadRunProcesses({dryRun: true, say: (l) => said.push(l), graceMs: 300})
+    const dry = await killDeadRunProcesses({project, dryRun: true, say: (l) => said.push(l), graceMs: 300})
     expect(dry).toEqual([])
     expect(pidAlive(orphan)).toBe(true)
     expect(said.at(-1)).toMatch(/^helix: would kill \d+ leftover agent process\(es\) of dead run\(s\) /)
 
     const t0 = Date.now()
-    const killed = await killDeadRunProcesses({say: (l) => said.push(l), graceMs: 300})
+    const killed = await killDeadRunProcesses({project, say: (l) => said.push(l), graceMs: 300})
     expect(Date.now() - t0).toBeLessThan(5000)
     expect(killed).toEqual(expect.arrayContaining([orphan, stubborn, reused]))
     for (const pid of [orphan, stubborn, reused]) expect(pidAlive(pid)).toBe(false)
-    for (const pid of [live, noRun, plain]) expect(pidAlive(pid)).toBe(true)
+    for (const pid of [live, noRun, plain, otherProject, noProject]) expect(pidAlive(pid)).toBe(true)
     expect(said.at(-1)).toMatch(new RegExp(`^helix: killed \\d+ leftover agent process\\(es\\) of dead run\\(s\\) .*${dead.pid}`))
   })
 
   it('recoverOrphans ends the dead run\'s processes BEFORE it reclaims the claim', async () => {
     const dead = run()
-    const agentPid = leftover({HELIX_DISPATCH_ID: 'tok9.1', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start})
     const claimedAt = new Date(Date.now() - 8000 * 1000).toISOString()
     const bead = {id: 'hx-dead', status: 'in_progress', owner: 'helix', 'claimed-at': claimedAt, 'claimed-pid': dead.pid, 'claimed-start': dead.start, 'claimed-machine': os.hostname(), 'claim-token': 'tok9'}
     const {paths} = tempProject(JSON.stringify(bead) + '\n')
+    const agentPid = leftover({HELIX_DISPATCH_ID: 'tok9.1', HELIX_RUN_PID: String(dead.pid), HELIX_RUN_START: dead.start, HELIX_PROJECT: realpathSync(paths.root)})
     const said: string[] = []
     const probe = fakeProbe({host: os.hostname()})
     const orig = probe.helixProcessNamesBead

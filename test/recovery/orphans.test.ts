@@ -55,6 +55,21 @@ describe('orphan recovery matrix', () => {
     expect(snap.byId.get('b-live')!.status).toBe('in_progress')
   })
 
+  it("a live run's own claims on this host are neither reclaimed nor reported (its beads in flight are not orphans)", async () => {
+    const {paths} = tempProject(tracker())
+    const lines: string[] = []
+    const probe = fakeProbe({host: 'here', running: {222: 'S', 333: 'NEW'}})
+    // run 444 (d-fresh's claimer) asks: its own bead is silent; 222 on another host (f-other-host) is still reclaimed
+    const r = await recoverOrphans(paths, {killDeadRuns: false, owner: 'helix', probe, now: NOW, thresholdSec: 7200, say: (l) => lines.push(l), ownPid: 444})
+    expect(lines.some((l) => l.includes('d-fresh'))).toBe(false)
+    expect(r.skipped.map((s) => s.id)).toEqual(['b-live', 'g-no-time'])
+    // the same pid on another host is not this run: run 222 here still reclaims f-other-host (pid 222 on 'far')
+    const again = tempProject(tracker())
+    const other = await recoverOrphans(again.paths, {killDeadRuns: false, owner: 'helix', probe, now: NOW, thresholdSec: 7200, say: () => {}, ownPid: 222})
+    expect(other.recovered).toContain('f-other-host')
+    expect(other.skipped.map((s) => s.id)).not.toContain('b-live')
+  })
+
   it('dry run changes nothing', async () => {
     const {paths} = tempProject(tracker())
     const h = sha(paths.file)
