@@ -14,6 +14,7 @@ import {SystemicDetector} from './health.js'
 import {RunLedger} from './ledger.js'
 import type {BlockerEntry, LoopDeps, LoopOptions, LoopResult, NotifyEventName} from './ports.js'
 import {runScheduler} from './scheduler.js'
+import {reconcile} from './reconcile.js'
 import {statusOf} from './selection.js'
 import {Stop, StopNow, interruptStop} from './stop.js'
 
@@ -136,6 +137,9 @@ export class Run {
     const rec = await this.d.recoverOrphans((line) => this.d.out.normal(line))
     const snap = rec.recovered.length > 0 ? await this.d.tracker.read() : first
     this.contextMd = await this.d.context(snap, null, true)
+    // SPEC 18.2: finish, preserve or remove what dead runs left, before the first selection
+    const settled = await reconcile(this)
+    if (settled instanceof Stop) return settled
     await this.ledger.save('running')
     return runScheduler(this)
   }

@@ -122,7 +122,7 @@ describe('prepare → land', () => {
     agentCommit(a.dir, 'x.ts', 'x\n')
     agentCommit(b.dir, 'y.ts', 'y\n')
     const [ra, rb] = await Promise.all([landing.land(a), landing.land(b)])
-    expect(ra.landed && rb.landed).toBe(true)
+    expect([ra, rb]).toEqual([expect.objectContaining({landed: true}), expect.objectContaining({landed: true})])
     expect(g(root, 'rev-list', '--count', 'main')).toBe('3')
     expect(merges(root)).toBe('0')
     expect(read(root, 'x.ts') + read(root, 'y.ts')).toBe('x\ny\n')
