@@ -200,8 +200,10 @@ export async function recoverWorktrees(
   const ancestor = async (a: string, b: string): Promise<boolean> => (await run(['merge-base', '--is-ancestor', a, b])).code === 0
   const snap = paths.file && existsSync(paths.file) ? await readTracker(paths.file).catch(() => null) : null
   for (const w of u.worktrees) {
-    const branch = w.branch?.startsWith('helix/') ? w.branch : null
     const parsed = parseAttemptName(path.basename(w.path))
+    // a detached worktree still has its attempt branch (not checked out anywhere now)
+    const own = parsed && !w.branch && (await tip(`refs/heads/helix/${path.basename(w.path)}`)) ? `helix/${path.basename(w.path)}` : null
+    const branch = w.branch?.startsWith('helix/') ? w.branch : own
     const label = parsed ?? {bead: path.basename(w.path), attempt: 0}
     // uncommitted work (never the worktree's tracker copy) is committed first
     const pending = w.registered && existsSync(w.path) ? (await run(['status', '--porcelain', '-z', '--untracked-files=all'], w.path)).stdout.split('\0').filter((l) => l.length > 3 && !touchesTracker(l.slice(3))) : []
@@ -262,7 +264,10 @@ export async function recoverWorktrees(
       if (branch) res.keptBranches.push(branch)
       continue
     }
-    if (dirty && opts.dryRun) merged = false
+    if (dirty && opts.dryRun && merged) {
+      merged = false
+      kept.push(`refs/helix/preserved/${label.bead}/…`)
+    }
     const verdict = branch ? `; branch ${branch} ${opts.dryRun ? 'would be deleted' : 'deleted'} (${merged ? 'merged' : `work kept at ${kept.join(', ')}`})` : !merged ? `; work kept at ${kept.join(', ')}` : ''
     // a closed bead whose work is now only on a preserved ref is reopened (SPEC 18.1a)
     const bead = parsed && snap ? snap.byId.get(parsed.bead) : undefined

@@ -101,9 +101,15 @@ export async function reconcile(r: Run): Promise<Step> {
   }
   if (items.length === 0) return 'continue'
   snap = await r.d.tracker.read()
+  let stop: Stop | null = null
   for (const act of planReconcile(snap, items)) {
-    if (r.aborted) break
     const l = act.l
+    if ((r.aborted || stop) && act.kind === 'finish') {
+      // a stop during reconciliation: what is not finished is kept and its bead reopened, as for any interrupted attempt
+      const ref = (await landing.preserveLeftover?.(l)) ?? null
+      await reopenNotLanded(r, l.bead, 'interrupted', ref)
+      continue
+    }
     switch (act.kind) {
       case 'keep':
         break
@@ -126,7 +132,7 @@ export async function reconcile(r: Run): Promise<Step> {
           break
         }
         const step = await finish(r, act, bead, snap)
-        if (step instanceof Stop) return step
+        if (step instanceof Stop) stop = step
         snap = await r.d.tracker.read()
         break
       }
@@ -136,5 +142,5 @@ export async function reconcile(r: Run): Promise<Step> {
       }
     }
   }
-  return 'continue'
+  return stop ?? 'continue'
 }
