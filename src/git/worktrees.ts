@@ -152,7 +152,7 @@ export async function worktreeChecks(
       level: 'fail',
       what: 'worktrees',
       detail: `${u.worktrees.length} stale worktree(s) no run owns: ${few(u.worktrees.map((w) => w.rel))}`,
-      fix: "run 'helix recover --worktrees' (uncommitted work is committed onto its branch first)",
+      fix: "run 'helix recover --worktrees' (their work, committed or not, is kept on refs/helix/preserved/ first)",
     })
   else out.push({level: 'ok', what: 'worktrees', detail: 'no stale worktrees'})
   // refs of beads that landed since are not a problem (doctor says how to prune them); those of open beads are work to reuse

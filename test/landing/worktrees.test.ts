@@ -51,9 +51,9 @@ describe('doctor: leftovers no run owns', () => {
         level: 'fail',
         what: 'worktrees',
         detail: '5 stale worktree(s) no run owns: .helix/worktrees/hx-a-1, .helix/worktrees/hx-b-1, .helix/worktrees/hx-c-1, …',
-        fix: "run 'helix recover --worktrees' (uncommitted work is committed onto its branch first)",
+        fix: "run 'helix recover --worktrees' (their work, committed or not, is kept on refs/helix/preserved/ first)",
       },
-      expect.objectContaining({level: 'warn', what: 'preserved work', detail: '2 ref(s) under refs/helix/preserved/ no run owns: refs/helix/preserved/hx-d/0, refs/helix/preserved/hx-z/1'}),
+      expect.objectContaining({level: 'warn', what: 'preserved work', detail: '2 ref(s) under refs/helix/preserved/ of beads not closed, no run owns: refs/helix/preserved/hx-d/0, refs/helix/preserved/hx-z/1'}),
     ])
     expect(root).toBeTruthy()
   })
