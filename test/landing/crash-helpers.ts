@@ -69,7 +69,7 @@ export function project(ids: string[], plans: Record<string, Plan> = {}, opts: {
     agent,
     `#!${process.execPath}
 import {spawnSync} from 'node:child_process'
-import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 const stub = process.env.WSTUB
 const action = process.env.HELIX_ACTION
 const rec = (o) => appendFileSync(stub + '/calls.jsonl', JSON.stringify({...o, pid: process.pid, at: Date.now()}) + '\\n')
@@ -96,7 +96,7 @@ if (action === 'implementation') {
   process.exit(plan.rc ?? 0)
 } else if (action === 'review') {
   rec({phase: 'review'})
-  await sleep(Math.floor(Math.random() * random))
+  await sleep(existsSync(stub + '/review-sleep') ? Number(readFileSync(stub + '/review-sleep', 'utf8')) : Math.floor(Math.random() * random))
   process.stdout.write('looks fine\\nREVIEW_STATUS: CLEAN\\n')
 } else if (action === 'check') {
   process.stdout.write('NEXT_ACTION: STOP\\n')

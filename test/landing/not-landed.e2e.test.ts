@@ -1,7 +1,7 @@
 // SPEC 18.1a / 18.2: every end of a --workers attempt that is not a landing
 // reopens the bead the agent closed; a run killed between the close and the
 // landing is finished by the next start. Real git, the built CLI, a stub agent.
-import {existsSync} from 'node:fs'
+import {existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {trackProcess} from '../support/tmp.js'
@@ -19,6 +19,20 @@ describe('done means landed (built CLI)', () => {
     expect(a?.status).toBe('open')
     expect(String(a?.notes)).toMatch(/NOT LANDED \[\d{4}-\d\d-\d\dT[^\]]+\]: interrupted; work kept at refs\/helix\/preserved\/hx-a\/1/)
     expect(g(p.root, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-a/1')).toBe('work on hx-a')
+    expect(invariant(p, ['hx-a'])).toEqual([])
+  })
+
+  it('SIGTERM during the review: the closed bead is reopened, its work preserved, nothing left', async () => {
+    const p = project(['hx-a'])
+    writeFileSync(path.join(p.stub, 'review-sleep'), '60000')
+    const run = start(p, 2, ['--review-threshold', '0'])
+    await waitFor(() => p.calls().some((c) => c.phase === 'review'), 60_000)
+    for (const c of p.calls()) trackProcess(c.pid as number)
+    run.child.kill('SIGTERM')
+    expect((await run.done).code).toBe(143)
+    const a = p.tracked().get('hx-a')
+    expect(a?.status).toBe('open')
+    expect(String(a?.notes)).toMatch(/NOT LANDED \[[^\]]+\]: review stopped the run; work kept at refs\/helix\/preserved\/hx-a\/1/)
     expect(invariant(p, ['hx-a'])).toEqual([])
   })
 
@@ -66,6 +80,17 @@ describe('done means landed (built CLI)', () => {
     expect(p.tracked().get('hx-b')?.status).toBe('closed')
     expect(invariant(p, ['hx-a', 'hx-b'])).toEqual([])
     expect(helix(p, ['doctor']).out).not.toMatch(/not landed/)
+  })
+
+  it('a ready bead whose id cannot name a ref is skipped with a reason; the others land', () => {
+    const p = project(['hx-b'], {}, {extra: [{id: 'hx-a.lock'}, {id: 'hx-ü'}]})
+    const r = runSync(p, 2, ['--no-auto-review'])
+    expect(r.out).toMatch(/helix: {3}hx-a\.lock — its id cannot name a git branch or ref/)
+    expect(r.out).toMatch(/helix: {3}hx-ü — its id cannot name a git branch or ref/)
+    expect(p.tracked().get('hx-b')?.status).toBe('closed')
+    expect(landedCount(p.root, 'hx-b')).toBe(1)
+    expect(p.tracked().get('hx-a.lock')?.status).toBe('open')
+    expect(invariant(p, ['hx-b'])).toEqual([])
   })
 
   it('helix run inside an attempt worktree (or on a helix/* branch) refuses in one line, exit 1', async () => {
