@@ -60,7 +60,6 @@ export async function reconcileChecks(paths: Pick<ProjectPaths, 'root' | 'pidFil
       what: 'preserved work',
       detail: `${prunable.due.length + prunable.later.length} preserved ref(s) belong to beads that landed since; pruned ${DEFAULT_KEEP_PRESERVED_DAYS} days after the landing (prune now: 'helix recover --preserved')`,
     })
-  if (out.length === 0) out.push({level: 'ok', what: 'landing', detail: 'every closed bead of a --workers run has its work on the base'})
   return out
 }
 
