@@ -11,6 +11,10 @@ import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
 import {assertAttempt, assertSafeId, branchName, idProblem, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
 import {createLandLock} from '../git/land-lock.js'
+import {readAttemptMeta, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
+import {checkedOutAt as checkedOut} from '../git/checked-out.js'
+import {scanAttempts, type LeftoverAttempt} from '../git/leftovers.js'
+import {addPendingReopen, readPendingReopens, removePendingReopen} from '../state/pending-reopens.js'
 import {ensureIgnored} from '../util/runtime-paths.js'
 import {errorMessage, HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
@@ -38,6 +42,9 @@ interface Repo {
   /** the tracker directory relative to `top` when it lies inside the repository */
   trackerRel: string | null
 }
+
+/** what became of the agent's uncommitted changes */
+type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} | {kind: 'refused'; why: string; archive: string}
 
 const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a branch'
 const MAX_LAND_ROUNDS = 3
@@ -81,9 +88,11 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     return r.code === 0 ? r.stdout.trim() : null
   }
   const refExists = async (ref: string): Promise<boolean> => (await run(['rev-parse', '--verify', '-q', ref], root)).code === 0
-  const wtTop = (ws: Pick<Workspace, 'bead' | 'attempt'>): string => path.join(root, worktreeRel(ws.bead, ws.attempt))
+  const wtTop = (ws: {bead: string; attempt: number}): string => path.join(root, worktreeRel(ws.bead, ws.attempt))
   const trackerFile = (f: string): boolean => touchesTracker(f) || (repo?.trackerRel ? f === repo.trackerRel || f.startsWith(`${repo.trackerRel}/`) : false)
   const nul = (s: string): string[] => s.split('\0').filter(Boolean)
+
+  const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).env)
 
   async function base(): Promise<string> {
     if (baseName) return baseName
@@ -91,6 +100,8 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const r = await run(['symbolic-ref', '-q', '--short', 'HEAD'], root)
     if (r.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (HEAD is detached in ${sanitize(root)}); run 'git switch <branch>' there, or use --workers 1`, EXIT.ERROR)
     const name = r.stdout.trim()
+    if (name === 'helix' || name.startsWith('helix/'))
+      throw new HelixError(`helix run: the base branch '${sanitize(name)}' collides with helix's attempt branches helix/<id>-<n>; switch the project root to another branch, or use --workers 1`, EXIT.ERROR)
     if (!(await revParse(`refs/heads/${name}`))) throw new HelixError(`${NEEDS_BRANCH} (branch ${sanitize(name)} has no commits yet); commit once, or use --workers 1`, EXIT.ERROR)
     baseName = name
     return name
@@ -116,7 +127,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     return existsSync(wtTop({bead, attempt: n})) || (await refExists(`refs/heads/${branchName(bead, n)}`)) || (await refExists(preservedRefName(bead, n)))
   }
 
-  async function prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
+  async function prepare(bead: string, attempt: number, slot: number, meta?: Record<string, unknown>): Promise<Workspace> {
     assertSafeId(bead)
     assertAttempt(attempt)
     const r = await ctx()
@@ -127,31 +138,61 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const top = wtTop({bead, attempt: n})
     await mkdir(path.dirname(top), {recursive: true})
     const branch = branchName(bead, n)
+    // written before the worktree exists, so a crash at any later moment finds the claim's fingerprint (SPEC 18.2)
+    await writeAttemptMeta(root, {bead, attempt: n, branch, base_tip: tip, started_at: opts.now().toISOString(), ...(meta ?? {})})
     const add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
-    if (add.code !== 0) throw new HelixError(`helix: git worktree add for ${bead} attempt ${n} failed: ${sanitize(firstLine(add))}`, EXIT.ERROR)
-    return {slot, bead, attempt: n, dir: path.resolve(top, r.prefix || '.'), branch, baseTip: tip}
+    const ws: Workspace = {slot, bead, attempt: n, dir: path.resolve(top, r.prefix || '.'), branch, baseTip: tip}
+    if (add.code !== 0) {
+      // a failing post-checkout hook (or a full disk) fails this attempt only, and leaves nothing behind (SPEC 18.3a)
+      await removeWorktree(ws)
+      await deleteBranch(ws)
+      throw new HelixError(`helix: git worktree add for ${bead} attempt ${n} failed: ${sanitize(firstLine(add))}`, EXIT.ERROR)
+    }
+    return ws
   }
 
   /**
-   * Commit what the agent left uncommitted (never tracker files) as one commit.
+   * Commit what the agent left uncommitted (never tracker files) as one commit,
+   * running the repository's hooks (SPEC 18.3a: no --no-verify). A hook that
+   * refuses gives `refused`: the leftovers are then written with plumbing
+   * (`commit-tree`, no hooks) as `archive`, for the preserved ref only.
    * `failed` (a stale index.lock of a killed git, a full disk…) means the worktree
    * still holds work that exists nowhere else, so it must not be removed.
    */
-  async function commitLeftovers(ws: Workspace): Promise<'none' | 'committed' | 'failed'> {
+  async function commitLeftovers(ws: Workspace): Promise<Leftovers> {
     const top = wtTop(ws)
-    if (!existsSync(top)) return 'none'
-    const fail = (r: GitResult): 'failed' => {
+    if (!existsSync(top)) return {kind: 'none'}
+    const fail = (r: GitResult): Leftovers => {
       log(`helix: could not commit the uncommitted work of ${ws.bead} attempt ${ws.attempt}: ${sanitize(firstLine(r))}`)
-      return 'failed'
+      return {kind: 'failed'}
     }
+    await abortRebase(top)
     const add = await run(['add', '-A'], top)
     if (add.code !== 0) return fail(add)
     const staged = nul((await run(['diff', '--cached', '--name-only', '-z', '--no-renames'], top)).stdout)
     const tracker = staged.filter(trackerFile)
     if (tracker.length) await run(['restore', '--staged', '--', ...tracker], top)
-    if ((await run(['diff', '--cached', '--quiet'], top)).code === 0) return 'none'
-    const c = await run(['commit', '-q', '--no-verify', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
-    return c.code === 0 ? 'committed' : fail(c)
+    if ((await run(['diff', '--cached', '--quiet'], top)).code === 0) return {kind: 'none'}
+    const msg = `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`
+    const c = await run(['commit', '-q', '-m', msg], top)
+    if (c.code === 0) return {kind: 'committed'}
+    const tree = await run(['write-tree'], top)
+    const head = await revParse('HEAD', top)
+    if (tree.code !== 0 || !head) return fail(c)
+    const archived = await run(['commit-tree', tree.stdout.trim(), '-p', head, '-m', msg], top)
+    if (archived.code !== 0) return fail(archived)
+    return {kind: 'refused', why: firstLine(c), archive: archived.stdout.trim()}
+  }
+
+  /** a rebase a killed helix left half done: put the branch back where it was */
+  async function abortRebase(top: string): Promise<void> {
+    for (const d of ['rebase-merge', 'rebase-apply']) {
+      const p = (await run(['rev-parse', '--git-path', d], top)).stdout.trim()
+      if (p && existsSync(path.resolve(top, p))) {
+        await run(['rebase', '--abort'], top)
+        return
+      }
+    }
   }
 
   /** the attempt's work: the worktree's HEAD, or the branch once the worktree is gone */
@@ -174,6 +215,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const ref = `refs/heads/${ws.branch}`
     const sha = await revParse(ref)
     if (sha) await run(['update-ref', '-d', ref, sha], root)
+    if (!(await revParse(ref)) && !existsSync(wtTop(ws))) await removeAttemptMeta(root, ws.bead, ws.attempt)
   }
 
   /** create-only (never overwrite) the preserved ref; the next free attempt number if another process took this one */
@@ -183,13 +225,19 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       if ((await revParse(ref)) === tip) return ref
       const r = await run(['update-ref', '-m', `helix: preserved ${ws.bead} attempt ${ws.attempt}`, ref, tip, ''], root)
       if (r.code === 0) return ref
+      // only a ref that exists is "number taken"; a failed write (ENOSPC, EACCES) is a failure, not a reason to try /63
+      if (!(await refExists(ref))) {
+        log(`helix: could not write ${ref}: ${sanitize(firstLine(r))}`)
+        return null
+      }
     }
     return null
   }
 
   async function preserve(ws: Workspace, reason: string): Promise<string | null> {
-    const leftovers = await commitLeftovers(ws)
-    const tip = await workTip(ws)
+    const left = await commitLeftovers(ws)
+    const leftovers = left.kind
+    const tip = left.kind === 'refused' ? left.archive : await workTip(ws)
     let ref: string | null = null
     if (tip && tip !== ws.baseTip) {
       ref = await keepRef(ws, tip)
@@ -205,9 +253,63 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       log(`helix: kept worktree ${worktreeRel(ws.bead, ws.attempt)} and branch ${ws.branch}: it holds uncommitted work helix could not commit`)
       return ref
     }
+    await keepBranchTip(ws, tip)
     await removeWorktree(ws)
     await deleteBranch(ws)
     return ref
+  }
+
+  /** a branch whose tip is not in the preserved work (its worktree's HEAD was detached and moved) gets a ref of its own */
+  async function keepBranchTip(ws: Workspace, kept: string | null): Promise<void> {
+    const bt = await revParse(`refs/heads/${ws.branch}`)
+    if (!bt || bt === kept || bt === ws.baseTip) return
+    if (kept && (await run(['merge-base', '--is-ancestor', bt, kept], root)).code === 0) return
+    if ((await run(['merge-base', '--is-ancestor', bt, `refs/heads/${await base()}`], root)).code === 0) return
+    await keepRef(ws, bt)
+  }
+
+  /** the Workspace of a leftover attempt (SPEC 18.2) */
+  async function workspaceOf(l: LeftoverAttempt, slot: number): Promise<Workspace> {
+    const r = await ctx()
+    const top = wtTop(l)
+    const b = await base()
+    const fromMeta = typeof l.meta?.base_tip === 'string' && (await revParse(l.meta.base_tip)) ? l.meta.base_tip : null
+    const mb = l.tip ? (await run(['merge-base', l.tip, `refs/heads/${b}`], root)).stdout.trim() : ''
+    return {slot, bead: l.bead, attempt: l.attempt, dir: path.resolve(top, r.prefix || '.'), branch: l.branch ?? branchName(l.bead, l.attempt), baseTip: fromMeta ?? (mb || (await baseTip()))}
+  }
+
+  async function leftovers(): Promise<LeftoverAttempt[]> {
+    return scanAttempts(root, (await ctx()).env, await base())
+  }
+
+  /**
+   * A leftover to finish: its worktree on its branch (re-added when only the
+   * branch is left), a half-done rebase aborted. Null when it cannot be landed as
+   * is (a detached HEAD); the caller preserves it then.
+   */
+  async function adopt(l: LeftoverAttempt, slot: number): Promise<Workspace | null> {
+    const ws = await workspaceOf(l, slot)
+    const top = wtTop(l)
+    if (l.detached || !(await revParse(`refs/heads/${ws.branch}`))) return null
+    if (!existsSync(top)) {
+      await mkdir(path.dirname(top), {recursive: true})
+      await run(['worktree', 'prune'], root)
+      const add = await run(['worktree', 'add', '-q', top, ws.branch], root)
+      if (add.code !== 0) {
+        log(`helix: could not re-add the worktree of ${l.bead} attempt ${l.attempt}: ${sanitize(firstLine(add))}`)
+        await removeWorktree(ws)
+        return null
+      }
+    }
+    await abortRebase(top)
+    return ws
+  }
+
+  /** a leftover whose work is on the base already: worktree and branch go, nothing else changes */
+  async function discard(l: LeftoverAttempt): Promise<void> {
+    const ws = await workspaceOf(l, 0)
+    await removeWorktree(ws)
+    await deleteBranch(ws)
   }
 
   /** the worktree's own tracker copy is neither read nor committed: put it back so a rebase is not refused */
@@ -220,7 +322,9 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return {landed: false, reason: `the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`, preservedRef: null}
-    if ((await commitLeftovers(ws)) === 'failed') return {landed: false, reason: 'could not commit the work the agent left uncommitted', preservedRef: null}
+    const left = await commitLeftovers(ws)
+    if (left.kind === 'failed') return {landed: false, reason: 'could not commit the work the agent left uncommitted', preservedRef: null}
+    if (left.kind === 'refused') return {landed: false, reason: `a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`, preservedRef: null}
     await discardTrackerCopy(top)
     const head = await run(['symbolic-ref', '-q', 'HEAD'], top)
     if (head.stdout.trim() !== `refs/heads/${ws.branch}`) return {landed: false, reason: `the worktree is no longer on its branch ${ws.branch}`, preservedRef: null}
@@ -237,19 +341,23 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
         }
       }
       const next = await ok(['rev-parse', `refs/heads/${ws.branch}`], root)
-      const inRoot = (await run(['symbolic-ref', '-q', 'HEAD'], root)).stdout.trim() === `refs/heads/${b}`
-      if (inRoot) {
-        const m = await run(['merge', '--ff-only', '-q', '--no-edit', ws.branch], root)
+      const where = await checkedOutAt(b)
+      if (where !== null) {
+        // SPEC 18.3a: a checked-out base moves only by merge --ff-only in its own worktree, then is verified
+        const m = await run(['merge', '--ff-only', '-q', '--no-edit', next], where)
         if (m.code !== 0) {
           const text = `${m.stderr}\n${m.stdout}`
-          if (/not possible to fast-forward/i.test(text)) continue
+          if (/not possible to fast-forward/i.test(text) && (await revParse(`refs/heads/${b}`)) !== cur) continue
           const files = /would be overwritten/.test(text) ? text.split('\n').filter((l) => /^\t/.test(l)).map((l) => l.trim()) : []
+          const at = where === root ? 'the project root' : sanitize(where)
           return {
             landed: false,
-            reason: files.length ? `the project root has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in the project root refused: ${sanitize(firstLine(m))}`,
+            reason: files.length ? `${at} has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in ${at} refused: ${sanitize(firstLine(m))}`,
             preservedRef: null,
           }
         }
+        const after = await revParse(`refs/heads/${b}`)
+        if (after !== next) return {landed: false, reason: `the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`, preservedRef: null}
       } else {
         const u = await run(['update-ref', '-m', `helix: landed ${ws.bead} attempt ${ws.attempt} ${opts.now().toISOString()}`, `refs/heads/${b}`, next, cur], root)
         if (u.code !== 0) continue
@@ -279,7 +387,9 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   async function keepBranch(ws: Workspace): Promise<string> {
-    if ((await commitLeftovers(ws)) !== 'failed') await removeWorktree(ws)
+    // the kept branch of --land none is not a leftover: reconciliation leaves it alone
+    await writeAttemptMeta(root, {...((await readAttemptMeta(root, ws.bead, ws.attempt)) ?? {bead: ws.bead, attempt: ws.attempt, branch: ws.branch, base_tip: ws.baseTip}), kept: true})
+    if ((await commitLeftovers(ws)).kind !== 'failed') await removeWorktree(ws)
     return ws.branch
   }
 
@@ -294,5 +404,18 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     return best?.ref ?? null
   }
 
-  return {base, ensureExcludes, prepare, land, preserve, keepBranch, preservedRef}
+  return {
+    base,
+    ensureExcludes,
+    prepare,
+    land,
+    preserve,
+    keepBranch,
+    preservedRef,
+    leftovers,
+    adopt,
+    discard,
+    preserveLeftover: async (l) => preserve(await workspaceOf(l, 0), 'left by a run that ended'),
+    pending: {list: () => readPendingReopens(root), add: (p) => addPendingReopen(root, p), remove: (bead) => removePendingReopen(root, bead)},
+  }
 }

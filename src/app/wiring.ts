@@ -217,8 +217,15 @@ export function realLoopDeps(input: WiringInput): RealLoop {
 }
 
 /** SPEC 15: the git landing for `--workers` > 1 (loaded only when a run uses workers). */
-export async function attachLanding(real: RealLoop, env: NodeJS.ProcessEnv): Promise<void> {
+export async function attachLanding(real: RealLoop, env: NodeJS.ProcessEnv, keepPreservedDays?: number): Promise<void> {
   const {createGitLanding} = await import('./landing.js')
   const {deps, paths} = real
   deps.landing = createGitLanding({root: paths.root, trackerDir: paths.dir, env, now: () => new Date(), log: (line) => deps.out.normal(line)})
+  if (keepPreservedDays !== undefined) {
+    // issue 20 item 8: preserved refs of beads that landed since go after --keep-preserved days
+    const {prunePreserved} = await import('../recovery/reconcile-checks.js')
+    deps.landing.prunePreserved = async (say) => {
+      await prunePreserved(paths, {env, keepDays: keepPreservedDays, all: false, dryRun: false, say: () => {}}).then((refs) => refs.length > 0 && say(`helix: pruned ${refs.length} preserved ref(s) of beads that landed more than ${keepPreservedDays} day(s) ago`))
+    }
+  }
 }

@@ -9,9 +9,14 @@ import {runLoop} from '../loop/orchestrator.js'
 import type {LoopNotifier, LoopOptions} from '../loop/ports.js'
 import {attachLanding, realLoopDeps, type WiringInput} from '../app/wiring.js'
 import {createNotifier} from '../app/notify.js'
+import {linkedWorktreeProblem} from '../git/where.js'
+import {HelixError, EXIT} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
+  /** `--keep-preserved DAYS` (issue 20 item 8) */
+  keepPreserved?: string
   /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
   limits?: LimitFlags
 }
@@ -21,17 +26,30 @@ function makeNotifier(argv: string[], cwd: string, env: NodeJS.ProcessEnv, log: 
   return createNotifier(argv.join(' '), {log, env, cwd})
 }
 
+/** `--keep-preserved` / HELIX_KEEP_PRESERVED: whole days >= 0, default 7 */
+function parseKeepPreserved(flag: string | undefined, env: NodeJS.ProcessEnv): number {
+  const raw = flag ?? env.HELIX_KEEP_PRESERVED
+  if (raw === undefined || raw.trim() === '') return 7
+  const n = Number(raw.trim())
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n)) throw new HelixError(`invalid ${flag !== undefined ? '--keep-preserved' : 'HELIX_KEEP_PRESERVED'} '${sanitize(raw).slice(0, 40)}': expected whole days, 0 or more`, EXIT.ERROR)
+  return n
+}
+
 /** Runs the loop with SIGINT/SIGTERM handling; returns the exit code. */
 export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const once = input.options.once !== undefined
   // bad input first: one line naming the flag, nothing on disk changed
   const limits = parseRunLimits(input.limits ?? {}, input.env)
   const workers = once ? 1 : limits.workers
+  const keepDays = parseKeepPreserved(input.keepPreserved, input.env)
+  const where = await linkedWorktreeProblem(input.cwd, input.env)
+  if (where) throw new HelixError(where, EXIT.ERROR)
   const ac = new AbortController()
   const real = realLoopDeps({...input, signal: ac.signal})
   const {deps, timeoutSec} = real
   if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
-  if (workers > 1 && !input.options.dryRun) await attachLanding(real, input.env)
+  // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
+  if (!once) await attachLanding(real, input.env, input.options.dryRun ? undefined : keepDays)
   let signals = 0
   const onSignal = (sig: NodeJS.Signals) => {
     signals++

@@ -5,7 +5,7 @@ import {projectPaths} from '../util/root.js'
 import {recoverOrphans} from '../recovery/orphans.js'
 import {realProbe} from '../proc/probe.js'
 import {orphanThresholdSec} from '../tracker/liveness.js'
-import {recoverWorktrees} from '../git/worktrees.js'
+import {recoverWorktrees} from '../recovery/worktrees.js'
 import {sanitize} from '../util/sanitize.js'
 
 export default class Recover extends HelixCommand {
@@ -22,10 +22,11 @@ export default class Recover extends HelixCommand {
 
   static override description = "Reclaim orphaned in_progress beads (helix's own stale claims) now, or release one named bead"
 
-  static override examples = ['<%= config.bin %> recover', '<%= config.bin %> recover --dry-run', '<%= config.bin %> recover hx-1a2b', '<%= config.bin %> recover -- -odd-id']
+  static override examples = ['<%= config.bin %> recover', '<%= config.bin %> recover --dry-run', '<%= config.bin %> recover hx-1a2b', '<%= config.bin %> recover -- -odd-id', '<%= config.bin %> recover --preserved --dry-run']
 
   static override flags = {
     'dry-run': Flags.boolean({description: 'list what would be reclaimed; change nothing', default: false}),
+    preserved: Flags.boolean({description: 'prune refs/helix/preserved/* of beads that landed since (closed), now; never those of an open bead', default: false}),
     worktrees: Flags.boolean({description: 'remove stale .helix/worktrees/* of --workers runs (never refs/helix/preserved/*) instead', default: false}),
   }
 
@@ -43,6 +44,12 @@ export default class Recover extends HelixCommand {
         dryRun: flags['dry-run'],
         say: (line) => this.out(sanitize(line)),
       })
+      return
+    }
+    if (flags.preserved) {
+      if (args.id !== undefined || flags.worktrees) throw new HelixError('--preserved takes no bead id and no --worktrees', EXIT.ERROR)
+      const {prunePreserved} = await import('../recovery/reconcile-checks.js')
+      await prunePreserved(projectPaths(process.cwd(), env), {env, keepDays: 0, all: true, dryRun: flags['dry-run'], say: (line) => this.out(sanitize(line))})
       return
     }
     if (flags.worktrees) {

@@ -19,6 +19,7 @@ export default class Run extends HelixCommand {
     'auto-review': Flags.boolean({description: 'post-implementation review (--no-auto-review disables)', allowNo: true, default: true}),
     'auto-align': Flags.boolean({description: 'alignment on ALIGN/STOP (default HELIX_AUTO_ALIGN, 1)', allowNo: true}),
     workers: Flags.string({description: 'parallel attempts, each in its own git worktree, 1 to 32 (default HELIX_WORKERS or 1)', helpValue: 'N'}),
+    'keep-preserved': Flags.string({description: 'days to keep refs/helix/preserved/* of beads that landed since (default HELIX_KEEP_PRESERVED or 7)', helpValue: 'DAYS'}),
     land: Flags.string({description: "with --workers > 1: 'ff' lands completed work on the base branch, 'none' keeps each branch (default ff)", helpValue: 'ff|none'}),
     'stall-timeout': Flags.string({description: 'kill an agent silent for this many seconds (default HELIX_STALL_TIMEOUT or 900; 0 disables)', helpValue: 'SECONDS'}),
     'max-tokens': Flags.string({description: 'stop dispatching once the run used this many tokens (default HELIX_MAX_TOKENS, none)', helpValue: 'N'}),
@@ -39,6 +40,7 @@ export default class Run extends HelixCommand {
       env,
       agent: {agent: flags.agent, claude: flags.claude, codex: flags.codex, model: flags.model, effort: flags.effort, timeout: flags.timeout},
       reviewAgent: flags['review-agent'],
+      keepPreserved: flags['keep-preserved'],
       summary: flags.summary,
       quiet: flags.quiet || flags.summary,
       limits: {

@@ -27,6 +27,8 @@ import {review, reviewWanted} from './review.js'
 import {readyList, statusOf, type Selection} from './selection.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
+import {errorMessage} from '../util/errors.js'
+import {idProblem} from '../git/names.js'
 
 export interface AttemptCtx {
   slot: number
@@ -71,11 +73,17 @@ function isTerminal(s: AttemptState): s is Terminal {
 
 /** One attempt from selection to its end; the step says whether the run goes on. */
 export async function runAttempt(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<Step> {
-  let s: AttemptState = {kind: 'selected', slot, snap, sel}
+  return runFrom(r, {kind: 'selected', slot, snap, sel})
+}
+
+/** Drive an attempt from any state to its end (a resumed attempt starts at `gated`, SPEC 18.2). */
+export async function runFrom(r: Run, s0: AttemptState): Promise<Step> {
+  let s = s0
   try {
     while (!isTerminal(s)) s = await advance(r, s)
   } catch (error) {
-    await abandonWorkspace(r, s, 'stopped')
+    const why = errorMessage(error).split('\n')[0]
+    await abandonWorkspace(r, s, `the run stopped (${String(why).replace(/^helix: /, '')})`)
     throw error
   }
   switch (s.kind) {
@@ -132,6 +140,13 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
     r.d.out.normal(`helix: epic focus: ${sanitize(sel.epicFocus)} → child ${sanitize(target.id)}`)
     r.contextMd = await r.d.context(snap, r.focusedEpic, true)
   }
+  // SPEC 18.3a: one bad bead never stops the run; an id that cannot name a branch is skipped, unclaimed
+  const bad = r.workers > 1 && r.d.landing ? idProblem(target.id) : null
+  if (bad) {
+    r.ledger.skip(target.id, `its id cannot name a git branch or ref (${bad})`, r.ledger.attemptsOf(target.id))
+    r.d.out.normal(`helix: skipping ${sanitize(target.id)}: its id cannot name a git branch (${bad})`)
+    return {kind: 'released', step: 'continue'}
+  }
   const fp = fingerprint(target)
   const openChildrenBefore = openChildIds(snap, target.id)
   // revalidate on a fresh read: still ready, governance unchanged
@@ -160,7 +175,20 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
   r.inFlight.set(slot, {id: target.id, token: c.token})
   const attemptNo = r.ledger.attemptsOf(target.id) + 1
   let ws: Workspace | null = null
-  if (r.workers > 1 && r.d.landing) ws = await r.d.landing.prepare(target.id, attemptNo, slot)
+  if (r.workers > 1 && r.d.landing) {
+    try {
+      ws = await r.d.landing.prepare(target.id, attemptNo, slot, {fingerprint: fp, claim_token: c.token})
+    } catch (error) {
+      // a worktree that cannot be made (a failing post-checkout hook, a full disk) fails this bead only (SPEC 18.3a)
+      const why = sanitize(errorMessage(error).replace(/^helix: /, ''))
+      await r.releaseClaim(await r.d.tracker.read(), target.id, c.token)
+      r.inFlight.delete(slot)
+      r.ledger.endAttempt(slot)
+      r.ledger.skip(target.id, why, r.ledger.attemptsOf(target.id))
+      r.d.out.normal(`helix: [${r.t()}] ${r.slotTag(slot)}${sanitize(target.id)}: ${why}; skipping it this run`)
+      return {kind: 'released', step: 'continue'}
+    }
+  }
   r.ledger.setWorker({
     slot,
     bead: target.id,
@@ -216,7 +244,7 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
   }
   if (res instanceof Stop) {
     // the agent is unavailable: the bead is unclaimed when the run stops (its claim stays in flight until then)
-    await abandonWorkspace(r, {kind: 'claimed', a}, 'stopped')
+    await abandonWorkspace(r, {kind: 'claimed', a}, `the run stopped (${String(res.detail ?? res.cause.reason).replace(/^helix: /, '')})`)
     return {kind: 'released', step: res}
   }
   return {kind: 'dispatched', a, res}
@@ -254,7 +282,7 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
   return {kind: 'classified', a, res: {...res, rc}, outcome: c.outcome, after, bead: c.bead, newChildren: c.newChildren}
 }
 
-function record(r: Run, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord['outcome'], reason: string | null): CycleRecord {
+export function record(r: Run, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord['outcome'], reason: string | null): CycleRecord {
   const ended = r.now()
   const rec: CycleRecord = {
     n: a.n,

@@ -6,6 +6,7 @@ import {DRIFT_REASON, completeLine, endCycle} from './attempt-end.js'
 import {fingerprint, sameFingerprint} from './fingerprint.js'
 import {statusOf} from './selection.js'
 import type {Run} from './supervisor.js'
+import {reopenIfClosed, reopenNotLanded} from './not-landed.js'
 
 /** SPEC 15.2: a worker's completed attempt lands on the base after a drift re-check; N=1 has nothing to land */
 export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
@@ -34,6 +35,8 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
     return {kind: 'landed', a, res, outcome}
   }
   const lr = await r.d.landing.land(ws)
+  // landed or preserved: the worktree is gone either way
+  a.ws = null
   if (lr.landed) {
     r.ledger.amendCycle(a.n, {commits: lr.commits})
     const k = lr.commits.length
@@ -43,9 +46,7 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
     return {kind: 'landed', a, res, outcome}
   }
   const reason = sanitize(lr.reason)
-  const kept = lr.preservedRef ? `; work kept at ${lr.preservedRef}` : ''
-  await r.d.tracker.reopen(id, `NOT LANDED [${r.now().toISOString()}]: ${lr.reason}${kept}`)
-  r.ledger.reopened(id)
+  await reopenNotLanded(r, id, lr.reason, lr.preservedRef)
   r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason})
   return {kind: 'failed', a, res, outcome: 'NOT_LANDED', reason}
 }
@@ -56,11 +57,16 @@ export async function abandonWorkspace(r: Run, s: AttemptState, reason: string):
   if (!a?.ws || !r.d.landing) return
   const ws = a.ws
   a.ws = null
+  let ref: string | null = null
   try {
-    const ref = await r.d.landing.preserve(ws, reason)
+    ref = await r.d.landing.preserve(ws, reason)
     if (ref) r.log?.event('attempt preserved', {bead: a.target.id, ref, reason, slot: a.slot})
   } catch (error) {
     r.log?.event('preserve failed', {bead: a.target.id, error: String(error)}, 'error')
   }
+  // SPEC 18.1a: a bead the agent closed is never left closed with its work off the base
+  await reopenIfClosed(r, a.target.id, reason, ref)
+  const rec = r.ledger.state.cycles.find((c) => c.n === a.n)
+  if (rec && (rec.outcome === 'COMPLETE' || rec.outcome === 'SALVAGED')) r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason: sanitize(reason)})
 }
 

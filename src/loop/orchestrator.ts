@@ -13,9 +13,29 @@ import {matchSelector} from './build-once.js'
 import type {LoopDeps, LoopOptions, LoopResult} from './ports.js'
 import {selectTarget, selectableBeads} from './selection.js'
 import {Run} from './supervisor.js'
+import {planLine, planReconcile} from '../recovery/reconcile-plan.js'
 
 export {DRIFT_REASON} from './attempt-end.js'
 export {hhmmss} from '../util/time.js'
+
+/** SPEC 18.2: what reconciliation would do, one line each; reads only */
+async function reconcilePlanLines(deps: LoopDeps): Promise<string[]> {
+  const landing = deps.landing
+  if (!landing?.leftovers) return []
+  try {
+    const items = await landing.leftovers()
+    const snap = await deps.tracker.read()
+    const base = await landing.base()
+    const owed = landing.pending ? await landing.pending.list() : []
+    return [
+      ...owed.map((p) => `helix: would reopen ${sanitize(p.bead)} (owed since ${sanitize(p.at)})`),
+      ...planReconcile(snap, items).map((a) => planLine(a, base)),
+    ]
+  } catch {
+    // outside git or without a base branch: nothing a run could have left
+    return []
+  }
+}
 
 export async function runLoop(deps: LoopDeps, opts: LoopOptions): Promise<LoopResult> {
   if (opts.dryRun) return dryRun(deps, opts)
@@ -92,6 +112,7 @@ async function dryRun(deps: LoopDeps, opts: LoopOptions): Promise<LoopResult> {
     action = 'check'
     prompt = await deps.agents.prompt('check', {scope: 'repo'})
   }
+  for (const line of await reconcilePlanLines(deps)) deps.out.stdout(line + '\n')
   deps.out.stdout(deps.agents.describe(deps.agents.impl, action, prompt) + '\n')
   deps.out.stdout('--- prompt ---\n' + prompt + (prompt.endsWith('\n') ? '' : '\n'))
   return {exitCode: EXIT.OK, stopReason: null}

@@ -5,6 +5,8 @@
 import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../agents/types.js'
 import type {RunHistoryRecord, RunState} from '../state/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
+import type {LeftoverAttempt} from '../git/leftovers.js'
+import type {PendingReopen} from '../state/pending-reopens.js'
 
 export interface NewBeadInput {
   title: string
@@ -220,6 +222,8 @@ export interface LoopResult {
  * agent's cwd; `branch` is `helix/<id>-<attempt>`; `baseTip` the base commit it
  * was made from.
  */
+export type {LeftoverAttempt, PendingReopen}
+
 export interface Workspace {
   slot: number
   bead: string
@@ -244,7 +248,7 @@ export interface LoopLanding {
   /** writes helix's runtime paths to .git/info/exclude (shared by every worktree), idempotently */
   ensureExcludes(): Promise<void>
   /** `git worktree add -b helix/<id>-<attempt> .helix/worktrees/<id>-<attempt> <base tip>` */
-  prepare(bead: string, attempt: number, slot: number): Promise<Workspace>
+  prepare(bead: string, attempt: number, slot: number, meta?: Record<string, unknown>): Promise<Workspace>
   /**
    * Under the land lock: refuse commits that touch `.ddx/`, rebase onto the current
    * base tip, fast-forward the base (merge --ff-only in the root, else update-ref
@@ -263,4 +267,16 @@ export interface LoopLanding {
   keepBranch(ws: Workspace): Promise<string>
   /** the newest preserved ref of a bead, named in the next prompt (null when none) */
   preservedRef(bead: string): Promise<string | null>
+  /** SPEC 18.2: every helix worktree and `helix/<id>-<n>` branch (at run start no other run owns one) */
+  leftovers?(): Promise<LeftoverAttempt[]>
+  /** a leftover to finish: its worktree on its branch; null when it cannot be landed as is (then preserve it) */
+  adopt?(l: LeftoverAttempt, slot: number): Promise<Workspace | null>
+  /** a leftover whose work is already on the base: remove worktree and branch */
+  discard?(l: LeftoverAttempt): Promise<void>
+  /** a leftover not to finish: as `preserve` */
+  preserveLeftover?(l: LeftoverAttempt): Promise<string | null>
+  /** issue 20 item 8: prune preserved refs of beads that landed more than --keep-preserved days ago */
+  prunePreserved?(say: (line: string) => void): Promise<void>
+  /** reopens that could not be written (SPEC 18.1a), finished at the next start */
+  pending?: {list(): Promise<PendingReopen[]>; add(p: PendingReopen): Promise<void>; remove(bead: string): Promise<void>}
 }

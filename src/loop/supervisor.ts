@@ -15,6 +15,7 @@ import {RunLedger, type SkipEntry} from './ledger.js'
 import {holdsDispatch} from './quota-state.js'
 import type {BlockerEntry, LoopDeps, LoopOptions, LoopResult, NotifyEventName} from './ports.js'
 import {runScheduler} from './scheduler.js'
+import {reconcile} from './reconcile.js'
 import {statusOf} from './selection.js'
 import {Stop, interruptStop} from './stop.js'
 
@@ -149,6 +150,9 @@ export class Run {
     const rec = await this.d.recoverOrphans((line) => this.d.out.normal(line))
     const snap = rec.recovered.length > 0 ? await this.d.tracker.read() : first
     this.contextMd = await this.d.context(snap, null, true)
+    // SPEC 18.2: finish, preserve or remove what dead runs left, before the first selection
+    const settled = await reconcile(this)
+    if (settled instanceof Stop) return settled
     await this.ledger.save('running')
     return runScheduler(this)
   }

@@ -17,7 +17,8 @@ import {realProbe} from '../proc/probe.js'
 import type {ProbeAgentFlags} from '../agents/probe.js'
 import {findOnPath} from '../agents/resolve.js'
 import {pidMatchesRecord} from '../proc/pid-identity.js'
-import {worktreeChecks} from '../git/worktrees.js'
+import {worktreeChecks} from '../recovery/worktrees.js'
+import {reconcileChecks} from '../recovery/reconcile-checks.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
 
@@ -241,6 +242,7 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
     ...(await (await import('../agents/probe.js')).agentProbeChecks(env, paths.root, opts.agents)), // SPEC 14.6: --version, claude as root
     pidCheck(paths),
     ...(await worktreeChecks(paths, env)),
+    ...(await reconcileChecks(paths, env)),
   ]
   return {checks, problems: checks.filter((c) => c.level === 'fail').length}
 }

@@ -33,21 +33,22 @@ describe('doctor and recover --worktrees (built CLI)', () => {
     const doc = helix(root, ['doctor'])
     expect(doc.stdout).toMatch(/^FAIL +worktrees: 1 stale worktree\(s\) no run owns: \.helix\/worktrees\/hx-1-1$/m)
     expect(doc.stdout).toContain("fix: run 'helix recover --worktrees'")
-    expect(doc.stdout).toMatch(/^WARN +preserved work: 1 ref\(s\) under refs\/helix\/preserved\/ no run owns: refs\/helix\/preserved\/hx-2\/1$/m)
+    expect(doc.stdout).toMatch(/^WARN +preserved work: 1 ref\(s\) under refs\/helix\/preserved\/ of beads not closed, no run owns: refs\/helix\/preserved\/hx-2\/1$/m)
     expect(doc.code).toBe(1)
 
     const dry = helix(root, ['recover', '--worktrees', '--dry-run'])
     expect(dry.code).toBe(0)
-    expect(dry.stdout).toContain('helix: would remove worktree .helix/worktrees/hx-1-1; branch helix/hx-1-1 would be kept (its work is not merged or preserved)')
+    expect(dry.stdout).toContain('helix: would remove worktree .helix/worktrees/hx-1-1; branch helix/hx-1-1 would be deleted (work kept at refs/helix/preserved/hx-1/…)')
     expect(existsSync(ws.dir)).toBe(true)
 
     const r = helix(root, ['recover', '--worktrees'])
     expect(r.code).toBe(0)
-    expect(r.stdout).toContain('helix: removed worktree .helix/worktrees/hx-1-1; branch helix/hx-1-1 kept')
+    // SPEC 18.3a: its work is kept on a preserved ref, not on a branch no run owns
+    expect(r.stdout).toContain('helix: removed worktree .helix/worktrees/hx-1-1; branch helix/hx-1-1 deleted (work kept at refs/helix/preserved/hx-1/1)')
     expect(worktrees(root)).toEqual([root])
-    expect(branches(root)).toEqual(['helix/hx-1-1'])
-    expect(g(root, 'rev-parse', 'helix/hx-1-1')).toBe(sha)
-    expect(g(root, 'for-each-ref', '--format=%(refname)', 'refs/helix/')).toBe('refs/helix/preserved/hx-2/1')
+    expect(branches(root)).toEqual([])
+    expect(g(root, 'rev-parse', 'refs/helix/preserved/hx-1/1')).toBe(sha)
+    expect(g(root, 'for-each-ref', '--format=%(refname)', 'refs/helix/')).toBe('refs/helix/preserved/hx-1/1\nrefs/helix/preserved/hx-2/1')
 
     const after = helix(root, ['doctor'])
     expect(after.stdout).toMatch(/^ok +worktrees: no stale worktrees$/m)

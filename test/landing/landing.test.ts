@@ -11,7 +11,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
 })
 
-function setup(opts: {identity?: boolean} = {}) {
+function setup(opts: {identity?: boolean; lockWaitMs?: number} = {}) {
   const root = makeRepo()
   dirs.push(root)
   if (opts.identity === false) {
@@ -19,7 +19,7 @@ function setup(opts: {identity?: boolean} = {}) {
     g(root, 'config', '--unset', 'user.name')
   }
   const logs: string[] = []
-  const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date('2026-11-23T12:00:00Z'), log: (l) => logs.push(l), lockWaitMs: 2000})
+  const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date('2026-11-23T12:00:00Z'), log: (l) => logs.push(l), lockWaitMs: opts.lockWaitMs ?? 2000})
   return {root, landing, logs}
 }
 
@@ -116,13 +116,14 @@ describe('prepare → land', () => {
   })
 
   it('lands two attempts at once one after the other (in-process land lock)', async () => {
-    const {root, landing} = setup()
+    // the second waits for the first's whole landing: generous on a loaded machine
+    const {root, landing} = setup({lockWaitMs: 60_000})
     const a = await landing.prepare('hx-a', 1, 1)
     const b = await landing.prepare('hx-b', 1, 2)
     agentCommit(a.dir, 'x.ts', 'x\n')
     agentCommit(b.dir, 'y.ts', 'y\n')
     const [ra, rb] = await Promise.all([landing.land(a), landing.land(b)])
-    expect(ra.landed && rb.landed).toBe(true)
+    expect([ra, rb]).toEqual([expect.objectContaining({landed: true}), expect.objectContaining({landed: true})])
     expect(g(root, 'rev-list', '--count', 'main')).toBe('3')
     expect(merges(root)).toBe('0')
     expect(read(root, 'x.ts') + read(root, 'y.ts')).toBe('x\ny\n')

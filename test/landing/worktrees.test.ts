@@ -2,7 +2,7 @@ import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync}
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/app/landing.js'
-import {recoverWorktrees, unowned, worktreeChecks} from '../../src/git/worktrees.js'
+import {recoverWorktrees, unowned, worktreeChecks} from '../../src/recovery/worktrees.js'
 import {projectPaths} from '../../src/util/root.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, worktrees, write} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
@@ -51,9 +51,9 @@ describe('doctor: leftovers no run owns', () => {
         level: 'fail',
         what: 'worktrees',
         detail: '5 stale worktree(s) no run owns: .helix/worktrees/hx-a-1, .helix/worktrees/hx-b-1, .helix/worktrees/hx-c-1, …',
-        fix: "run 'helix recover --worktrees' (uncommitted work is committed onto its branch first)",
+        fix: "run 'helix recover --worktrees' (their work, committed or not, is kept on refs/helix/preserved/ first)",
       },
-      expect.objectContaining({level: 'warn', what: 'preserved work', detail: '2 ref(s) under refs/helix/preserved/ no run owns: refs/helix/preserved/hx-d/0, refs/helix/preserved/hx-z/1'}),
+      expect.objectContaining({level: 'warn', what: 'preserved work', detail: '2 ref(s) under refs/helix/preserved/ of beads not closed, no run owns: refs/helix/preserved/hx-d/0, refs/helix/preserved/hx-z/1'}),
     ])
     expect(root).toBeTruthy()
   })
@@ -132,10 +132,10 @@ describe('helix recover --worktrees', () => {
     const lines: string[] = []
     await recoverWorktrees(paths, {env: gitTestEnv, dryRun: true, say: (l) => lines.push(l)})
     expect(lines).toEqual([
-      'helix: would remove worktree .helix/worktrees/hx-a-1; branch helix/hx-a-1 would be kept (its work is not merged or preserved)',
-      'helix: would remove worktree .helix/worktrees/hx-b-1; branch helix/hx-b-1 would be kept (uncommitted work would be committed onto it)',
+      'helix: would remove worktree .helix/worktrees/hx-a-1; branch helix/hx-a-1 would be deleted (work kept at refs/helix/preserved/hx-a/…)',
+      'helix: would remove worktree .helix/worktrees/hx-b-1; branch helix/hx-b-1 would be deleted (work kept at refs/helix/preserved/hx-b/…)',
       'helix: would remove worktree .helix/worktrees/hx-c-1; branch helix/hx-c-1 would be deleted (merged)',
-      'helix: would remove worktree .helix/worktrees/hx-d-1; branch helix/hx-d-1 would be deleted (preserved)',
+      'helix: would remove worktree .helix/worktrees/hx-d-1; branch helix/hx-d-1 would be deleted (work kept at refs/helix/preserved/hx-d/0)',
       'helix: would remove worktree .helix/worktrees/stray-1',
       "helix: 2 preserved ref(s) kept under refs/helix/preserved/ (never removed here; inspect with 'git log -p <ref>')",
     ])
@@ -143,20 +143,22 @@ describe('helix recover --worktrees', () => {
     expect(existsSync(path.join(root, '.helix/worktrees/stray-1'))).toBe(true)
   })
 
-  it('removes stale worktrees, keeps unmerged work on its branch, never deletes a preserved ref', async () => {
+  it('removes stale worktrees, keeps unmerged work on a preserved ref (SPEC 18.3a), never deletes a preserved ref', async () => {
     const {root, paths, aSha} = await leftovers()
     const mainBefore = g(root, 'rev-parse', 'main')
     const lines: string[] = []
     const r = await recoverWorktrees(paths, {env: gitTestEnv, dryRun: false, say: (l) => lines.push(l)})
     expect(r.removed).toHaveLength(5)
-    expect(lines[1]).toBe('helix: removed worktree .helix/worktrees/hx-b-1; branch helix/hx-b-1 kept (uncommitted work committed onto it)')
+    expect(lines[1]).toBe('helix: removed worktree .helix/worktrees/hx-b-1; branch helix/hx-b-1 deleted (work kept at refs/helix/preserved/hx-b/1)')
     expect(worktrees(root)).toEqual([root])
     expect(existsSync(path.join(root, '.helix/worktrees/stray-1'))).toBe(false)
-    expect(branches(root)).toEqual(['helix/hx-a-1', 'helix/hx-b-1'])
-    expect(g(root, 'rev-parse', 'helix/hx-a-1')).toBe(aSha)
-    expect(g(root, 'log', '-1', '--format=%s', 'helix/hx-b-1')).toBe('helix: uncommitted work of hx-b attempt 1')
-    expect(g(root, 'show', '--format=', '--name-only', 'helix/hx-b-1')).toBe('b-file.ts')
-    expect(g(root, 'for-each-ref', '--format=%(refname)', 'refs/helix/')).toBe('refs/helix/preserved/hx-d/0\nrefs/helix/preserved/hx-z/1')
+    expect(branches(root)).toEqual([])
+    expect(g(root, 'rev-parse', 'refs/helix/preserved/hx-a/1')).toBe(aSha)
+    expect(g(root, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-b/1')).toBe('helix: uncommitted work of hx-b attempt 1')
+    expect(g(root, 'show', '--format=', '--name-only', 'refs/helix/preserved/hx-b/1')).toBe('b-file.ts')
+    expect(g(root, 'for-each-ref', '--format=%(refname)', 'refs/helix/')).toBe(
+      'refs/helix/preserved/hx-a/1\nrefs/helix/preserved/hx-b/1\nrefs/helix/preserved/hx-d/0\nrefs/helix/preserved/hx-z/1',
+    )
     expect(g(root, 'rev-parse', 'main')).toBe(mainBefore)
     expect(g(root, 'status', '--porcelain')).toBe('')
     // a second pass finds nothing

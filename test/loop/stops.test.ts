@@ -83,7 +83,7 @@ describe('user error vs bug (issue 16 item 5)', () => {
     const rec = h.log.records.find((x) => x.msg === 'internal error (a bug in helix)')
     expect(rec?.fields?.stack).toBe(bug.stack)
     // the broken attempt ended as a stop ends it (work preserved, claim released); the other slot's attempt ended its own way
-    expect(landing.preserved).toContain('a (stopped)')
+    expect(landing.preserved).toContain("a (the run stopped (Cannot read properties of undefined (reading 'status')))")
     for (const id of ['a', 'b']) expect(h.tracker.get(id).status).toBe('open')
     expect(lastState(h)).toMatchObject({stop_reason: 'error', stop_message: "internal error: Cannot read properties of undefined (reading 'status')"})
   })

@@ -320,7 +320,7 @@ describe('--workers N with a fake landing', () => {
     expect(h.calls.filter((c) => c.action === 'implementation').map((c) => c.beadId)).toEqual(['a', 'b'])
     expect(landing.events).toContain('landed b')
     expect(h.tracker.get('a').status).toBe('open')
-    expect(landing.events).toContain('preserve a (stopped)')
+    expect(landing.events).toContain('preserve a (the run stopped (Not logged in))')
   })
 })
 

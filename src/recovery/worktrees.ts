@@ -17,8 +17,14 @@ import type {ProjectPaths} from '../util/root.js'
 import {readPidFile, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {sanitize} from '../util/sanitize.js'
-import {firstLine, git, gitEnv, type GitResult} from './run.js'
-import {touchesTracker} from './names.js'
+import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
+import {touchesTracker} from '../git/names.js'
+import {parseAttemptName} from '../git/leftovers.js'
+import {removeAttemptMeta} from '../git/attempt-meta.js'
+import {readTracker} from '../tracker/store.js'
+import {reopenBead} from '../tracker/ops.js'
+import {statusOf} from '../tracker/queries.js'
+import {errorMessage} from '../util/errors.js'
 
 export const FRESH_MS = 60_000
 const WT_DIR = '.helix/worktrees'
@@ -134,7 +140,7 @@ function few(items: string[], n = 3): string {
 
 /** `helix doctor` lines (SPEC 15.4): none outside git */
 export async function worktreeChecks(
-  paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'runState'>,
+  paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'runState'> & Partial<ProjectPaths>,
   env: NodeJS.ProcessEnv,
   now = Date.now(),
 ): Promise<Array<{level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}>> {
@@ -146,27 +152,36 @@ export async function worktreeChecks(
       level: 'fail',
       what: 'worktrees',
       detail: `${u.worktrees.length} stale worktree(s) no run owns: ${few(u.worktrees.map((w) => w.rel))}`,
-      fix: "run 'helix recover --worktrees' (uncommitted work is committed onto its branch first)",
+      fix: "run 'helix recover --worktrees' (their work, committed or not, is kept on refs/helix/preserved/ first)",
     })
   else out.push({level: 'ok', what: 'worktrees', detail: 'no stale worktrees'})
-  if (u.preserved.length)
+  // refs of beads that landed since are not a problem (doctor says how to prune them); those of open beads are work to reuse
+  const snap = paths.file && existsSync(paths.file) ? await readTracker(paths.file).catch(() => null) : null
+  const open = u.preserved.filter((p) => {
+    const b = snap?.byId.get(p.bead)
+    return !b || statusOf(b) !== 'closed'
+  })
+  if (open.length)
     out.push({
       level: 'warn',
       what: 'preserved work',
-      detail: `${u.preserved.length} ref(s) under refs/helix/preserved/ no run owns: ${few(u.preserved.map((p) => p.ref))}`,
-      fix: "inspect with 'git log -p <ref>'; delete one you are done with by 'git update-ref -d <ref>'",
+      detail: `${open.length} ref(s) under refs/helix/preserved/ of beads not closed, no run owns: ${few(open.map((p) => p.ref))}`,
+      fix: "inspect with 'git log -p <ref>'; the bead's next attempt is told about it",
     })
   return out
 }
 
 /**
  * `helix recover --worktrees`: for each stale worktree, commit its uncommitted
- * work onto its branch, `git worktree remove --force`, prune, and delete its
- * `helix/*` branch only when that branch's tip is merged into the root's HEAD
- * or kept on a preserved ref. Preserved refs are never deleted.
+ * work (with the repository's hooks; a refusing hook gets a `commit-tree`
+ * archive instead), keep its HEAD, detached or not, and its branch's tip on
+ * `refs/helix/preserved/<id>/<n>` unless merged into the root's HEAD or already
+ * preserved (SPEC 18.3a: no commit becomes unreachable), reopen a closed bead
+ * whose work is thereby off the base (SPEC 18.1a), then remove the worktree and
+ * the branch. Preserved refs are never deleted here.
  */
 export async function recoverWorktrees(
-  paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'runState'>,
+  paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'runState'> & Partial<ProjectPaths>,
   opts: {env: NodeJS.ProcessEnv; dryRun: boolean; say: (line: string) => void; now?: number},
 ): Promise<{removed: string[]; keptBranches: string[]}> {
   const u = await unowned(paths, opts.env, opts.now)
@@ -178,52 +193,97 @@ export async function recoverWorktrees(
   const named = (await inRoot(paths, opts.env, ['config', 'user.email'])).code === 0 && (await inRoot(paths, opts.env, ['config', 'user.name'])).code === 0
   const env = gitEnv(opts.env, named ? null : {name: 'helix', email: 'helix@localhost'})
   const run = (args: string[], cwd = paths.root): Promise<GitResult> => git(args, {cwd, env})
-  const tip = async (rev: string): Promise<string | null> => {
-    const r = await run(['rev-parse', '--verify', '-q', `${rev}^{commit}`])
+  const tip = async (rev: string, cwd = paths.root): Promise<string | null> => {
+    const r = await run(['rev-parse', '--verify', '-q', `${rev}^{commit}`], cwd)
     return r.code === 0 ? r.stdout.trim() : null
   }
-  const allPreserved = (await listLeftovers(paths, opts.env)).preserved
+  const ancestor = async (a: string, b: string): Promise<boolean> => (await run(['merge-base', '--is-ancestor', a, b])).code === 0
+  const snap = paths.file && existsSync(paths.file) ? await readTracker(paths.file).catch(() => null) : null
   for (const w of u.worktrees) {
-    const branch = w.branch?.startsWith('helix/') ? w.branch : null
-    // uncommitted work (never the worktree's tracker copy) is committed onto the branch first
+    const parsed = parseAttemptName(path.basename(w.path))
+    // a detached worktree still has its attempt branch (not checked out anywhere now)
+    const own = parsed && !w.branch && (await tip(`refs/heads/helix/${path.basename(w.path)}`)) ? `helix/${path.basename(w.path)}` : null
+    const branch = w.branch?.startsWith('helix/') ? w.branch : own
+    const label = parsed ?? {bead: path.basename(w.path), attempt: 0}
+    // uncommitted work (never the worktree's tracker copy) is committed first
     const pending = w.registered && existsSync(w.path) ? (await run(['status', '--porcelain', '-z', '--untracked-files=all'], w.path)).stdout.split('\0').filter((l) => l.length > 3 && !touchesTracker(l.slice(3))) : []
     const dirty = pending.length > 0
+    let archive: string | null = null
     if (dirty && !opts.dryRun) {
       const add = await run(['add', '-A'], w.path)
       const staged = (await run(['diff', '--cached', '--name-only', '-z', '--no-renames'], w.path)).stdout.split('\0').filter(Boolean)
       const tracker = staged.filter(touchesTracker)
       if (tracker.length) await run(['restore', '--staged', '--', ...tracker], w.path)
-      const m = /^(.*)-(\d+)$/.exec(path.basename(w.path))
-      const c = add.code === 0 ? await run(['commit', '-q', '--no-verify', '-m', `helix: uncommitted work of ${m?.[1] ?? path.basename(w.path)} attempt ${m?.[2] ?? '?'}`], w.path) : add
-      if (c.code !== 0) {
+      const msg = `helix: uncommitted work of ${label.bead} attempt ${label.attempt || '?'}`
+      let c = add.code === 0 ? await run(['commit', '-q', '-m', msg], w.path) : add
+      if (c.code !== 0 && add.code === 0) {
+        // a hook refused: the work goes onto the preserved ref only, written with plumbing
+        const tree = await run(['write-tree'], w.path)
+        const head = await tip('HEAD', w.path)
+        const ct = tree.code === 0 && head ? await run(['commit-tree', tree.stdout.trim(), '-p', head, '-m', msg], w.path) : tree
+        if (ct.code === 0) archive = ct.stdout.trim()
+        else c = ct
+      }
+      if (c.code !== 0 && !archive) {
         // its uncommitted work exists nowhere else: never remove it
         opts.say(`helix: kept worktree ${sanitize(w.rel)}: could not commit its uncommitted work (${sanitize(firstLine(c))})`)
         if (branch) res.keptBranches.push(branch)
         continue
       }
     }
-    let verdict = ''
-    let drop = false
-    if (branch) {
-      const t = dirty && opts.dryRun ? null : await tip(`refs/heads/${branch}`)
-      const merged = t !== null && (await run(['merge-base', '--is-ancestor', t, 'HEAD'])).code === 0
-      let preserved = false
-      for (const p of merged ? [] : allPreserved) {
-        if (t !== null && (await run(['merge-base', '--is-ancestor', t, p.ref])).code === 0) {
-          preserved = true
-          break
-        }
+    const tips = new Set<string>()
+    const head = archive ?? (w.registered && existsSync(w.path) ? await tip('HEAD', w.path) : null)
+    if (head) tips.add(head)
+    const bt = branch ? await tip(`refs/heads/${branch}`) : null
+    if (bt) tips.add(bt)
+    const kept: string[] = []
+    let merged = true
+    let unkept = false
+    for (const t of tips) {
+      if (await ancestor(t, 'HEAD')) continue
+      merged = false
+      let have: string | null = null
+      for (const p of (await listLeftovers(paths, opts.env)).preserved) if (await ancestor(t, p.ref)) have = p.ref
+      if (have) {
+        kept.push(have)
+        continue
       }
-      drop = t !== null && (merged || preserved)
-      verdict = drop
-        ? `; branch ${branch} deleted (${merged ? 'merged' : 'preserved'})`
-        : `; branch ${branch} kept (${dirty ? 'uncommitted work committed onto it' : 'its work is not merged or preserved'})`
-      if (!drop) res.keptBranches.push(branch)
+      if (opts.dryRun) {
+        kept.push(`refs/helix/preserved/${label.bead}/…`)
+        continue
+      }
+      const ref = await keepOnPreservedRef(run, label.bead, Math.max(1, label.attempt), t)
+      if (ref) kept.push(ref)
+      else {
+        opts.say(`helix: kept worktree ${sanitize(w.rel)}: could not write a preserved ref for its work`)
+        unkept = true
+        break
+      }
     }
+    if (unkept) {
+      if (branch) res.keptBranches.push(branch)
+      continue
+    }
+    if (dirty && opts.dryRun && merged) {
+      merged = false
+      kept.push(`refs/helix/preserved/${label.bead}/…`)
+    }
+    const verdict = branch ? `; branch ${branch} ${opts.dryRun ? 'would be deleted' : 'deleted'} (${merged ? 'merged' : `work kept at ${kept.join(', ')}`})` : !merged ? `; work kept at ${kept.join(', ')}` : ''
+    // a closed bead whose work is now only on a preserved ref is reopened (SPEC 18.1a)
+    const bead = parsed && snap ? snap.byId.get(parsed.bead) : undefined
+    const reopen = !merged && bead !== undefined && statusOf(bead) === 'closed' && paths.file !== undefined
     if (opts.dryRun) {
-      opts.say(`helix: would remove worktree ${sanitize(w.rel)}${sanitize(verdict.replace(' deleted', ' would be deleted').replace(' kept', ' would be kept').replace(' committed onto', ' would be committed onto'))}`)
+      opts.say(`helix: would remove worktree ${sanitize(w.rel)}${sanitize(verdict)}${reopen ? `; ${sanitize(label.bead)} would be reopened` : ''}`)
       res.removed.push(w.rel)
       continue
+    }
+    if (reopen && parsed) {
+      try {
+        await reopenBead(paths as ProjectPaths, parsed.bead, `NOT LANDED [${new Date().toISOString()}]: left by a run that ended, removed by helix recover --worktrees; work kept at ${kept.join(', ')}`)
+      } catch (error) {
+        opts.say(`helix: kept worktree ${sanitize(w.rel)}: could not reopen ${sanitize(parsed.bead)} (${sanitize(errorMessage(error))})`)
+        continue
+      }
     }
     if (w.registered) {
       const r = await run(['worktree', 'remove', '--force', '--force', w.path])
@@ -231,15 +291,28 @@ export async function recoverWorktrees(
     }
     await rm(w.path, {recursive: true, force: true})
     await run(['worktree', 'prune'])
-    if (drop && branch) {
+    if (branch) {
       const t = await tip(`refs/heads/${branch}`)
       if (t) await run(['update-ref', '-d', `refs/heads/${branch}`, t])
     }
-    opts.say(`helix: removed worktree ${sanitize(w.rel)}${sanitize(verdict)}`)
+    if (parsed) await removeAttemptMeta(paths.root, parsed.bead, parsed.attempt)
+    opts.say(`helix: removed worktree ${sanitize(w.rel)}${sanitize(verdict)}${reopen ? `; reopened ${sanitize(label.bead)}` : ''}`)
     res.removed.push(w.rel)
   }
   if (u.worktrees.length === 0) opts.say('helix: no stale worktrees')
   const all = (await listLeftovers(paths, opts.env)).preserved.length
   if (all > 0) opts.say(`helix: ${all} preserved ref(s) kept under refs/helix/preserved/ (never removed here; inspect with 'git log -p <ref>')`)
   return res
+}
+
+/** create-only `refs/helix/preserved/<bead>/<n>` at the first free n from `from`; null when the write fails (not "taken") */
+export async function keepOnPreservedRef(run: (args: string[]) => Promise<GitResult>, bead: string, from: number, sha: string): Promise<string | null> {
+  for (let n = from; n < from + 100; n++) {
+    const ref = `refs/helix/preserved/${bead}/${n}`
+    const have = await run(['rev-parse', '--verify', '-q', ref])
+    if (have.code === 0 && have.stdout.trim() === sha) return ref
+    if ((await run(['update-ref', ref, sha, ''])).code === 0) return ref
+    if ((await run(['rev-parse', '--verify', '-q', ref])).code !== 0) return null
+  }
+  return null
 }
