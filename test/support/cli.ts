@@ -1,6 +1,7 @@
 // The one way a test runs the built CLI (bin/run.js → dist/): with the scrubbed
 // environment (env.ts), in a given directory, synchronously or as a tracked child.
-import {spawn, spawnSync, type ChildProcessWithoutNullStreams} from 'node:child_process'
+import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
+import type {Readable} from 'node:stream'
 import path from 'node:path'
 import {testEnv} from './env.js'
 import {trackProcess} from './tmp.js'
@@ -39,7 +40,7 @@ export function runCli(args: string[], o: CliOptions): CliResult {
 }
 
 export interface CliChild {
-  child: ChildProcessWithoutNullStreams
+  child: ChildProcess & {stdout: Readable; stderr: Readable}
   /** what it printed so far */
   readonly stdout: string
   readonly stderr: string
@@ -48,8 +49,9 @@ export interface CliChild {
 }
 
 /** Start `helix <args>` as a tracked child (killed after the test in any case). */
-export function startCli(args: string[], o: Omit<CliOptions, 'input' | 'timeoutMs'> & {detached?: boolean}): CliChild {
-  const child = trackProcess(spawn(process.execPath, [BIN, ...args], {cwd: o.cwd, env: testEnv(o.env), detached: o.detached}), {group: o.detached})
+export function startCli(args: string[], o: Omit<CliOptions, 'input' | 'timeoutMs'> & {detached?: boolean; stdin?: 'pipe' | 'ignore'}): CliChild {
+  const spawned = spawn(process.execPath, [BIN, ...args], {cwd: o.cwd, env: testEnv(o.env), detached: o.detached, stdio: [o.stdin ?? 'pipe', 'pipe', 'pipe']})
+  const child = trackProcess(spawned as ChildProcess & {stdout: Readable; stderr: Readable}, {group: o.detached})
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (d) => (stdout += d))

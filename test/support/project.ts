@@ -13,7 +13,7 @@ import path from 'node:path'
 // @ts-expect-error plain ESM fixture without types
 import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
 import {runCli, startCli, type CliChild, type CliResult} from './cli.js'
-import {testEnv} from './env.js'
+import {KILL_GRACE_MS, testEnv} from './env.js'
 import {makeTempDir, removeDir} from './tmp.js'
 import {waitFor} from './wait.js'
 
@@ -83,6 +83,8 @@ export function helixProjectSync(o: ProjectOptions = {}): HelixProject {
   const tracker = path.join(root, '.ddx', 'beads.jsonl')
   mkdirSync(path.join(root, '.ddx'), {recursive: true})
   const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    HELIX_KILL_GRACE_MS: KILL_GRACE_MS,
     HELIX_BACKOFF_SLEEP: '0',
     HELIX_AUTO_ALIGN: '0',
   }
