@@ -1,12 +1,13 @@
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {beads, calls, helix, helixAsync, implOrder, pidGone, project, runState} from './e2e-helpers.js'
+import {beads, calls, helix, helixAsync, implOrder, pidGone, runState} from './e2e-helpers.js'
+import {helixProject} from '../support/project.js'
 import {waitFor} from '../support/wait.js'
 
 describe('signals and timeouts (built CLI)', () => {
   it('SIGTERM while the agent ignores SIGTERM and forked a grandchild: everything gone, 143, bead unclaimed', async () => {
-    const p = project([{id: 'hx-stubborn'}], {implementation: ['hang-ignore-term-fork']})
+    await using p = await helixProject({beads: [{id: 'hx-stubborn'}], agent: {implementation: ['hang-ignore-term-fork']}, git: true})
     const {child, done} = helixAsync(p, ['run', '--no-auto-review'])
     const pidsFile = path.join(p.stubDir, 'pids')
     await waitFor(() => existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').trim().split('\n').length >= 2, 20_000)
@@ -21,7 +22,7 @@ describe('signals and timeouts (built CLI)', () => {
   })
 
   it('SIGINT → 130', async () => {
-    const p = project([{id: 'hx-i'}], {implementation: ['hang']})
+    await using p = await helixProject({beads: [{id: 'hx-i'}], agent: {implementation: ['hang']}, git: true})
     const {child, done} = helixAsync(p, ['run', '--no-auto-review'])
     await waitFor(() => calls(p).length > 0, 20_000)
     child.kill('SIGINT')
@@ -31,7 +32,7 @@ describe('signals and timeouts (built CLI)', () => {
   })
 
   it('SIGHUP (terminal or ssh session gone) → 129: agent killed, bead unclaimed, interrupted, pid file gone', async () => {
-    const p = project([{id: 'hx-h'}], {implementation: ['hang']})
+    await using p = await helixProject({beads: [{id: 'hx-h'}], agent: {implementation: ['hang']}, git: true})
     const {child, done} = helixAsync(p, ['run', '--no-auto-review'])
     await waitFor(() => calls(p).length > 0, 20_000)
     child.kill('SIGHUP')
@@ -44,8 +45,8 @@ describe('signals and timeouts (built CLI)', () => {
     expect(existsSync(path.join(p.root, '.ddx', 'helix.pid'))).toBe(false)
   })
 
-  it('an agent timeout fails the attempt; the retry completes', () => {
-    const p = project([{id: 'hx-t'}], {implementation: ['hang', 'close'], check: ['next:WAIT']})
+  it('an agent timeout fails the attempt; the retry completes', async () => {
+    await using p = await helixProject({beads: [{id: 'hx-t'}], agent: {implementation: ['hang', 'close'], check: ['next:WAIT']}, git: true})
     // the timeout applies to the retry too, whose stub closes the bead through the real CLI:
     // 8 s leaves a loaded machine room for that (with 3 s it timed out as well: SALVAGED)
     const r = helix(p, ['run', '--no-auto-review', '--timeout', '8'])
