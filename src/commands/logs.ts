@@ -6,7 +6,10 @@ import {HelixCommand} from '../util/base-command.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
-import {followLog, newestSessionLog, parseLinePointer, parseSlot, renderLogFile, renderLogLines} from '../output/log-render.js'
+import {renderLogFile, renderLogLines} from '../output/log-render.js'
+import {parseLinePointer, parseSlot} from '../output/log-args.js'
+import {newestSessionLog} from '../output/log-lookup.js'
+import {followLog} from '../output/log-follow.js'
 
 export default class Logs extends HelixCommand {
   static override description = 'Show the newest session log (.helix-logs/helix-*.log) for people'

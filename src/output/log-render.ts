@@ -9,14 +9,12 @@
  * Agent output (`stream: 'agent'`) is indented under its dispatch. Lines that
  * are not JSON are shown as they are. Control characters in the text are
  * replaced so a log cannot drive the terminal.
+ *
+ * The rest of `helix logs` lives beside it: log-args.ts (`--lines`, `--slot`),
+ * log-lookup.ts (the newest session log), log-follow.ts (`--follow`).
  */
-import {closeSync, openSync, readdirSync, readSync, statSync} from 'node:fs'
-import path from 'node:path'
 import {hhmmss} from '../util/time.js'
 import {sanitize} from '../util/sanitize.js'
-import {abortableSleep} from '../util/abort.js'
-import {HelixError, EXIT} from '../util/errors.js'
-import {isNotFound} from '../util/files.js'
 
 const LEVELS: Record<number, string> = {10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL'}
 const SKIP_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v', 'stream', 'dispatch'])
@@ -160,59 +158,8 @@ export async function renderLogFile(file: string, write: (text: string) => boole
   }
 }
 
-/**
- * `--lines A-B`: the line range a log pointer names. Accepts `12-340`, `L12-L340`
- * and `L12–L340` (en dash, as the summary lines print it), and a single `L12`.
- */
-export function parseLineRange(text: string, shown: string = text): {from: number; to: number} {
-  const m = /^\s*L?(\d{1,9})(?:\s*[-–—]\s*L?(\d{1,9}))?\s*$/i.exec(text)
-  const bad = (why: string) => new HelixError(`invalid --lines '${sanitize(shown)}': ${why}`, EXIT.ERROR)
-  if (!m) throw bad('use A-B, e.g. 12-340 or L12–L340')
-  const from = Number(m[1])
-  const to = m[2] === undefined ? from : Number(m[2])
-  if (from < 1) throw bad('line numbers start at 1')
-  if (to < from) throw bad('the range ends before it starts')
-  return {from, to}
-}
-
-/** A worker slot as an operator writes it: `w2`, `W2` or `2` (1..999). */
-export function parseSlot(text: string): number {
-  const m = /^\s*[wW]?(\d{1,3})\s*$/.exec(text)
-  const n = m ? Number(m[1]) : 0
-  if (!(n >= 1)) throw new HelixError(`invalid --slot '${sanitize(text)}': use wN or N, e.g. w2`, EXIT.ERROR)
-  return n
-}
-
-export interface LinePointer {
-  from: number
-  to: number
-  /** the `(wN)` of a --workers pointer */
-  slot?: number
-  /** the `in <path>` of a pasted summary pointer */
-  file?: string
-}
-
-/**
- * `--lines` as pasted from a summary line: the range of {@link parseLineRange}, optionally
- * led by `log `, followed by a slot `(w2)` (SPEC 15.4) and by ` in <path>`:
- * `L40–L88 (w2)`, `log L40–L88 (w2) in /p/.helix-logs/helix-….log`.
- */
-export function parseLinePointer(text: string): LinePointer {
-  const m = /^\s*(?:log\s+)?(L?\d[^(]*?)\s*(?:\(\s*([^)]*?)\s*\))?\s*(?:\bin\s+(\S.*?))?\s*$/i.exec(text)
-  if (!m) return parseLineRange(text)
-  // the error names what was given, the whole pointer
-  const range = parseLineRange(m[1], text)
-  const out: LinePointer = {...range}
-  if (m[2] !== undefined) {
-    if (!/^[wW]?\d{1,3}$/.test(m[2])) throw new HelixError(`invalid --lines '${sanitize(text)}': the slot is written (wN), e.g. L40–L88 (w2)`, EXIT.ERROR)
-    out.slot = parseSlot(m[2])
-  }
-  if (m[3] !== undefined) out.file = m[3]
-  return out
-}
-
 /** The `slot` field of a session-log record (SPEC 15.4), or null for a line without one. */
-function recordSlot(raw: string): number | null {
+export function recordSlot(raw: string): number | null {
   // cheap pre-check: most lines of a one-worker log never mention a slot
   if (!raw.includes('"slot"')) return null
   try {
@@ -276,118 +223,3 @@ export async function renderLogLines(file: string, range: {from: number; to: num
   return n < range.to ? n : null
 }
 
-/** The newest `helix-*.log` in `logDir` (names carry the start time; mtime breaks ties), or null. */
-export function newestSessionLog(logDir: string): string | null {
-  let names: string[]
-  try {
-    names = readdirSync(logDir).filter((n) => /^helix-.*\.log$/.test(n))
-  } catch (error) {
-    // no log directory yet: no session logs. An unreadable one surfaces (it is not "no logs").
-    if (isNotFound(error)) return null
-    throw error
-  }
-  let best: {file: string; name: string; mtime: number} | null = null
-  for (const name of names) {
-    const file = path.join(logDir, name)
-    let mtime = 0
-    try {
-      const st = statSync(file)
-      if (!st.isFile()) continue
-      mtime = st.mtimeMs
-    } catch {
-      // removed between readdir and stat: not a candidate
-      continue
-    }
-    if (!best || name > best.name || (name === best.name && mtime > best.mtime)) best = {file, name, mtime}
-  }
-  return best?.file ?? null
-}
-
-/**
- * Incremental reader for --follow: returns newly completed lines since the last
- * call (a partial last line waits for its newline). Handles truncation by
- * starting over.
- */
-export class LogTail {
-  private offset = 0
-  private partial = ''
-
-  constructor(readonly file: string) {}
-
-  readNew(): string[] {
-    let size: number
-    try {
-      size = statSync(this.file).size
-    } catch {
-      // --follow: the log is not there (yet, or rotated away): nothing new to show this tick
-      return []
-    }
-    if (size < this.offset) {
-      this.offset = 0
-      this.partial = ''
-    }
-    if (size === this.offset) return []
-    const fd = openSync(this.file, 'r')
-    const chunks: Buffer[] = []
-    try {
-      let pos = this.offset
-      const buf = Buffer.alloc(Math.min(1 << 20, size - pos))
-      while (pos < size) {
-        const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos)
-        if (n <= 0) break
-        chunks.push(Buffer.from(buf.subarray(0, n)))
-        pos += n
-      }
-      this.offset = pos
-    } finally {
-      closeSync(fd)
-    }
-    // decode at line boundaries only, so a UTF-8 sequence split across reads is never garbled
-    const data = Buffer.concat(chunks)
-    const lastNl = data.lastIndexOf(0x0a)
-    if (lastNl === -1) {
-      this.partial += data.toString('latin1')
-      return []
-    }
-    const complete = Buffer.concat([Buffer.from(this.partial, 'latin1'), data.subarray(0, lastNl)]).toString('utf8')
-    this.partial = data.subarray(lastNl + 1).toString('latin1')
-    return complete.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
-  }
-}
-
-export interface FollowOptions {
-  file: string
-  /** when set, switch to a newer `helix-*.log` appearing in this directory */
-  logDir?: string
-  write: (text: string) => void
-  signal: AbortSignal
-  pollMs?: number
-  color?: boolean
-  /** only this slot's records (SPEC 15.4) */
-  slot?: number
-}
-
-/** Print the file, then keep printing what is appended until `signal` aborts. */
-export async function followLog(opts: FollowOptions): Promise<void> {
-  let tail = new LogTail(opts.file)
-  const pollMs = opts.pollMs ?? 250
-  const emit = (lines: string[]) => {
-    const mine = opts.slot === undefined ? lines : lines.filter((l) => recordSlot(l) === opts.slot)
-    const out = mine.map((l) => renderLogLine(l, {color: opts.color})).filter((l): l is string => l !== null)
-    if (out.length) opts.write(out.join('\n') + '\n')
-  }
-  emit(tail.readNew())
-  while (!opts.signal.aborted) {
-    await abortableSleep(pollMs, opts.signal)
-    emit(tail.readNew())
-    if (opts.logDir) {
-      const newest = newestSessionLog(opts.logDir)
-      if (newest && newest !== tail.file && path.basename(newest) > path.basename(tail.file)) {
-        emit(tail.readNew())
-        opts.write(`── ${newest} ──\n`)
-        tail = new LogTail(newest)
-        emit(tail.readNew())
-      }
-    }
-  }
-}

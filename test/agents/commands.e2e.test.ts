@@ -1,16 +1,14 @@
-import {spawn, spawnSync} from 'node:child_process'
 import {once} from 'node:events'
 import {existsSync, readdirSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {CLI, isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
-import {trackProcess} from '../support/tmp.js'
+import {isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
+import {runCli, startCli} from '../support/cli.js'
 
 // End-to-end: the BUILT cli (npm run build first) driving stub agents.
 
 function helix(p: StubEnv, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {cwd: p.root, env: {...p.env, ...env}, encoding: 'utf8'})
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+  return runCli(args, {cwd: p.root, env: {...p.env, ...env}})
 }
 
 function logs(p: StubEnv): string[] {
@@ -117,7 +115,7 @@ describe('helix check', () => {
   it('SIGTERM kills the agent group and exits 143', async () => {
     const p = stubProject()
     p.script({check: ['hang-ignore-term-fork']})
-    const child = trackProcess(spawn(process.execPath, [CLI, 'check', '--agent', p.paths.command], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']}))
+    const {child} = startCli(['check', '--agent', p.paths.command], {cwd: p.root, env: p.env, stdin: 'ignore'})
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     while (!out.includes('hanging with grandchild')) await once(child.stdout, 'data')
@@ -136,7 +134,7 @@ describe('helix check interrupted', () => {
     p.script({check: ['hang']})
     const {readFileSync} = await import('node:fs')
     const start = async () => {
-      const child = trackProcess(spawn(process.execPath, [CLI, 'check', '--claude'], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']}))
+      const {child} = startCli(['check', '--claude'], {cwd: p.root, env: p.env, stdin: 'ignore'})
       const n = p.calls().length
       while (p.calls().length === n) await new Promise((r) => setTimeout(r, 50))
       return child

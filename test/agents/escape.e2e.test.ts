@@ -16,6 +16,7 @@ import {taggedProcesses} from '../../src/proc/tagged.js'
 import {pidAlive} from '../../src/proc/process.js'
 import {beads, helix, helixAsync, project, writeExecutable, type Project} from '../loop/e2e-helpers.js'
 import {trackProcess} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 
 
 // First implementation call: double-fork a setsid sleeper, then hang. Later
@@ -41,15 +42,6 @@ function setup(id: string): {p: Project; agent: string; extra: Record<string, st
   const agent = path.join(p.binDir, 'escaping-agent')
   writeExecutable(agent, AGENT)
   return {p, agent, extra: {AGENT_DIR: p.stubDir, HELIX_KILL_GRACE_MS: '500'}}
-}
-
-async function waitFor(pred: () => boolean, ms: number): Promise<number> {
-  const start = Date.now()
-  while (!pred()) {
-    if (Date.now() - start > ms) throw new Error(`condition never became true within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return Date.now() - start
 }
 
 const ofRun = (runPid: number) => taggedProcesses((t) => t.runPid === runPid)

@@ -12,6 +12,7 @@ import {taggedProcesses} from '../../src/proc/tagged.js'
 import {pidAlive} from '../../src/proc/process.js'
 import {makeTempDir} from '../support/tmp.js'
 import {trials} from '../support/stress.js'
+import {waitFor} from '../support/wait.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const TRIALS = Number(process.env.HELIX_STRESS_TRIALS || trials(8, 2))
@@ -42,15 +43,6 @@ const {openSessionLog} = await import(${JSON.stringify(path.join(REPO, 'dist', '
 const [root, agent] = process.argv.slice(2)
 await dispatchAgent({agent: {kind: 'command', name: agent, path: agent}, action: 'check', prompt: 'x', root, timeoutSec: 600, log: openSessionLog(root + '/logs')})
 `
-
-async function waitFor(pred: () => boolean, ms: number): Promise<number> {
-  const start = Date.now()
-  while (!pred()) {
-    if (Date.now() - start > ms) throw new Error(`condition never became true within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return Date.now() - start
-}
 
 describe('kill -9 of a dispatching helix, repeated', () => {
   it(`${TRIALS} trials: agent and escapee gone within 10 s every time`, async () => {

@@ -3,9 +3,9 @@ import path from 'node:path'
 // @ts-expect-error plain ESM fixture without types
 import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
 import {makeTempDir} from '../support/tmp.js'
+import {testEnv} from '../support/env.js'
 
-export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..')
-export const CLI = path.join(REPO, 'bin', 'run.js')
+export {REPO, BIN as CLI} from '../support/cli.js'
 
 export interface StubEnv {
   root: string
@@ -26,14 +26,8 @@ export function stubProject(): StubEnv {
   mkdirSync(path.join(root, '.ddx'), {recursive: true})
   mkdirSync(stubDir, {recursive: true})
   const paths = installStubs(bin)
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`,
-    HELIX_STUB_DIR: stubDir,
-    NODE_ENV: 'production',
-    // never pay the real 10 s SIGTERM → SIGKILL grace in tests
-    HELIX_KILL_GRACE_MS: '500',
-  }
+  // the scrubbed environment (test/support/env.ts: production, a 500 ms kill grace)
+  const env = testEnv({PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, HELIX_STUB_DIR: stubDir})
   return {
     root,
     bin,

@@ -1,8 +1,8 @@
 import path from 'node:path'
 import {rmSync} from 'node:fs'
-import {spawnSync} from 'node:child_process'
 import {afterEach, describe, expect, it} from 'vitest'
-import {CLI, stubProject, type StubEnv} from './helpers.js'
+import {stubProject, type StubEnv} from './helpers.js'
+import {runCli} from '../support/cli.js'
 
 // One-shot commands do not pause (SPEC 14.3): an agent out of quota or unavailable
 // ends them with exit 4 and one line naming the cause. The BUILT cli (npm run build first).
@@ -20,8 +20,7 @@ function project(script: Record<string, unknown>): StubEnv {
 }
 
 function helix(p: StubEnv, args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {cwd: p.root, env: p.env, encoding: 'utf8'})
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+  return runCli(args, {cwd: p.root, env: p.env})
 }
 
 describe('one-shot commands and agent health', () => {

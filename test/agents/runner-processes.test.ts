@@ -16,6 +16,7 @@ import {currentStartToken} from '../../src/proc/probe.js'
 import {processesOfDispatch} from '../../src/proc/tagged.js'
 import {pidAlive} from '../../src/proc/process.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 
 // SPEC 14.1/14.4: the codex decoder marks start events and Reconnecting notices as non-progress (decoder branch)
 
@@ -49,14 +50,6 @@ function req(a: Agent, extra: Partial<DispatchRequest> = {}): DispatchRequest {
     env: {AGENT_DIR: a.dir, HELIX_KILL_GRACE_MS: '300'},
     log: openSessionLog(path.join(a.root, '.helix-logs')),
     ...extra,
-  }
-}
-
-async function waitFor(pred: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms
-  while (!pred()) {
-    if (Date.now() > until) throw new Error('condition never became true')
-    await new Promise((r) => setTimeout(r, 20))
   }
 }
 

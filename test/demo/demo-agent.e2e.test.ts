@@ -6,19 +6,17 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
+import {runCli} from '../support/cli.js'
+import {testEnv} from '../support/env.js'
 
 const REPO = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'))
 const AGENT = path.join(REPO, 'fixtures', 'agents', 'demo-agent.mjs')
-const HELIX = path.join(REPO, 'bin', 'run.js')
 
 let ws: string
 let base: string
 
-function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', ...extra}
-  for (const k of Object.keys(e)) if (k.startsWith('HELIX_') && !(k in extra)) delete e[k]
-  return e
-}
+/** The scrubbed environment (test/support/env.ts). */
+const env = testEnv
 
 function git(args: string[]) {
   const r = spawnSync('git', args, {cwd: ws, encoding: 'utf8'})
@@ -27,12 +25,12 @@ function git(args: string[]) {
 }
 
 function helix(args: string[]) {
-  return spawnSync(process.execPath, [HELIX, ...args], {cwd: ws, encoding: 'utf8', env: env()})
+  return runCli(args, {cwd: ws})
 }
 
 function bead(id: string): Record<string, unknown> {
   const r = helix(['tracker', 'show', id, '--json'])
-  expect(r.status, r.stderr).toBe(0)
+  expect(r.code, r.stderr).toBe(0)
   return JSON.parse(r.stdout)
 }
 
@@ -100,7 +98,7 @@ describe('demo agent', () => {
   it('passes untrusted titles to git and helix as data, never through a shell', () => {
     const title = `$(touch pwned) "q" 'q' %s \`touch pwned2\``
     const created = helix(['tracker', 'create', title, '--set', 'demo-recipe=slugify'])
-    expect(created.status, created.stderr).toBe(0)
+    expect(created.code, created.stderr).toBe(0)
     const id = created.stdout.trim()
     const r = agent(implPrompt(id))
     expect(r.rc, r.out).toBe(0)
@@ -115,7 +113,7 @@ describe('demo agent', () => {
     expect(build.out.trim().split('\n').filter((l) => l.startsWith('NEXT_ACTION:'))).toEqual(['NEXT_ACTION: BUILD'])
 
     for (const id of ['hx-de000002', 'hx-de000003', 'hx-de000004', 'hx-de000005', 'hx-de000001', 'hx-de000006']) {
-      expect(helix(['tracker', 'close', id]).status).toBe(0)
+      expect(helix(['tracker', 'close', id]).code).toBe(0)
     }
     const stop = agent('HELIX check action for the project\n')
     expect(stop.out.trim().split('\n').filter((l) => l.startsWith('NEXT_ACTION:'))).toEqual(['NEXT_ACTION: STOP'])

@@ -3,7 +3,7 @@ import {existsSync, readFileSync, realpathSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {trackProcess} from '../support/tmp.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
 
 const REPO = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'))
 
@@ -22,7 +22,9 @@ function runDemo(args: string[]): Promise<DemoRun> {
     const child = trackProcess(
       spawn(process.execPath, [path.join(REPO, 'scripts', 'demo.mjs'), '--no-build', ...args], {
         cwd: REPO,
-        env: {...process.env, NODE_ENV: 'production'},
+        // its own TMPDIR, removed with the test (tmp.ts) even when the demo never reaches its
+        // own cleanup: a demo killed at the hook timeout left its helix-demo-* workspace behind
+        env: {...process.env, NODE_ENV: 'production', TMPDIR: makeTempDir('helix-demo-tmp-')},
         stdio: ['ignore', 'pipe', 'pipe'],
       }),
     )

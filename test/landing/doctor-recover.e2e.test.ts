@@ -1,22 +1,18 @@
 // `helix doctor` and `helix recover --worktrees` through the built CLI (npm run build first).
-import {spawnSync} from 'node:child_process'
 import {existsSync, realpathSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/app/landing.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
+import {runCli} from '../support/cli.js'
 
-const BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'run.js')
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
 })
 
 function helix(cwd: string, args: string[]) {
-  const env: NodeJS.ProcessEnv = {...gitTestEnv, NODE_ENV: 'production', HELIX_AGENT: process.execPath}
-  for (const k of ['DDX_BEAD_DIR', 'HELIX_REVIEW_AGENT']) delete env[k]
-  const r = spawnSync(process.execPath, [BIN, ...args], {cwd, env, encoding: 'utf8'})
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+  return runCli(args, {cwd, env: {GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C', HELIX_AGENT: process.execPath}})
 }
 
 describe('doctor and recover --worktrees (built CLI)', () => {

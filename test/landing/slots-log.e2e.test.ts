@@ -9,9 +9,10 @@ import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
+import {runCli} from '../support/cli.js'
 
-const BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'run.js')
-const gitEnv: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
+const GIT_ISOLATED = {GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
+const gitEnv: NodeJS.ProcessEnv = {...process.env, ...GIT_ISOLATED}
 const g = (cwd: string, ...args: string[]) => {
   const r = spawnSync('git', args, {cwd, env: gitEnv, encoding: 'utf8'})
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
@@ -52,10 +53,10 @@ describe('helix run --workers 2: per-slot log pointers', () => {
     const agent = path.join(base, 'agent.sh')
     writeFileSync(agent, AGENT)
     chmodSync(agent, 0o755)
-    const env: NodeJS.ProcessEnv = {...gitEnv, WSTUB: base, NODE_ENV: 'production', HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0', HELIX_KILL_GRACE_MS: '500'}
-    for (const k of Object.keys(env)) if ((k.startsWith('HELIX_') && !['HELIX_AUTO_ALIGN', 'HELIX_BACKOFF_SLEEP', 'HELIX_KILL_GRACE_MS'].includes(k)) || k.startsWith('DDX_')) delete env[k]
-    const r = spawnSync(process.execPath, [BIN, 'run', '--agent', agent, '--no-auto-review', '--workers', '2', '--summary'], {cwd: root, env, encoding: 'utf8', timeout: 120_000})
-    expect(r.status, r.stderr).toBe(0)
+    // on top of the scrubbed environment (test/support/env.ts)
+    const env = {...GIT_ISOLATED, WSTUB: base, HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0'}
+    const r = runCli(['run', '--agent', agent, '--no-auto-review', '--workers', '2', '--summary'], {cwd: root, env})
+    expect(r.code, r.stderr).toBe(0)
 
     const pointers = [...r.stderr.matchAll(/^helix: \[[\d:]+\] (w\d) \S+ complete \([^)]*\) — log (L\d+–L\d+ \((w\d)\)) in (\S+)$/gm)]
     expect(pointers).toHaveLength(2)
@@ -86,8 +87,8 @@ describe('helix run --workers 2: per-slot log pointers', () => {
       const slot = Number(m[3].slice(1))
       const bead = recs.find((x) => x.slot === slot && x.msg === 'dispatch')!.bead as string
       const [from, to] = m[2].match(/\d+/g)!.map(Number)
-      const out = spawnSync(process.execPath, [BIN, 'logs', '--lines', `log ${m[2]} in ${logFile}`], {cwd: root, env, encoding: 'utf8'})
-      expect(out.status, out.stderr).toBe(0)
+      const out = runCli(['logs', '--lines', `log ${m[2]} in ${logFile}`], {cwd: root, env})
+      expect(out.code, out.stderr).toBe(0)
       const shown = out.stdout.trimEnd().split('\n')
       // exactly the records of that slot in the range, with their own line numbers
       const expected = recs.map((x, i) => [x, i + 1] as const).filter(([x, n]) => n >= from && n <= to && x.slot === slot).map(([, n]) => `L${n}`)

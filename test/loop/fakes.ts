@@ -297,13 +297,22 @@ export function harness(
         h.mutexReleased = true
       },
     },
+    // like state/run-state.ts: save keeps the larger denied count already on disk;
+    // update is the locked read-modify-write the ledger and the mutex use
     state: {
       async load() {
         return saved ? structuredClone(saved) : null
       },
       async save(s) {
+        if (saved && saved.parallel_run_denied_count > (s.parallel_run_denied_count ?? 0)) s.parallel_run_denied_count = saved.parallel_run_denied_count
         saved = structuredClone(s)
         h.states.push(saved)
+      },
+      async update(fn) {
+        const next = fn(saved ? structuredClone(saved) : emptyRunState(new Date(clock.t)))
+        saved = structuredClone(next)
+        h.states.push(saved)
+        return structuredClone(next)
       },
     },
     clock: {now: () => new Date(clock.t)},
@@ -367,3 +376,5 @@ export const check = (...codes: string[]): Behaviour => {
 export function lastState(h: Harness): RunState {
   return h.states[h.states.length - 1] ?? emptyRunState()
 }
+
+export {FakeLanding} from './fake-landing.js'

@@ -1,10 +1,11 @@
 import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
-import {spawn, spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {beads, calls, helix, helixAsync, implOrder, pidGone, project, runState, writeExecutable} from './e2e-helpers.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
+import {BIN, runCli} from '../support/cli.js'
 
 const NO_REVIEW = ['--no-auto-review']
 
@@ -112,7 +113,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     // hx-d5: dependency drift through the real CLI, by a command agent
     writeExecutable(
       path.join(p.binDir, 'depagent'),
-      `#!/bin/sh\nif [ "$HELIX_ACTION" = implementation ] && [ "$HELIX_BEAD_ID" = hx-d5 ]; then\n  ${process.execPath} ${path.resolve('bin/run.js')} tracker dep add "$HELIX_BEAD_ID" hx-other >/dev/null\nfi\nexec ${path.join(p.binDir, 'codex')} "$@"\n`,
+      `#!/bin/sh\nif [ "$HELIX_ACTION" = implementation ] && [ "$HELIX_BEAD_ID" = hx-d5 ]; then\n  ${process.execPath} ${BIN} tracker dep add "$HELIX_BEAD_ID" hx-other >/dev/null\nfi\nexec ${path.join(p.binDir, 'codex')} "$@"\n`,
     )
     const r = helix(p, ['run', ...NO_REVIEW, '--agent', path.join(p.binDir, 'depagent')])
     expect(r.code).toBe(0)
@@ -387,8 +388,8 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(existsSync(path.join(p.root, '.helix-logs'))).toBe(false)
     // in a directory that is not a helix project, nothing at all is created
     const bare = makeTempDir('helix-bare-')
-    const inBare = spawnSync(process.execPath, [path.resolve('bin/run.js'), 'run', '--agent', 'no-such-agent-xyz'], {cwd: bare, env: {...process.env, NODE_ENV: 'production'}, encoding: 'utf8'})
-    expect(inBare.status).toBe(1)
+    const inBare = runCli(['run', '--agent', 'no-such-agent-xyz'], {cwd: bare})
+    expect(inBare.code).toBe(1)
     expect(readdirSync(bare)).toEqual([])
   })
 })

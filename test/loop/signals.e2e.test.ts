@@ -1,22 +1,16 @@
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {beads, calls, helix, helixAsync, implOrder, pidGone, project, runState} from './e2e-helpers.js'
-
-async function waitFor(pred: () => boolean, ms = 20_000): Promise<void> {
-  const start = Date.now()
-  while (!pred()) {
-    if (Date.now() - start > ms) throw new Error('condition never became true')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+import {beads, calls, helix, helixAsync, implOrder, pidGone, runState} from './e2e-helpers.js'
+import {helixProject} from '../support/project.js'
+import {waitFor} from '../support/wait.js'
 
 describe('signals and timeouts (built CLI)', () => {
   it('SIGTERM while the agent ignores SIGTERM and forked a grandchild: everything gone, 143, bead unclaimed', async () => {
-    const p = project([{id: 'hx-stubborn'}], {implementation: ['hang-ignore-term-fork']})
+    await using p = await helixProject({beads: [{id: 'hx-stubborn'}], agent: {implementation: ['hang-ignore-term-fork']}, git: true})
     const {child, done} = helixAsync(p, ['run', '--no-auto-review'])
     const pidsFile = path.join(p.stubDir, 'pids')
-    await waitFor(() => existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').trim().split('\n').length >= 2)
+    await waitFor(() => existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').trim().split('\n').length >= 2, 20_000)
     child.kill('SIGTERM')
     const r = await done
     expect(r.code).toBe(143)
@@ -28,9 +22,9 @@ describe('signals and timeouts (built CLI)', () => {
   })
 
   it('SIGINT → 130', async () => {
-    const p = project([{id: 'hx-i'}], {implementation: ['hang']})
+    await using p = await helixProject({beads: [{id: 'hx-i'}], agent: {implementation: ['hang']}, git: true})
     const {child, done} = helixAsync(p, ['run', '--no-auto-review'])
-    await waitFor(() => calls(p).length > 0)
+    await waitFor(() => calls(p).length > 0, 20_000)
     child.kill('SIGINT')
     const r = await done
     expect(r.code).toBe(130)
@@ -38,9 +32,9 @@ describe('signals and timeouts (built CLI)', () => {
   })
 
   it('SIGHUP (terminal or ssh session gone) → 129: agent killed, bead unclaimed, interrupted, pid file gone', async () => {
-    const p = project([{id: 'hx-h'}], {implementation: ['hang']})
+    await using p = await helixProject({beads: [{id: 'hx-h'}], agent: {implementation: ['hang']}, git: true})
     const {child, done} = helixAsync(p, ['run', '--no-auto-review'])
-    await waitFor(() => calls(p).length > 0)
+    await waitFor(() => calls(p).length > 0, 20_000)
     child.kill('SIGHUP')
     const r = await done
     expect(r.code).toBe(129)
@@ -51,11 +45,13 @@ describe('signals and timeouts (built CLI)', () => {
     expect(existsSync(path.join(p.root, '.ddx', 'helix.pid'))).toBe(false)
   })
 
-  it('an agent timeout fails the attempt; the retry completes', () => {
-    const p = project([{id: 'hx-t'}], {implementation: ['hang', 'close'], check: ['next:WAIT']})
-    const r = helix(p, ['run', '--no-auto-review', '--timeout', '3'])
+  it('an agent timeout fails the attempt; the retry completes', async () => {
+    await using p = await helixProject({beads: [{id: 'hx-t'}], agent: {implementation: ['hang', 'close'], check: ['next:WAIT']}, git: true})
+    // the timeout applies to the retry too, whose stub closes the bead through the real CLI:
+    // 8 s leaves a loaded machine room for that (with 3 s it timed out as well: SALVAGED)
+    const r = helix(p, ['run', '--no-auto-review', '--timeout', '8'])
     expect(r.code).toBe(0)
-    expect(r.stderr).toMatch(/helix: \[\d\d:\d\d:\d\d\] codex timeout after 3s — killed/)
+    expect(r.stderr).toMatch(/helix: \[\d\d:\d\d:\d\d\] codex timeout after 8s — killed/)
     expect(r.stderr).toContain('helix: implementation failed during cycle 1 (will not count toward completed cycles)')
     expect(implOrder(p)).toEqual(['hx-t', 'hx-t'])
     expect(runState(p)).toMatchObject({completed_cycles: 1, attempted_cycles: 2})

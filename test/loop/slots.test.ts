@@ -6,34 +6,12 @@
  */
 import {describe, expect, it} from 'vitest'
 import {runLoop} from '../../src/loop/orchestrator.js'
-import type {DispatchArgs, LandResult, LoopLanding, Workspace} from '../../src/loop/ports.js'
-import {check, closeIt, harness, lastState, opts, type AgentCall, type Harness} from './fakes.js'
+import type {DispatchArgs} from '../../src/loop/ports.js'
+import {barrier} from '../support/latch.js'
+import {waitFor} from '../support/wait.js'
+import {check, closeIt, FakeLanding, harness, lastState, opts, type AgentCall, type Harness} from './fakes.js'
 
 const B = (id: string) => ({id, title: `title ${id}`})
-const tick = () => new Promise((r) => setTimeout(r, 5))
-
-class Landing implements LoopLanding {
-  async base() {
-    return 'main'
-  }
-  async ensureExcludes() {}
-  async prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
-    return {slot, bead, attempt, dir: `/p/.helix/worktrees/${bead}-${attempt}`, branch: `helix/${bead}-${attempt}`, baseTip: 'b0'}
-  }
-  async land(ws: Workspace): Promise<LandResult> {
-    return {landed: true, sha: `sha-${ws.bead}`, commits: [`c-${ws.bead}`]}
-  }
-  async preserve(ws: Workspace) {
-    return `refs/helix/preserved/${ws.bead}/${ws.attempt}`
-  }
-  async keepBranch(ws: Workspace) {
-    return ws.branch
-  }
-  async preservedRef() {
-    return null
-  }
-}
-
 /** the fake agent "spawns" with pid 5000 + slot, as the runner's onSpawn would report it */
 function spawning(h: Harness): Array<DispatchArgs> {
   const seen: DispatchArgs[] = []
@@ -50,18 +28,18 @@ const LOG = '/abs/.helix-logs/helix-20260101-000000.log'
 
 describe('per-slot log pointers and agent pids (SPEC 15.4)', () => {
   it('--workers 2: the summary pointer carries (wN), the request its slot; workers[].pid is set while the agent runs and cleared after', async () => {
-    let started = 0
+    const together = barrier(2)
     const pidsWhileRunning: Array<number | null> = []
     let h!: Harness
     const impl = async (c: AgentCall, t: Parameters<typeof closeIt>[1]) => {
-      started++
-      while (started < 2) await tick()
-      // the pid write is not awaited by the loop: let it land
-      for (let i = 0; i < 5; i++) await tick()
-      pidsWhileRunning.push(lastState(h).workers?.find((w) => w.bead === c.beadId)?.pid ?? null)
+      await together()
+      // the pid write is not awaited by the loop: wait until it has landed in run-state
+      const pid = () => lastState(h).workers?.find((w) => w.bead === c.beadId)?.pid ?? null
+      await waitFor(() => pid() !== null, {intervalMs: 1, what: `the pid of ${c.beadId} in run-state`})
+      pidsWhileRunning.push(pid())
       closeIt(c, t)
     }
-    h = harness([B('a'), B('b')], {implementation: impl, check: check('WAIT')}, {landing: new Landing()})
+    h = harness([B('a'), B('b')], {implementation: impl, check: check('WAIT')}, {landing: new FakeLanding()})
     const seen = spawning(h)
     const r = await runLoop(h.deps, opts({workers: 2, summary: true}))
     expect(r).toEqual({exitCode: 0, stopReason: 'completed'})
@@ -88,7 +66,7 @@ describe('per-slot log pointers and agent pids (SPEC 15.4)', () => {
       [B('a')],
       {
         implementation: async (c, t) => {
-          for (let i = 0; i < 5; i++) await tick()
+          await waitFor(() => lastState(h).workers?.[0]?.pid != null, {intervalMs: 1, what: 'the pid in run-state'})
           pid = lastState(h).workers?.[0]?.pid ?? null
           closeIt(c, t)
         },

@@ -1,63 +1,11 @@
 import {describe, expect, it} from 'vitest'
 import {runLoop} from '../../src/loop/orchestrator.js'
-import type {LandResult, LoopLanding, Workspace} from '../../src/loop/ports.js'
 import {decideDrain} from '../../src/loop/scheduler.js'
 import {HelixError} from '../../src/util/errors.js'
-import {check, closeIt, harness, lastState, opts, type AgentCall} from './fakes.js'
+import {barrier, latch, settled} from '../support/latch.js'
+import {check, closeIt, FakeLanding, harness, lastState, opts, type AgentCall} from './fakes.js'
 
 const B = (id: string, extra: Record<string, unknown> = {}) => ({id, title: `title ${id}`, ...extra})
-const tick = () => new Promise((r) => setTimeout(r, 5))
-/** A barrier: each call waits until `n` calls have arrived, so that many attempts are in flight at once. */
-const barrier = (n: number) => {
-  let arrived = 0
-  return async () => {
-    arrived++
-    while (arrived < n) await tick()
-  }
-}
-
-class FakeLanding implements LoopLanding {
-  events: string[] = []
-  fail = new Map<string, string>()
-  slow = new Set<string>()
-  baseError: HelixError | null = null
-  async base() {
-    if (this.baseError) throw this.baseError
-    return 'main'
-  }
-  async ensureExcludes() {
-    this.events.push('excludes')
-  }
-  async prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
-    this.events.push(`prepare ${bead} w${slot}`)
-    return {slot, bead, attempt, dir: `/p/.helix/worktrees/${bead}-${attempt}`, branch: `helix/${bead}-${attempt}`, baseTip: 'b0'}
-  }
-  async land(ws: Workspace): Promise<LandResult> {
-    this.events.push(`land ${ws.bead}`)
-    if (this.slow.has(ws.bead)) for (let i = 0; i < 4; i++) await tick()
-    const reason = this.fail.get(ws.bead)
-    if (reason) {
-      this.fail.delete(ws.bead)
-      this.events.push(`not landed ${ws.bead}`)
-      return {landed: false, reason, preservedRef: `refs/helix/preserved/${ws.bead}/${ws.attempt}`}
-    }
-    this.events.push(`landed ${ws.bead}`)
-    return {landed: true, sha: `sha-${ws.bead}`, commits: [`c-${ws.bead}`]}
-  }
-  async preserve(ws: Workspace, reason: string) {
-    this.events.push(`preserve ${ws.bead} (${reason})`)
-    return `refs/helix/preserved/${ws.bead}/${ws.attempt}`
-  }
-  async keepBranch(ws: Workspace) {
-    this.events.push(`keep ${ws.bead}`)
-    return ws.branch
-  }
-  async preservedRef(bead: string) {
-    const e = this.events.find((x) => x.startsWith(`not landed ${bead}`))
-    return e ? `refs/helix/preserved/${bead}/1` : null
-  }
-}
-
 describe('decideDrain (pure)', () => {
   const base = {target: false, freeSlots: 2, busySlots: 0, holding: false, waiting: [], excluded: 0, idleSpins: 0, alignDue: false}
   it('starts when a slot is free and a target exists, unless holding', () => {
@@ -109,7 +57,10 @@ describe('--workers N with a fake landing', () => {
 
   it('a dependent bead waits until its dependency has landed, not just closed', async () => {
     const landing = new FakeLanding()
-    landing.slow.add('a')
+    // a is closed at once but lands only after c's attempt has ended and the loop went as far
+    // as it could: a slot was free and a closed (not landed) all that time
+    const cDone = latch()
+    landing.hold.set('a', cDone.wait().then(settled))
     const order: string[] = []
     const h = harness(
       [B('a', {priority: 0}), B('b', {priority: 0, dependencies: [{issue_id: 'b', depends_on_id: 'a', type: 'blocks'}]}), B('c', {priority: 1})],
@@ -117,6 +68,7 @@ describe('--workers N with a fake landing', () => {
         implementation: async (c, t) => {
           order.push(`start ${c.beadId}`)
           closeIt(c, t)
+          if (c.beadId === 'c') cDone.open()
         },
         check: check('WAIT'),
       },
@@ -142,7 +94,8 @@ describe('--workers N with a fake landing', () => {
           await together()
           // a fails: its slot takes c; b and c complete the two cycles
           if (c.beadId === 'a') return {rc: 1, text: 'nope'}
-          if (c.beadId === 'c') await tick()
+          // b completes the first cycle, c the second
+          if (c.beadId === 'c') await landing.log.seen('landed b')
           closeIt(c, t)
         },
       },
@@ -249,7 +202,8 @@ describe('--workers N with a fake landing', () => {
       {
         implementation: async (c, t) => {
           inFlight++
-          for (let i = 0; i < (c.beadId === 'b' ? 6 : 1); i++) await tick()
+          // b is still in flight after a has landed and the loop decided what to do next
+          if (c.beadId === 'b') await landing.log.seen('landed a').then(settled)
           closeIt(c, t)
           inFlight--
         },
@@ -268,11 +222,12 @@ describe('--workers N with a fake landing', () => {
     const landing = new FakeLanding()
     const ac = new AbortController()
     let started = 0
+    const threeIn = latch()
     const h = harness(
       [B('a'), B('b'), B('c'), B('d')],
       {
         implementation: async (c) => {
-          started++
+          if (++started === 3) threeIn.open()
           if (!c.signal?.aborted) await new Promise((res) => c.signal?.addEventListener('abort', res, {once: true}))
           return {rc: 143, end: {end: 'aborted'}}
         },
@@ -280,7 +235,7 @@ describe('--workers N with a fake landing', () => {
       {landing},
     )
     const p = runLoop(h.deps, opts({workers: 3, signal: ac.signal}))
-    while (started < 3) await tick()
+    await threeIn.wait()
     ac.abort('SIGTERM')
     expect(await p).toEqual({exitCode: 143, stopReason: 'interrupted'})
     for (const id of ['a', 'b', 'c']) expect(h.tracker.get(id).status).toBe('open')
@@ -309,7 +264,8 @@ describe('--workers N with a fake landing', () => {
         implementation: async (c, t) => {
           await together()
           if (c.beadId === 'a') return {rc: 1, verdict: {health: {kind: 'unavailable', reason: 'Not logged in'}}}
-          for (let i = 0; i < 3; i++) await tick()
+          // a's unavailability has been handled before b ends
+          await settled()
           closeIt(c, t)
         },
       },
@@ -338,7 +294,6 @@ describe('--workers: pauses and alignment hold every slot', () => {
             quotaOnce = false
             return {rc: 1, verdict: {health: {kind: 'quota' as const, resetAt: '2026-03-01T10:10:00Z', message: 'limit'}}}
           }
-          if (c.beadId === 'b') for (let i = 0; i < 2; i++) await tick()
           closeIt(c, t)
         },
         check: check('WAIT'),
@@ -348,7 +303,8 @@ describe('--workers: pauses and alignment hold every slot', () => {
     h.deps.sleep = async (ms) => {
       h.sleeps.push(ms)
       order.push('pause')
-      for (let i = 0; i < 8; i++) await tick()
+      // the pause lasts until b has landed and the loop went as far as it could (a free slot, c ready)
+      await landing.log.seen('landed b').then(settled)
       order.push('resume')
       h.clock.t += ms
     }
@@ -370,7 +326,7 @@ describe('--workers: pauses and alignment hold every slot', () => {
       {
         implementation: async (c, t) => {
           inFlight++
-          for (let i = 0; i < (c.beadId === 'b' ? 4 : 1); i++) await tick()
+          if (c.beadId === 'b') await landing.log.seen('landed a').then(settled)
           closeIt(c, t)
           inFlight--
         },

@@ -4,6 +4,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {createNotifier, notifyArgv, validateNotify} from '../../src/app/notify.js'
 import {pidAlive} from '../../src/state/pidfile.js'
 import {makeTempDir} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 
 let dir: string
 let bin: string
@@ -33,14 +34,6 @@ function script(name: string, body: string): string {
   writeFileSync(file, `#!/bin/sh\n${body}\n`)
   chmodSync(file, 0o755)
   return file
-}
-
-async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 describe('validateNotify', () => {

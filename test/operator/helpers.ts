@@ -1,11 +1,13 @@
 import {copyFileSync, mkdirSync, writeFileSync} from 'node:fs'
-import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
+import {spawn, type ChildProcess} from 'node:child_process'
 import path from 'node:path'
 import type {Bead, TrackerSnapshot} from '../../src/tracker/types.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
+import {runCli} from '../support/cli.js'
+import {testEnv} from '../support/env.js'
 
-export const REPO = path.resolve(import.meta.dirname, '..', '..')
-export const BIN = path.join(REPO, 'bin', 'run.js')
+export {BIN, REPO} from '../support/cli.js'
+export {waitFor} from '../support/wait.js'
 export {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
 /** A temp directory removed after the test (test/support/tmp.ts). */
@@ -21,15 +23,13 @@ export function project(opts: {beads?: Bead[]; copy?: string} = {}): string {
   return root
 }
 
-export function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', ...extra}
-  for (const k of ['HELIX_CLAIM_TOKEN', 'DDX_BEAD_DIR', 'HELIX_OWNER', 'HELIX_ORPHAN_THRESHOLD', 'HELIX_AGENT', 'HELIX_REVIEW_AGENT']) if (!(k in extra)) delete e[k]
-  return e
-}
+/** The scrubbed environment of test/support/env.ts. */
+export const env = testEnv
 
+/** The built CLI in `cwd` (test/support/cli.ts). */
 export function helix(cwd: string, args: string[], extra: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {cwd, env: env(extra), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024})
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+  const {code, stdout, stderr} = runCli(args, {cwd, env: extra})
+  return {code, stdout, stderr}
 }
 
 export function snapshot(beads: Bead[]): TrackerSnapshot {
@@ -50,13 +50,4 @@ export function killQuietly(pid: number | undefined): void {
   } catch {
     // gone
   }
-}
-
-export async function waitFor(cond: () => boolean, ms = 10_000, step = 50): Promise<boolean> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (cond()) return true
-    await new Promise((r) => setTimeout(r, step))
-  }
-  return cond()
 }

@@ -1,6 +1,7 @@
 /** SPEC 15.4 / 16.6: the pasted --workers pointer `L40–L88 (w2)` and `--slot wN` (pure parsing and rendering). */
 import {describe, expect, it} from 'vitest'
-import {parseLinePointer, parseSlot, renderLogLine} from '../../src/output/log-render.js'
+import {renderLogLine} from '../../src/output/log-render.js'
+import {parseLinePointer, parseSlot} from '../../src/output/log-args.js'
 import {HelixError} from '../../src/util/errors.js'
 
 describe('parseLinePointer', () => {

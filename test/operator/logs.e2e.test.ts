@@ -1,11 +1,12 @@
 import {appendFileSync, mkdirSync, writeFileSync} from 'node:fs'
-import {spawn} from 'node:child_process'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {LogTail, newestSessionLog, renderLogLine, renderLogText} from '../../src/output/log-render.js'
+import {renderLogLine, renderLogText} from '../../src/output/log-render.js'
+import {newestSessionLog} from '../../src/output/log-lookup.js'
+import {LogTail} from '../../src/output/log-follow.js'
 import {openSessionLog} from '../../src/output/session-log.js'
-import {BIN, env, helix, project, waitFor} from './helpers.js'
-import {trackProcess} from '../support/tmp.js'
+import {helix, project, waitFor} from './helpers.js'
+import {startCli} from '../support/cli.js'
 
 describe('log rendering', () => {
   it('renders helix events, dispatches and indented agent lines from a real session log', async () => {
@@ -74,12 +75,12 @@ describe('log rendering', () => {
     const root = project()
     const log = await openSessionLog(path.join(root, '.helix-logs'))
     log.event('first')
-    const child = trackProcess(spawn(process.execPath, [BIN, 'logs', '--follow'], {cwd: root, env: env()}))
+    const {child} = startCli(['logs', '--follow'], {cwd: root})
     let out = ''
     child.stdout.on('data', (d) => (out += d))
-    expect(await waitFor(() => out.includes('first'), 15_000)).toBe(true)
+    await waitFor(() => out.includes('first'), 15_000)
     log.agentLine('streamed line', {dispatch: 1})
-    expect(await waitFor(() => out.includes('│ streamed line'), 15_000)).toBe(true)
+    await waitFor(() => out.includes('│ streamed line'), 15_000)
     log.close()
     const code = await new Promise<number | null>((resolve) => {
       child.on('exit', (c) => resolve(c))
@@ -102,15 +103,15 @@ describe('long fields', () => {
 describe('--follow before any run', () => {
   it('waits for the first session log, then follows it', async () => {
     const root = project()
-    const child = trackProcess(spawn(process.execPath, [BIN, 'logs', '-f'], {cwd: root, env: env()}))
+    const {child} = startCli(['logs', '-f'], {cwd: root})
     let out = ''
     let err = ''
     child.stdout.on('data', (d) => (out += d))
     child.stderr.on('data', (d) => (err += d))
-    expect(await waitFor(() => err.includes('waiting for a session log'), 15_000)).toBe(true)
+    await waitFor(() => err.includes('waiting for a session log'), 15_000)
     const log = await openSessionLog(path.join(root, '.helix-logs'))
     log.event('hello from the run')
-    expect(await waitFor(() => out.includes('hello from the run'), 15_000)).toBe(true)
+    await waitFor(() => out.includes('hello from the run'), 15_000)
     log.close()
     const code = await new Promise<number | null>((resolve) => {
       child.on('exit', (c) => resolve(c))

@@ -7,7 +7,7 @@ import {spawn, spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 import {startTokenOf} from '../../src/proc/probe.js'
 import {processesOfDispatch} from '../../src/proc/tagged.js'
 import {trackProcess} from '../support/tmp.js'
@@ -69,37 +69,47 @@ describe('helix recover <id>', () => {
     expect(r.stdout).toBe(`helix: released hx-reused (pid=${s.pid} now belongs to another process)\n`)
     expect(t.read()['hx-reused'].status).toBe('open')
   })
+})
 
-  it('a live claimer is refused in one line, exit 1, the file byte for byte unchanged', async () => {
+// a live claimer is refused in one line, exit 1, the file byte for byte unchanged: one
+// claim per `it` (two CLI calls each) on one tracker made in beforeAll
+describe('helix recover <id>: a live claimer is refused in one line, exit 1, the file byte for byte unchanged', () => {
+  let t: ReturnType<typeof setup>
+  let before: Buffer
+  let line: Record<string, string>
+  beforeAll(async () => {
     const s = sleeper()
     // a process carrying the claim's dispatch id, with its run pid unrecorded (never taken for a dead run's leftover)
     const tagged = trackProcess(spawn('sleep', ['300'], {detached: true, stdio: 'ignore', env: {...process.env, HELIX_DISPATCH_ID: 'toklive.1'}}), {group: true})
     tagged.unref()
-    expect(await waitFor(() => processesOfDispatch('toklive', {prefix: true}).length > 0)).toBe(true)
-    const t = setup([
+    await waitFor(() => processesOfDispatch('toklive', {prefix: true}).length > 0)
+    t = setup([
       claim('hx-alive', {'claimed-pid': s.pid, 'claimed-start': startTokenOf(s.pid!)}),
       claim('hx-agent', {'claimed-pid': deadPid(), 'claim-token': 'toklive'}),
       claim('hx-far', {'claimed-pid': deadPid(), 'claimed-machine': 'some-other-host'}),
       claim('hx-nopid', {}),
       claim('hx-alice', {'claimed-pid': deadPid(), owner: 'alice'}),
     ])
-    const before = t.bytes()
-    const cases: Array<[string, string]> = [
-      ['hx-alive', `helix: not releasing hx-alive: claimed by PID ${s.pid} which is still alive\n`],
-      ['hx-agent', 'helix: not releasing hx-agent: a process of its dispatch (HELIX_DISPATCH_ID toklive.*) is still running\n'],
-      ['hx-far', "helix: not releasing hx-far: it was claimed on host some-other-host, whose processes cannot be checked from here; release it with 'helix tracker update hx-far --unclaim' once you know its claimer is gone\n"],
-      ['hx-nopid', "helix: not releasing hx-nopid: the claim records no claimed-pid, so there is no pid evidence; release it with 'helix tracker update hx-nopid --unclaim' once you know its claimer is gone\n"],
-      ['hx-alice', "helix: not releasing hx-alice: it is claimed by alice, not helix (HELIX_OWNER); release it with 'helix tracker update hx-alice --unclaim'\n"],
-    ]
-    for (const [id, line] of cases) {
-      const r = helix(t.root, ['recover', id])
-      expect([id, r.code, r.stdout, r.stderr]).toEqual([id, 1, '', line])
-      // --dry-run refuses the same way
-      expect(helix(t.root, ['recover', '--dry-run', id]).code).toBe(1)
+    before = t.bytes()
+    line = {
+      'hx-alive': `helix: not releasing hx-alive: claimed by PID ${s.pid} which is still alive\n`,
+      'hx-agent': 'helix: not releasing hx-agent: a process of its dispatch (HELIX_DISPATCH_ID toklive.*) is still running\n',
+      'hx-far': "helix: not releasing hx-far: it was claimed on host some-other-host, whose processes cannot be checked from here; release it with 'helix tracker update hx-far --unclaim' once you know its claimer is gone\n",
+      'hx-nopid': "helix: not releasing hx-nopid: the claim records no claimed-pid, so there is no pid evidence; release it with 'helix tracker update hx-nopid --unclaim' once you know its claimer is gone\n",
+      'hx-alice': "helix: not releasing hx-alice: it is claimed by alice, not helix (HELIX_OWNER); release it with 'helix tracker update hx-alice --unclaim'\n",
     }
-    expect(t.bytes().equals(before)).toBe(true)
   })
 
+  it.each(['hx-alive', 'hx-agent', 'hx-far', 'hx-nopid', 'hx-alice'])('%s', (id) => {
+    const r = helix(t.root, ['recover', id])
+    expect([id, r.code, r.stdout, r.stderr]).toEqual([id, 1, '', line[id]])
+    // --dry-run refuses the same way
+    expect(helix(t.root, ['recover', '--dry-run', id]).code).toBe(1)
+    expect(t.bytes().equals(before)).toBe(true)
+  })
+})
+
+describe('helix recover <id>: arguments', () => {
   it("unknown ids and stray arguments are one line, exit 1; an id beginning with '-' works after --", () => {
     const t = setup([claim('-dash', {'claimed-pid': deadPid()})])
     const before = t.bytes()

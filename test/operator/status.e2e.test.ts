@@ -3,7 +3,6 @@ import {once} from 'node:events'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {helix, killQuietly, project, REAL_HELIX, sleeper} from './helpers.js'
-import {trackProcess} from '../support/tmp.js'
 
 const kids: number[] = []
 afterEach(() => {
@@ -144,13 +143,13 @@ describe('helix status (built CLI)', () => {
 
 describe('helix status --watch (bare, default interval)', () => {
   it('draws frames with cursor-home + clear and exits 0 on SIGINT', async () => {
-    const {spawn} = await import('node:child_process')
-    const {BIN, env, waitFor} = await import('./helpers.js')
+    const {waitFor} = await import('./helpers.js')
+    const {startCli} = await import('../support/cli.js')
     const root = project({beads: [{id: 'hx-a', title: 'A'}]})
-    const child = trackProcess(spawn(process.execPath, [BIN, 'status', '--watch', '--json'], {cwd: root, env: env()}))
+    const {child} = startCli(['status', '--watch', '--json'], {cwd: root})
     let out = ''
     child.stdout.on('data', (d) => (out += d))
-    expect(await waitFor(() => out.includes('"ready": 1'), 15_000)).toBe(true)
+    await waitFor(() => out.includes('"ready": 1'), 15_000)
     expect(out).toContain('\u001b[H')
     expect(out).toContain('\u001b[J')
     expect(out).toContain('every 2s')

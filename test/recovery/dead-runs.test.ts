@@ -13,15 +13,8 @@ import {readTracker} from '../../src/tracker/store.js'
 import {pidAlive} from '../../src/proc/process.js'
 import {fakeProbe, tempProject} from '../tracker/helpers.js'
 import {trackProcess} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 
-
-async function waitFor(pred: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms
-  while (!pred()) {
-    if (Date.now() > until) throw new Error('condition never became true')
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 /**
  * A stand-in helix run: alive until `end()` (kill -9). Leftovers are created

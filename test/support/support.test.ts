@@ -6,6 +6,9 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {checkDist} from './dist-guard.js'
 import {makeTempDir, tempDir, trackProcess} from './tmp.js'
+import {waitFor} from './wait.js'
+import {barrier, EventLog, latch, settled} from './latch.js'
+import {testEnv} from './env.js'
 
 const alive = (pid: number): boolean => {
   try {
@@ -65,5 +68,53 @@ describe('stale dist guard', () => {
   })
   it('fails loudly when there is no build', () => {
     expect(() => checkDist(layout(1000))).toThrow(/dist\/ is missing: run npm run build/)
+  })
+})
+
+describe('the rig: waitFor, latches, the env scrubber', () => {
+  it('waitFor returns how long it took, and throws naming what it waited for', async () => {
+    let n = 0
+    expect(await waitFor(() => ++n >= 3, {intervalMs: 1})).toBeGreaterThanOrEqual(0)
+    expect(n).toBe(3)
+    await expect(waitFor(() => false, {timeoutMs: 30, what: 'godot'})).rejects.toThrow(/timed out after 30 ms waiting for godot/)
+  })
+
+  it('a barrier holds every party until the last arrives; a latch opens once for every waiter', async () => {
+    const order: string[] = []
+    const together = barrier(2)
+    const first = together().then(() => order.push('first'))
+    await settled()
+    expect(order).toEqual([])
+    await Promise.all([first, together().then(() => order.push('second'))])
+    expect(order.sort()).toEqual(['first', 'second'])
+    const l = latch()
+    const waits = [l.wait(), l.wait()]
+    l.open()
+    await Promise.all(waits)
+    expect(l.isOpen).toBe(true)
+    const ev = new EventLog()
+    const seen = ev.seen('landed a')
+    ev.push('landed b')
+    let done = false
+    void seen.then(() => (done = true))
+    await settled()
+    expect(done).toBe(false)
+    ev.push('landed a')
+    await seen
+  })
+
+  it("the env scrubber drops the runner's HELIX_*/DDX_*/GIT_DIR, keeps what the test sets", () => {
+    const saved = {...process.env}
+    try {
+      Object.assign(process.env, {HELIX_CLAIM_TOKEN: 'leak', DDX_BEAD_DIR: '/leak', GIT_DIR: '/leak/.git', HELIX_KILL_GRACE_MS: '10000'})
+      const e = testEnv({HELIX_OWNER: 'me'})
+      expect(e.HELIX_CLAIM_TOKEN).toBeUndefined()
+      expect(e.DDX_BEAD_DIR).toBeUndefined()
+      expect(e.GIT_DIR).toBeUndefined()
+      expect(e).toMatchObject({HELIX_OWNER: 'me', NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', PATH: process.env.PATH})
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
+      Object.assign(process.env, saved)
+    }
   })
 })

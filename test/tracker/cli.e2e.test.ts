@@ -17,25 +17,37 @@ function oneLineError(r: {code: number | null; stdout: string; stderr: string}, 
   else expect(lines[0]).toMatch(text)
 }
 
+// One tracker taken through its whole life, one step per `it` (each a few CLI calls, so no
+// single test runs long on a loaded machine); the steps share the project and run in order.
 describe('helix tracker: happy paths', () => {
-  it('init, create, show, list, update, close, reopen, ready, blocked, status, dep', () => {
-    const {root} = tempProject()
+  let root: string
+  let A: string
+  let B: {id: string}
+  beforeAll(() => {
+    root = tempProject().root
+  })
+
+  it('init, and init again', () => {
     const init = helix(root, ['tracker', 'init'])
     expect(init.code).toBe(0)
     expect(readFileSync(path.join(root, '.ddx', 'beads.jsonl'), 'utf8')).toBe('')
     expect(readFileSync(path.join(root, '.ddx', 'config.yaml'), 'utf8')).toContain('id_prefix: "hx"')
     expect(helix(root, ['tracker', 'init']).stdout).toMatch(/^already initialized/)
+  })
 
+  it('create, flags before the positional argument', () => {
     const a = helix(root, ['tracker', 'create', 'first', '--priority', '1', '--labels', 'x,y'])
     expect(a.code).toBe(0)
-    const A = a.stdout.trim()
+    A = a.stdout.trim()
     expect(A).toMatch(/^hx-[0-9a-f]{8}$/)
     // flags before the positional argument
     const b = helix(root, ['tracker', 'create', '--deps', A, '--json', '--set', 'queue-rank=3', '--set', 'custom.key=v', 'second'])
     expect(b.code).toBe(0)
-    const B = JSON.parse(b.stdout)
+    B = JSON.parse(b.stdout)
     expect(B).toMatchObject({title: 'second', 'queue-rank': 3, 'custom.key': 'v', status: 'open', priority: 2})
+  })
 
+  it('ready, blocked, show', () => {
     expect(helix(root, ['tracker', 'ready']).stdout).toBe(`${A}  P1  [open] first\n`)
     expect(JSON.parse(helix(root, ['tracker', 'ready', '--execution', '--json']).stdout).map((x: {id: string}) => x.id)).toEqual([A])
     expect(helix(root, ['tracker', 'blocked']).stdout).toBe(`${B.id}  P2  [open] second  (waiting on ${A})\n`)
@@ -44,19 +56,26 @@ describe('helix tracker: happy paths', () => {
     expect(show.stdout.split('\n')[0]).toBe(`[open] ${B.id} (task) — second`)
     expect(show.stdout).toContain(`  depends on: ${A} (open)\n`)
     expect(JSON.parse(helix(root, ['tracker', 'show', '--json', A]).stdout).labels).toEqual(['x', 'y'])
+  })
 
+  it('update, status', () => {
     expect(helix(root, ['tracker', 'update', '--title', 'first!', A, '--add-label', 'z', '--append-notes', 'hello']).code).toBe(0)
     const shownA = JSON.parse(helix(root, ['tracker', 'show', A, '--json']).stdout)
     expect(shownA).toMatchObject({title: 'first!', labels: ['x', 'y', 'z'], notes: 'hello'})
 
     expect(helix(root, ['tracker', 'status', '--json']).stdout).toBe('{"total":2,"open":2,"in_progress":0,"closed":0,"blocked":1,"proposed":0,"cancelled":0,"ready":1}\n')
     expect(helix(root, ['tracker', 'status']).stdout).toContain('In progress: 0\n')
+  })
 
+  it('close, list, dep tree', () => {
     const close = helix(root, ['tracker', 'close', A])
     expect([close.code, close.stdout]).toEqual([0, `closed ${A}\n`])
     expect(helix(root, ['tracker', 'list', '--status', 'closed']).stdout).toBe(`${A}  P1  [closed] first!\n`)
     expect(JSON.parse(helix(root, ['tracker', 'list', '--json', '--label', 'z']).stdout)).toHaveLength(1)
     expect(helix(root, ['tracker', 'dep', 'tree', B.id]).stdout).toBe(`${B.id} [open] second\n└── ${A} [closed] first!\n`)
+  })
+
+  it('reopen, dep remove / add, doctor', () => {
     expect(helix(root, ['tracker', 'reopen', A, '--reason', 'not done']).code).toBe(0)
     expect(JSON.parse(helix(root, ['tracker', 'show', A, '--json']).stdout).notes).toBe('hello\n\nnot done')
     expect(helix(root, ['tracker', 'dep', 'remove', B.id, A]).code).toBe(0)

@@ -1,13 +1,13 @@
 import {mkdirSync, writeFileSync, readFileSync, copyFileSync} from 'node:fs'
 import {createHash} from 'node:crypto'
 import path from 'node:path'
-import {spawn, spawnSync} from 'node:child_process'
 import {projectPaths, type ProjectPaths} from '../../src/util/root.js'
 import type {ProcessProbe} from '../../src/tracker/types.js'
-import {makeTempDir, trackProcess} from '../support/tmp.js'
+import {makeTempDir} from '../support/tmp.js'
+import {runCli, startCli} from '../support/cli.js'
+import {testEnv} from '../support/env.js'
 
-export const REPO = path.resolve(import.meta.dirname, '..', '..')
-export const BIN = path.join(REPO, 'bin', 'run.js')
+export {BIN, REPO} from '../support/cli.js'
 export {REAL_DDX, REAL_HELIX} from '../real-trackers.js'
 
 /** A fresh temp directory, removed after the test (test/support/tmp.ts). */
@@ -43,30 +43,18 @@ export interface RunResult {
   stderr: string
 }
 
-export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'production', HELIX_KILL_GRACE_MS: '500', ...extra}
-  for (const k of ['HELIX_CLAIM_TOKEN', 'HELIX_BEAD_ID', 'HELIX_DISPATCH_ID', 'HELIX_TEST_PAUSE_BEFORE_RENAME', 'DDX_BEAD_DIR', 'DDX_BEAD_PREFIX', 'HELIX_OWNER', 'HELIX_LOCK_TIMEOUT', 'HELIX_ORPHAN_THRESHOLD']) {
-    if (!(k in extra)) delete env[k]
-  }
-  return env
-}
+/** The scrubbed environment of test/support/env.ts. */
+export const cleanEnv = testEnv
 
-/** Run the built CLI synchronously. */
+/** Run the built CLI synchronously (test/support/cli.ts). */
 export function helix(cwd: string, args: string[], extraEnv: Record<string, string> = {}, input?: string): RunResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], {cwd, env: cleanEnv(extraEnv), encoding: 'utf8', input})
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+  const {code, stdout, stderr} = runCli(args, {cwd, env: extraEnv, input})
+  return {code, stdout, stderr}
 }
 
 /** Run the built CLI asynchronously (for concurrency tests). */
 export function helixAsync(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const child = trackProcess(spawn(process.execPath, [BIN, ...args], {cwd, env: cleanEnv(extraEnv)}))
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('close', (code) => resolve({code, stdout, stderr}))
-  })
+  return startCli(args, {cwd, env: extraEnv}).done.then(({code, stdout, stderr}) => ({code, stdout, stderr}))
 }
 
 /** A scripted ProcessProbe that counts lookups. */

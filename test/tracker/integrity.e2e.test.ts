@@ -12,6 +12,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
 import {pidAlive} from '../../src/state/pidfile.js'
 import {helix, helixAsync, tempDir, tempProject} from './helpers.js'
+import {runCli} from '../support/cli.js'
 
 const children: ChildProcess[] = []
 afterEach(() => {
@@ -29,13 +30,8 @@ function stubEnv(extra: Record<string, string> = {}): Record<string, string> {
 function timed(root: string, args: string[], env: Record<string, string>): {code: number | null; stderr: string; ms: number} {
   // (stdout and stderr together: `helix doctor` reports on stdout)
   const t0 = Date.now()
-  const r = spawnSync(process.execPath, [path.join(import.meta.dirname, '..', '..', 'bin', 'run.js'), ...args], {
-    cwd: root,
-    env: {...process.env, NODE_ENV: 'production', ...env},
-    encoding: 'utf8',
-    timeout: 10_000,
-  })
-  return {code: r.status, stderr: r.stdout + r.stderr, ms: Date.now() - t0}
+  const r = runCli(args, {cwd: root, env, timeoutMs: 10_000})
+  return {code: r.code, stderr: r.stdout + r.stderr, ms: Date.now() - t0}
 }
 
 describe('13.2 a tracker that is not a regular file', () => {

@@ -13,14 +13,7 @@ import path from 'node:path'
 import {expect} from 'vitest'
 import {readTracker, clearTrackerCache} from '../../src/tracker/store.js'
 import {helix, helixAsync, tempProject} from './helpers.js'
-
-async function waitFor(cond: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+import {waitFor} from '../support/wait.js'
 
 /** A project with `n` beads (`t-0000` …), plus the two the writers fight over. */
 export function tortureProject(n = 500): ReturnType<typeof tempProject> {

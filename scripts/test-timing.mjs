@@ -1,0 +1,26 @@
+// Prints how long the test suite took against the machine's speed, and where the time went:
+//   node scripts/test-timing.mjs <vitest.json> <npm test wall s> <node -e 0 median ms>
+// → `npm test wall 118.2 s = 1,421× node -e 0 (83.2 ms, median of 9) — goal ≤ 1,500×`
+//   then the 5 slowest test files and the 5 slowest tests (a single `it` should stay under 15 s).
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+
+const [report, wallArg, nodeArg] = process.argv.slice(2)
+const wall = Number(wallArg)
+const nodeMs = Number(nodeArg)
+const ratio = wall > 0 && nodeMs > 0 ? Math.round((wall * 1000) / nodeMs) : NaN
+const fmt = (n) => (Number.isFinite(n) ? n.toLocaleString('en-US') : '?')
+console.log(`npm test wall ${wall.toFixed(1)} s = ${fmt(ratio)}× node -e 0 (${nodeMs.toFixed(1)} ms, median of 9) — goal ≤ 1,500×`)
+try {
+  const r = JSON.parse(readFileSync(report, 'utf8'))
+  const files = (r.testResults ?? []).map((f) => ({name: path.relative(process.cwd(), f.name), s: (f.endTime - f.startTime) / 1000}))
+  files.sort((a, b) => b.s - a.s)
+  console.log('slowest test files:')
+  for (const f of files.slice(0, 5)) console.log(`  ${f.s.toFixed(1).padStart(6)} s  ${f.name}`)
+  const tests = (r.testResults ?? []).flatMap((f) => (f.assertionResults ?? []).map((a) => ({name: `${path.relative(process.cwd(), f.name)} > ${a.title}`, s: (a.duration ?? 0) / 1000})))
+  tests.sort((a, b) => b.s - a.s)
+  console.log('slowest tests:')
+  for (const t of tests.slice(0, 5)) console.log(`  ${t.s.toFixed(1).padStart(6)} s  ${t.name}`)
+} catch (error) {
+  console.log(`no per-file timings: ${error instanceof Error ? error.message : String(error)}`)
+}
