@@ -9,11 +9,14 @@ import {runLoop} from './orchestrator.js'
 import type {LoopNotifier, LoopOptions} from './ports.js'
 import {attachLanding, realLoopDeps, type WiringInput} from './wiring.js'
 import {createNotifier} from './notify.js'
+import {EXIT} from '../util/errors.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
   /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
   limits?: LimitFlags
+  /** h4, SPEC 19: `--remote <name>`, `--lease`, `--max-offline` */
+  remote?: {remote?: string; lease?: string; 'max-offline'?: string}
 }
 
 /** The notifier (SPEC 14.6); createNotifier validates the command (HelixError 1 when it cannot run). */
@@ -26,12 +29,16 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const once = input.options.once !== undefined
   // bad input first: one line naming the flag, nothing on disk changed
   const limits = parseRunLimits(input.limits ?? {}, input.env)
+  // h4 (SPEC 19): the remote flags are bad input too; the remote module loads only when used
+  const remoteFlags = input.remote ? (await import('./remote-wiring.js')).parseRemoteFlags(input.remote) : null
   const workers = once ? 1 : limits.workers
   const ac = new AbortController()
   const real = realLoopDeps({...input, signal: ac.signal})
   const {deps, timeoutSec} = real
   if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
-  if (workers > 1 && !input.options.dryRun) await attachLanding(real, input.env)
+  let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
+  if (remoteFlags && !input.options.dryRun) fleet = await (await import('./remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort('SIGTERM'))
+  else if (workers > 1 && !input.options.dryRun) await attachLanding(real, input.env)
   let signals = 0
   const onSignal = (sig: NodeJS.Signals) => {
     signals++
@@ -58,6 +65,9 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
       ...(limits.maxCost !== undefined ? {maxCost: limits.maxCost} : {}),
       maxQuotaWaitSec: limits.maxQuotaWaitSec,
     })
+    await fleet?.close()
+    // SPEC 19.4: past --max-offline the run stops with every attempt preserved, exit 4
+    if (fleet?.offlineExceeded()) return EXIT.AGENT_UNAVAILABLE
     return r.exitCode
   } finally {
     process.off('SIGINT', onSignal)
