@@ -21,7 +21,7 @@ import {readTracker} from '../tracker/store.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import type {ProjectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
-import {claimState, createClaims, type Claims, type RemoteClaim} from '../remote/claims.js'
+import {claimState, createClaims, skewMs, type Claims, type RemoteClaim} from '../remote/claims.js'
 import {createRemoteBase, type RemoteBase} from '../remote/base.js'
 import type {LoopTracker, Workspace} from './ports.js'
 
@@ -102,6 +102,7 @@ export function createFleet(o: FleetOptions): Fleet {
   let timer: NodeJS.Timeout | null = null
   let closed = false
   const lease = o.leaseSec * 1000
+  const skew = skewMs(o.env)
 
   function unreachable(): void {
     const t = o.now().getTime()
@@ -170,7 +171,7 @@ export function createFleet(o: FleetOptions): Fleet {
   function blocking(c: RemoteClaim, now: Date): boolean {
     if (held.get(c.bead)?.sha === c.sha) return false
     if (c.message && c.message.host === o.host && c.message.run !== o.runId && !o.pidAlive(c.message.pid)) return false
-    return claimState(c, now) !== 'takeable'
+    return claimState(c, now, skew) !== 'takeable'
   }
 
   function describe(c: RemoteClaim, now: Date): string {
@@ -358,7 +359,7 @@ export function createFleet(o: FleetOptions): Fleet {
       for (const c of lastClaims) {
         if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now)) continue
         // look again soon: the other host may land, release, or let it expire
-        const until = Math.min(c.expiresAt.getTime() + 61_000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))
+        const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))
         out.push({until: new Date(until).toISOString()})
       }
       return out.sort((a, b) => a.until.localeCompare(b.until))

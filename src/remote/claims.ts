@@ -15,8 +15,14 @@ import {idProblem} from '../git/names.js'
 import {push, refLine, type PushResult} from './push.js'
 
 export const CLAIMS_PREFIX = 'refs/helix/claims/'
-/** clock skew allowance before an expired claim may be taken over */
+/** clock skew allowance before an expired claim may be taken over (HELIX_LEASE_SKEW seconds overrides) */
 export const SKEW_MS = 60_000
+
+/** the skew allowance: HELIX_LEASE_SKEW (whole seconds) or 60 s */
+export function skewMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.HELIX_LEASE_SKEW?.trim()
+  return raw && /^\d{1,6}$/.test(raw) ? Number(raw) * 1000 : SKEW_MS
+}
 
 export interface ClaimMessage {
   host: string
@@ -76,10 +82,10 @@ export function parseClaimMessage(text: string): ClaimMessage | null {
 }
 
 /** live: the lease has not ended; takeable: it ended more than the skew allowance ago */
-export function claimState(c: RemoteClaim, now: Date): 'live' | 'expired' | 'takeable' {
+export function claimState(c: RemoteClaim, now: Date, skew = SKEW_MS): 'live' | 'expired' | 'takeable' {
   const t = now.getTime()
   if (t < c.expiresAt.getTime()) return 'live'
-  return t > c.expiresAt.getTime() + SKEW_MS ? 'takeable' : 'expired'
+  return t > c.expiresAt.getTime() + skew ? 'takeable' : 'expired'
 }
 
 export interface Claims {

@@ -19,6 +19,13 @@ if (!/implementation/i.test(first) || !bead) {
   process.exit(0)
 }
 log('start')
+process.on('SIGTERM', () => {
+  log('stopped')
+  process.exit(143)
+})
+// work in progress, uncommitted while the agent "thinks": a stopped attempt keeps it on its preserved ref
+mkdirSync('work', {recursive: true})
+writeFileSync(path.join('work', `${bead}.partial`), `started by ${host}\n`)
 await new Promise((r) => setTimeout(r, Number(process.env.FLEET_SLEEP_MS ?? 200)))
 const env = {...process.env, GIT_AUTHOR_NAME: 'agent', GIT_AUTHOR_EMAIL: 'agent@example.com', GIT_COMMITTER_NAME: 'agent', GIT_COMMITTER_EMAIL: 'agent@example.com'}
 mkdirSync('work', {recursive: true})
