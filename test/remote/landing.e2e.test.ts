@@ -71,7 +71,7 @@ describe('remote landing', () => {
     expect(remoteRefs(f.bare)).toEqual([])
     await fleet.close()
     await other.fleet.close()
-  })
+  }, 180_000)
 
   it('two hosts landing at once both land (a non-fast-forward is fetched, rebased and retried)', async () => {
     const f = makeFleet([bead('hx-1'), bead('hx-2')])
@@ -93,7 +93,7 @@ describe('remote landing', () => {
     for (const id of ['hx-1', 'hx-2']) expect(subjects.filter((s) => s === `work on ${id}`)).toHaveLength(1)
     expect(remoteRefs(f.bare)).toEqual([])
     for (const h of hosts) await h.fleet.close()
-  })
+  }, 180_000)
 
   it('a claim taken over meanwhile lands nothing: the base does not move, the work is kept on a preserved ref on the remote', async () => {
     const f = makeFleet([bead('hx-1')])

@@ -8,16 +8,22 @@ import {BIN, cloneBehindLink, events, fleetProblems, startHost, tipBeads, until}
 
 describe('helix run --remote (built CLI)', () => {
   it('two hosts with two workers each drain one queue: every bead closed and landed once, no claim left', async () => {
-    const ids = ['hx-1', 'hx-2', 'hx-3', 'hx-4', 'hx-5']
+    const ids = ['hx-1', 'hx-2', 'hx-3', 'hx-4']
     const f = makeFleet(ids.map((id) => bead(id)))
     const log = path.join(f.dir, 'agents.jsonl')
-    const hosts = ['host-a', 'host-b'].map((h) => startHost(f.clone(h), h, log, ['--workers', '2', '--lease', '10'], {FLEET_SLEEP_MS: '300'}))
+    const dirs = ['host-a', 'host-b'].map((h) => f.clone(h))
+    const hosts = ['host-a', 'host-b'].map((h, i) => startHost(dirs[i] as string, h, log, ['--workers', '2', '--lease', '10'], {FLEET_SLEEP_MS: '300'}))
     const codes = await Promise.all(hosts.map((h) => h.done))
     expect(codes, hosts.map((h) => h.out()).join('\n----\n')).toEqual([0, 0])
     expect(fleetProblems(f.bare, ids, log, 10_000)).toEqual([])
     // every bead was worked by some host, none twice to completion
     expect(new Set(events(log).filter((e) => e.event === 'end').map((e) => e.bead))).toEqual(new Set(ids))
-  })
+    // the fleet as status --remote shows it: no claim left, all closed, both hosts active
+    const st = spawnSync(process.execPath, [BIN, 'status', '--remote', 'origin', '--json'], {cwd: dirs[0], env: {...gitTestEnv, NODE_ENV: 'production'}, encoding: 'utf8'})
+    expect(st.status, st.stderr).toBe(0)
+    const view = JSON.parse(st.stdout) as {counts: {closed: number}; claims: unknown[]; hosts: string[]}
+    expect(view).toMatchObject({counts: {closed: ids.length}, claims: [], hosts: ['host-a', 'host-b']})
+  }, 240_000)
 
   it('past --max-offline the run exits 4 with the attempt kept on a preserved ref', async () => {
     const f = makeFleet([bead('hx-1')])
@@ -33,7 +39,7 @@ describe('helix run --remote (built CLI)', () => {
     expect(g(dir, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-1/1')).toBe('helix: uncommitted work of hx-1 attempt 1')
     expect(g(dir, 'show', 'refs/helix/preserved/hx-1/1:work/hx-1.partial')).toBe('started by host-p')
     expect(tipBeads(f.bare)[0]?.status).toBe('open')
-  })
+  }, 240_000)
 
   it('bad input: one line naming the flag, exit 1, nothing changed', () => {
     const f = makeFleet([bead('hx-1')])
