@@ -17,13 +17,18 @@
 import {randomBytes} from 'node:crypto'
 import {appendNote, addLabel, closeBead, createBead, setFields} from '../tracker/ops.js'
 import {parseTracker} from '../tracker/codec.js'
-import {readTracker} from '../tracker/store.js'
+import {mutateTracker, readTracker} from '../tracker/store.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import type {ProjectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
 import {claimState, createClaims, skewMs, type Claims, type RemoteClaim} from '../remote/claims.js'
 import {createRemoteBase, type RemoteBase} from '../remote/base.js'
 import type {LoopTracker, Workspace} from './ports.js'
+import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
+
+/** fleet-wide attempt bookkeeping on the bead at the base (SPEC 19.2 step 6) */
+export const ATTEMPTS_FIELD = 'helix-attempts'
+export const RETRY_AFTER_FIELD = 'helix-retry-after'
 
 export interface FleetOptions {
   root: string
@@ -78,6 +83,10 @@ export interface Fleet {
   online(): Promise<void>
   /** marks the remote as unreachable (for the offline clock) */
   unreachable(): void
+  /** release our claim on `bead` now (compare-and-delete at our value; later when the remote is away) */
+  release(bead: string): Promise<void>
+  /** a failed or not-landed attempt: count it on the bead at the base, back off, block after 4 (fleet-wide) */
+  recordFailure(bead: string, reason: string): Promise<void>
   start(): void
   /** stop renewals; release what is still held (best effort) */
   close(): Promise<void>
@@ -99,6 +108,7 @@ export function createFleet(o: FleetOptions): Fleet {
   let lastTip: string | null = null
   let lastClaims: RemoteClaim[] = []
   let openAtTip = new Set<string>()
+  let retryAfter = new Map<string, number>()
   let timer: NodeJS.Timeout | null = null
   let closed = false
   const lease = o.leaseSec * 1000
@@ -185,6 +195,14 @@ export function createFleet(o: FleetOptions): Fleet {
     const snap = parseTracker(tip ? await rb.trackerAt(tip) : '', `${o.remote}/${o.base}:${o.trackerRel}`)
     const now = o.now()
     openAtTip = new Set(snap.beads.filter((b) => (b.status ?? 'open') === 'open').map((b) => b.id))
+    retryAfter = new Map()
+    for (const b of snap.beads) {
+      const until = typeof b[RETRY_AFTER_FIELD] === 'string' ? Date.parse(b[RETRY_AFTER_FIELD] as string) : NaN
+      if ((b.status ?? 'open') !== 'open' || !(until > now.getTime()) || held.has(b.id)) continue
+      // backing off after a failure on some host: not selectable until then, on every host
+      retryAfter.set(b.id, until)
+      b.status = 'in_progress'
+    }
     for (const c of lastClaims) {
       const b = snap.byId.get(c.bead)
       if (!b || (b.status ?? 'open') !== 'open' || !blocking(c, now)) continue
@@ -236,9 +254,11 @@ export function createFleet(o: FleetOptions): Fleet {
   }
 
   /** release a claim we hold (compare-and-delete at our value); later when the remote is away */
-  async function release(id: string): Promise<void> {
+  async function release(id: string, force = false): Promise<void> {
     const h = held.get(id)
     if (!h) return
+    // while the attempt's worktree exists its end (preserve or landing) releases the claim, after counting it
+    if (!force && h.ws) return
     held.delete(id)
     if (h.renewing) await h.renewing
     if (h.lost) return
@@ -362,7 +382,29 @@ export function createFleet(o: FleetOptions): Fleet {
         const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))
         out.push({until: new Date(until).toISOString()})
       }
+      for (const until of retryAfter.values()) out.push({until: new Date(until).toISOString()})
       return out.sort((a, b) => a.until.localeCompare(b.until))
+    },
+    release: (id) => release(id, true),
+    async recordFailure(id, reason) {
+      await commit(`attempt on ${id} failed`, async (p) => {
+        await mutateTracker(p, (snap) => {
+          const b = snap.byId.get(id)
+          if (!b || b.status === 'closed') return {beads: null, result: null}
+          const raw = Number(b[ATTEMPTS_FIELD])
+          const n = (Number.isSafeInteger(raw) && raw > 0 ? raw : 0) + 1
+          b[ATTEMPTS_FIELD] = n
+          const t = o.now()
+          b[RETRY_AFTER_FIELD] = new Date(t.getTime() + backoffSeconds(n, o.env) * 1000).toISOString()
+          if (n >= BLOCK_AFTER_ATTEMPTS && !(b.labels ?? []).includes('blocked')) {
+            b.labels = [...(b.labels ?? []), 'blocked']
+            const note = `BLOCKED [${t.toISOString()}]: ${n} attempts across the fleet did not land (last on ${o.host}: ${reason})`
+            b.notes = typeof b.notes === 'string' && b.notes.trim() !== '' ? `${b.notes.replace(/\s+$/, '')}\n\n${note}` : note
+          }
+          b.updated_at = t.toISOString()
+          return {beads: snap.beads, result: null}
+        })
+      })
     },
     offlineExceeded: () => exceeded,
     offline: () => offlineSince !== null,
@@ -375,7 +417,7 @@ export function createFleet(o: FleetOptions): Fleet {
     async close() {
       closed = true
       if (timer) clearTimeout(timer)
-      for (const id of [...held.keys()]) await release(id).catch(() => {})
+      for (const id of [...held.keys()]) await release(id, true).catch(() => {})
       if (pending.length > 0 && offlineSince === null) await online().catch(() => {})
       if (pending.length > 0) o.log(`helix: ${pending.length} remote write(s) could not reach ${sanitize(o.remote)}: ${pending.map((p) => sanitize(p.what)).join('; ')}`)
     },

@@ -42,6 +42,8 @@ export interface RemoteLandingOptions {
 }
 
 const MAX_ROUNDS = 5
+/** ends that are not the bead's failure: not counted across the fleet */
+const NOT_COUNTED = /^(stopped|interrupted|quota pause|review stopped the run|queue drift|decomposed)$/
 
 export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
   const {fleet} = o
@@ -207,7 +209,9 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     if (existsSync(top)) await takeTrackerCopy(top).catch(() => '')
     const ref = await o.local.preserve(ws, reason)
     if (ref?.startsWith('refs/helix/preserved/')) await pushPreserved(ref)
-    await fleet.tracker.unclaim(ws.bead)
+    // counted before the claim goes, so no host picks the bead up before its backoff is on the base
+    if (!NOT_COUNTED.test(reason) && fleet.held.has(ws.bead)) await fleet.recordFailure(ws.bead, reason)
+    await fleet.release(ws.bead)
     return ref
   }
 

@@ -125,4 +125,31 @@ describe('remote landing', () => {
     expect(g(f.bare, 'log', '--format=%s', 'main').split('\n')).toEqual(['helix(a): label blocked on hx-1', 'helix(a): note on hx-1', 'seed'])
     await a.fleet.close()
   })
+
+  it('failed attempts are counted on the bead at the base: every host backs off, and the fourth blocks it fleet-wide', async () => {
+    const f = makeFleet([bead('hx-1')])
+    const a = host(f.clone('a'), 'a')
+    const b = host(f.clone('b'), 'b')
+    for (let n = 1; n <= 4; n++) {
+      const c = await a.fleet.tracker.claim('hx-1')
+      if (!c.ok) throw new Error(c.message)
+      const ws = await a.landing.prepare('hx-1', n, 1)
+      // the loop's FAILED path: unclaim first (deferred while the worktree exists), then preserve
+      await a.fleet.tracker.unclaim('hx-1')
+      expect(remoteRefs(f.bare)).toContain('refs/helix/claims/hx-1')
+      await a.landing.preserve(ws, `agent exited 1 (attempt ${n})`)
+      const [row] = tipBeads(f.bare)
+      expect(row).toMatchObject({'helix-attempts': n, status: 'open'})
+      expect(Date.parse(String(row?.['helix-retry-after']))).toBeGreaterThan(Date.now())
+      // the other host does not select it while it backs off, and waits for it instead of draining
+      expect((await b.fleet.tracker.read()).byId.get('hx-1')?.status).toBe('in_progress')
+      expect(b.fleet.waiting()).toHaveLength(1)
+    }
+    const [row] = tipBeads(f.bare)
+    expect(row?.labels).toEqual(['blocked'])
+    expect(String(row?.notes)).toMatch(/^BLOCKED \[.*\]: 4 attempts across the fleet did not land \(last on a: agent exited 1 \(attempt 4\)\)$/)
+    expect(remoteRefs(f.bare)).toEqual([])
+    await a.fleet.close()
+    await b.fleet.close()
+  }, 180_000)
 })
