@@ -210,7 +210,9 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     const ref = await o.local.preserve(ws, reason)
     if (ref?.startsWith('refs/helix/preserved/')) await pushPreserved(ref)
     // counted before the claim goes, so no host picks the bead up before its backoff is on the base
-    if (!NOT_COUNTED.test(reason) && fleet.held.has(ws.bead)) await fleet.recordFailure(ws.bead, reason)
+    // a lost claim is no longer ours to count: the run that holds it now keeps the bead's books
+    const h = fleet.held.get(ws.bead)
+    if (!NOT_COUNTED.test(reason) && h && !h.lost) await fleet.recordFailure(ws.bead, reason)
     await fleet.release(ws.bead)
     return ref
   }

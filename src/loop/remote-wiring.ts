@@ -106,6 +106,9 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
       outer?.removeEventListener('abort', relay)
     }
   }
+  // SPEC 19.5: the run's history record carries the host
+  const history = deps.history
+  if (history) deps.history = {append: (rec) => history.append({...rec, host, remote: flags.remote})}
   fleet.start()
   deps.out.normal(`helix: --remote ${sanitize(flags.remote)}: queue ${sanitize(flags.remote)}/${sanitize(base)}:${sanitize(trackerRel)}, host ${sanitize(host)}, lease ${flags.leaseSec}s`)
   return fleet

@@ -1,5 +1,6 @@
 // The remote tracker and landing ports (SPEC 19.2) on a real bare remote, in process.
 import {execFileSync} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/loop/landing.js'
@@ -48,7 +49,8 @@ const tipBeads = (bare: string) =>
 describe('remote landing', () => {
   it('lands an attempt as one push: the work and the closed bead on the remote base, no claim field, no claim ref', async () => {
     const f = makeFleet([bead('hx-1'), bead('hx-2')])
-    const {fleet, landing} = host(f.clone('a'), 'a')
+    const root = f.clone('a')
+    const {fleet, landing} = host(root, 'a')
     await fleet.tracker.read()
     const c = await fleet.tracker.claim('hx-1')
     if (!c.ok) throw new Error(c.message)
@@ -68,6 +70,8 @@ describe('remote landing', () => {
     expect(beads.map((b) => [b.id, b.status])).toEqual([['hx-1', 'closed'], ['hx-2', 'open']])
     expect(Object.keys(beads[0] as object).filter((k) => k.startsWith('claim') || k === 'owner')).toEqual([])
     expect(g(f.bare, 'log', '--format=%s', 'main')).toMatch(/^helix\(a\): tracker of hx-1 \(attempt 1\)\nwork on hx-1\nseed$/)
+    // the root has the base checked out, clean and behind: fast-forwarded to the remote tip
+    expect(g(root, 'rev-parse', 'main')).toBe(g(f.bare, 'rev-parse', 'main'))
     expect(remoteRefs(f.bare)).toEqual([])
     await fleet.close()
     await other.fleet.close()
@@ -75,7 +79,11 @@ describe('remote landing', () => {
 
   it('two hosts landing at once both land (a non-fast-forward is fetched, rebased and retried)', async () => {
     const f = makeFleet([bead('hx-1'), bead('hx-2')])
-    const hosts = [host(f.clone('a'), 'a'), host(f.clone('b'), 'b')]
+    const roots = [f.clone('a'), f.clone('b')]
+    const seed = g(roots[1] as string, 'rev-parse', 'main')
+    // host b's operator has a change of their own in the checkout: its local base is left alone
+    writeFileSync(path.join(roots[1] as string, 'README.md'), 'my edit\n')
+    const hosts = roots.map((r, i) => host(r, i === 0 ? 'a' : 'b'))
     const wss = await Promise.all(
       hosts.map(async (h, i) => {
         const id = `hx-${i + 1}`
@@ -91,6 +99,8 @@ describe('remote landing', () => {
     expect(tipBeads(f.bare).map((b) => b.status)).toEqual(['closed', 'closed'])
     const subjects = g(f.bare, 'log', '--format=%s', 'main').split('\n')
     for (const id of ['hx-1', 'hx-2']) expect(subjects.filter((s) => s === `work on ${id}`)).toHaveLength(1)
+    expect(g(roots[1] as string, 'rev-parse', 'main')).toBe(seed)
+    expect(g(roots[1] as string, 'status', '--porcelain')).toMatch(/^M README.md$/m)
     expect(remoteRefs(f.bare)).toEqual([])
     for (const h of hosts) await h.fleet.close()
   }, 180_000)

@@ -1,6 +1,6 @@
 // `helix run --remote` through the built CLI (npm run build first): two hosts, one queue.
 import {spawnSync} from 'node:child_process'
-import {rmSync} from 'node:fs'
+import {readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
@@ -18,6 +18,9 @@ describe('helix run --remote (built CLI)', () => {
     expect(fleetProblems(f.bare, ids, log, 10_000)).toEqual([])
     // every bead was worked by some host, none twice to completion
     expect(new Set(events(log).filter((e) => e.event === 'end').map((e) => e.bead))).toEqual(new Set(ids))
+    // the run history record names the host (SPEC 19.5)
+    const runs = readFileSync(path.join(dirs[0] as string, '.helix-logs', 'runs.jsonl'), 'utf8').trim().split('\n')
+    expect(JSON.parse(runs.at(-1) as string)).toMatchObject({host: 'host-a', remote: 'origin'})
     // the fleet as status --remote shows it: no claim left, all closed, both hosts active
     const st = spawnSync(process.execPath, [BIN, 'status', '--remote', 'origin', '--json'], {cwd: dirs[0], env: {...gitTestEnv, NODE_ENV: 'production'}, encoding: 'utf8'})
     expect(st.status, st.stderr).toBe(0)
