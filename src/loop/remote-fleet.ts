@@ -191,7 +191,8 @@ export function createFleet(o: FleetOptions): Fleet {
 
   async function read(): Promise<TrackerSnapshot> {
     await refresh()
-    const tip = lastTip
+    // the tracking ref, not the last fetch: a landing or tracker commit of this host moved it already
+    const tip = (await rb.tip()) ?? lastTip
     const snap = parseTracker(tip ? await rb.trackerAt(tip) : '', `${o.remote}/${o.base}:${o.trackerRel}`)
     const now = o.now()
     openAtTip = new Set(snap.beads.filter((b) => (b.status ?? 'open') === 'open').map((b) => b.id))
@@ -240,6 +241,14 @@ export function createFleet(o: FleetOptions): Fleet {
     const now = o.now()
     const existing = list.find((c) => c.bead === id)
     if (existing && blocking(existing, now)) return {ok: false, message: describe(existing, now)}
+    // the base after the claim list: a host that landed this bead deleted its claim in the same push
+    const tip = await rb.fetch()
+    if (!tip) {
+      unreachable()
+      return {ok: false, message: `the remote ${sanitize(o.remote)} is unreachable`}
+    }
+    const atTip = parseTracker(await rb.trackerAt(tip), 'tip').byId.get(id)
+    if (!atTip || (atTip.status ?? 'open') !== 'open') return {ok: false, message: `${sanitize(id)} is ${atTip ? sanitize(String(atTip.status)) : 'gone'} at the remote tip`}
     const attempt = (claimCount.get(id) ?? 0) + 1
     const r = existing ? await claims.takeOver(id, existing.sha, attempt) : await claims.create(id, attempt)
     if (!r.ok) {
