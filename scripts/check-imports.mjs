@@ -25,7 +25,7 @@ export const LAYERS = [
   {name: 'report', folders: ['report']},
   {name: 'operator surface and loop adapters', folders: ['status', 'output']},
   {name: 'loop engine', folders: ['loop']},
-  {name: 'agents and recovery', folders: ['agents', 'recovery']},
+  {name: 'agents, recovery and the remote', folders: ['agents', 'recovery', 'remote']},
   {name: 'tracker and git', folders: ['tracker', 'git']},
   {name: 'state', folders: ['state']},
   {name: 'proc', folders: ['proc']},

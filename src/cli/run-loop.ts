@@ -19,6 +19,8 @@ export interface LoopCliInput extends WiringInput {
   keepPreserved?: string
   /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
   limits?: LimitFlags
+  /** h4, SPEC 19: `--remote <name>`, `--lease`, `--max-offline` */
+  remote?: {remote?: string; lease?: string; 'max-offline'?: string}
 }
 
 /** The notifier (SPEC 14.6); createNotifier validates the command (HelixError 1 when it cannot run). */
@@ -40,6 +42,8 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const once = input.options.once !== undefined
   // bad input first: one line naming the flag, nothing on disk changed
   const limits = parseRunLimits(input.limits ?? {}, input.env)
+  // h4 (SPEC 19): the remote flags are bad input too; the remote module loads only when used
+  const remoteFlags = input.remote ? (await import('../app/remote-wiring.js')).parseRemoteFlags(input.remote) : null
   const workers = once ? 1 : limits.workers
   const keepDays = parseKeepPreserved(input.keepPreserved, input.env)
   const where = await linkedWorktreeProblem(input.cwd, input.env)
@@ -48,8 +52,11 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const real = realLoopDeps({...input, signal: ac.signal})
   const {deps, timeoutSec} = real
   if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
+  let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
+  // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
+  if (remoteFlags && !input.options.dryRun) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort('SIGTERM'))
   // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
-  if (!once) await attachLanding(real, input.env, input.options.dryRun ? undefined : keepDays)
+  else if (!once) await attachLanding(real, input.env, input.options.dryRun ? undefined : keepDays)
   let signals = 0
   const onSignal = (sig: NodeJS.Signals) => {
     signals++
@@ -78,6 +85,9 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
       ...(limits.maxBeadCost !== undefined ? {maxBeadCost: limits.maxBeadCost} : {}),
       maxQuotaWaitSec: limits.maxQuotaWaitSec,
     })
+    await fleet?.close()
+    // SPEC 19.4: past --max-offline the run stops with every attempt preserved, exit 4
+    if (fleet?.offlineExceeded()) return EXIT.AGENT_UNAVAILABLE
     return r.exitCode
   } finally {
     process.off('SIGINT', onSignal)

@@ -28,6 +28,9 @@ export default class Run extends HelixCommand {
     'max-bead-cost': Flags.string({description: "don't dispatch a bead again once its attempts (all runs) cost this much in USD; it is blocked (default HELIX_MAX_BEAD_COST, none)", helpValue: 'USD'}),
     'max-quota-wait': Flags.string({description: 'longest quota pause in seconds before stopping (default HELIX_MAX_QUOTA_WAIT or 21600)', helpValue: 'SECONDS'}),
     notify: Flags.string({description: 'command run with one JSON event on stdin when the run stops, pauses, resumes or blocks a bead (default HELIX_NOTIFY)', helpValue: 'CMD'}),
+    remote: Flags.string({description: "several hosts, one queue: the tracker on this git remote's base branch, claims as lease refs there (SPEC 19)", helpValue: 'NAME'}),
+    lease: Flags.string({description: 'with --remote: claim lease in seconds, renewed every lease/3 (default 300)', helpValue: 'SECONDS'}),
+    'max-offline': Flags.string({description: 'with --remote: stop (exit 4) once the remote was unreachable this long (default 3600)', helpValue: 'SECONDS'}),
   }
 
   async run(): Promise<void> {
@@ -54,6 +57,7 @@ export default class Run extends HelixCommand {
         'max-quota-wait': flags['max-quota-wait'],
         notify: flags.notify,
       },
+      ...(flags.remote !== undefined || flags.lease !== undefined || flags['max-offline'] !== undefined ? {remote: {remote: flags.remote, lease: flags.lease, 'max-offline': flags['max-offline']}} : {}),
       options: {
         maxCycles: flags['max-cycles'],
         summary: flags.summary,

@@ -15,6 +15,9 @@ export default class Status extends HelixCommand {
 
   static override flags = {
     json: Flags.boolean({description: 'print the status as one JSON object (counts, active run, progress, workers, parked beads)'}),
+    // h4, SPEC 19.5
+    remote: Flags.string({description: 'the fleet on this git remote: live claims (host, bead, age, expires in), queue counts at its base tip, active hosts', helpValue: 'NAME'}),
+    lease: Flags.string({description: "with --remote: the period for 'active hosts', in seconds (default 300)", helpValue: 'SECONDS'}),
     watch: Flags.string({
       char: 'w',
       description: 'redraw in place every SECONDS (default 2) until Ctrl-C',
@@ -25,6 +28,11 @@ export default class Status extends HelixCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
     if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
+    if (flags.remote !== undefined || flags.lease !== undefined) {
+      const {fleetStatus} = await import('../status/fleet-command.js')
+      process.stdout.write(await fleetStatus({remote: flags.remote, lease: flags.lease, json: flags.json}))
+      return
+    }
     if (flags.watch === undefined) {
       const tty = process.stdout.isTTY
       const text = await statusOutput({

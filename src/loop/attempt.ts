@@ -175,7 +175,8 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
   r.inFlight.set(slot, {id: target.id, token: c.token})
   const attemptNo = r.ledger.attemptsOf(target.id) + 1
   let ws: Workspace | null = null
-  if (r.workers > 1 && r.d.landing) {
+  // SPEC 19.2: --remote runs every attempt in a worktree, also with one slot
+  if ((r.workers > 1 || r.d.alwaysWorktree) && r.d.landing) {
     try {
       ws = await r.d.landing.prepare(target.id, attemptNo, slot, {fingerprint: fp, claim_token: c.token})
     } catch (error) {
@@ -203,7 +204,7 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
   })
   await r.ledger.save('implementing')
   const ready = sel.ready.length
-  const batchIds = r.workers > 1 ? [] : sel.batch.map((b) => b.id)
+  const batchIds = r.workers > 1 || ws ? [] : sel.batch.map((b) => b.id)
   const batchNote = batchIds.length > 0 ? `, batch=${batchIds.length + 1} issues (${[target.id, ...batchIds].map(sanitize).join(', ')})` : ''
   const w = r.slotTag(slot)
   const id = sanitize(target.id)
@@ -236,7 +237,8 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
     beadId: a.target.id,
     claimToken: a.token,
     slot: a.slot,
-    ...(a.ws ? {cwd: a.ws.dir, env: r.d.trackerDir ? {DDX_BEAD_DIR: r.d.trackerDir} : {}} : {}),
+    // h4 (SPEC 19.2): a --remote worktree's agent edits the worktree's own tracker copy (ws.trackerDir)
+    ...(a.ws ? {cwd: a.ws.dir, env: (a.ws.trackerDir ?? r.d.trackerDir) ? {DDX_BEAD_DIR: (a.ws.trackerDir ?? r.d.trackerDir) as string} : {}} : {}),
   })
   if (r.aborted) {
     await abandonWorkspace(r, {kind: 'claimed', a}, 'interrupted')

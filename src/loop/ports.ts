@@ -164,6 +164,10 @@ export interface LoopDeps {
   ignoreRuntime?: () => string[]
   /** the tracker directory (`.ddx/`) a worker's agent gets as DDX_BEAD_DIR */
   trackerDir?: string
+  /** SPEC 19 (h4, --remote): beads another host holds, waited for like backing-off beads instead of draining */
+  remoteWaiting?: () => ReadonlyArray<{until: string}>
+  /** SPEC 19 (h4, --remote): every attempt runs in a worktree, also with one slot */
+  alwaysWorktree?: boolean
 }
 
 export type NotifyEventName = 'run_stopped' | 'bead_blocked' | 'paused' | 'resumed' | 'agent_unavailable'
@@ -231,6 +235,8 @@ export interface Workspace {
   dir: string
   branch: string
   baseTip: string
+  /** SPEC 19.2 (h4, --remote): the worktree's own tracker directory, the agent's DDX_BEAD_DIR; unset: the run's shared tracker */
+  trackerDir?: string
 }
 
 export type LandResult =

@@ -127,7 +127,8 @@ export async function runScheduler(r: Run): Promise<Stop> {
           busySlots: running.size,
           // a pause holds every slot; and no more attempts than completed cycles still allowed
           holding: r.pausing || (r.o.maxCycles > 0 && r.ledger.state.completed_cycles + running.size >= r.o.maxCycles),
-          waiting: sel.waiting,
+          // SPEC 19: beads another host holds are waited for, not drained past
+          waiting: r.d.remoteWaiting ? [...sel.waiting, ...r.d.remoteWaiting()].sort((x, y) => x.until.localeCompare(y.until)) : sel.waiting,
           excluded: r.exclude.size,
           idleSpins: spins(r.ledger.drain),
           alignDue: r.alignDue !== null,

@@ -1,0 +1,439 @@
+/**
+ * `helix run --remote <name>` (SPEC 19): the run's tracker port over the remote's
+ * base branch, and the claims this host holds as lease refs. Plugged into the
+ * unchanged loop through `LoopTracker`; `remote-landing.ts` is the matching
+ * `LoopLanding`.
+ *
+ * - read: fetch (at most every 500 ms), the tracker at the fetched base tip; a bead
+ *   with a live claim ref of another run reads as in_progress (so selection skips
+ *   it); a bead this host is working reads from the attempt's worktree copy.
+ * - claim: create the claim ref (or take over an expired one, or one of this host
+ *   whose run is dead); tracker writes are commits pushed to the base.
+ * - renewal every lease/3, retried with backoff while the remote is away; a lease
+ *   that ends unrenewed stops its attempt (`onLost`), which is then not landed.
+ * - offline: no new claims; tracker commits and pushes wait in order and go out
+ *   when the remote answers again; past --max-offline `onMaxOffline` fires once.
+ */
+import {randomBytes} from 'node:crypto'
+import {appendNote, addLabel, closeBead, createBead, setFields} from '../tracker/ops.js'
+import {parseTracker} from '../tracker/codec.js'
+import {mutateTracker, readTracker} from '../tracker/store.js'
+import {addSpend} from '../tracker/spend.js'
+import type {Bead, TrackerSnapshot} from '../tracker/types.js'
+import type {ProjectPaths} from '../util/root.js'
+import {sanitize} from '../util/sanitize.js'
+import {claimState, createClaims, skewMs, type Claims, type RemoteClaim} from '../remote/claims.js'
+import {createRemoteBase, type RemoteBase} from '../remote/base.js'
+import type {LoopTracker, Workspace} from '../loop/ports.js'
+import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from '../loop/backoff.js'
+
+/** fleet-wide attempt bookkeeping on the bead at the base (SPEC 19.2 step 6) */
+export const ATTEMPTS_FIELD = 'helix-attempts'
+export const RETRY_AFTER_FIELD = 'helix-retry-after'
+
+export interface FleetOptions {
+  root: string
+  remote: string
+  base: string
+  trackerRel: string
+  scratch: string
+  env: NodeJS.ProcessEnv
+  host: string
+  runId: string
+  pid: number
+  leaseSec: number
+  maxOfflineSec: number
+  now: () => Date
+  log: (line: string) => void
+  /** true when a pid on this host is alive (a claim of this host whose run died is taken over at once) */
+  pidAlive: (pid: number) => boolean
+  onMaxOffline: () => void
+}
+
+export interface Held {
+  bead: string
+  sha: string
+  attempt: number
+  token: string
+  expiresAt: number
+  ws: Workspace | null
+  /** the lease ended unrenewed or another run took it: never land */
+  lost: boolean
+  /** landing owns the ref: no renewal */
+  landing: boolean
+  renewing: Promise<void> | null
+}
+
+type Pending = {what: string; run: () => Promise<'done' | 'unreachable'>}
+
+export interface Fleet {
+  tracker: LoopTracker
+  rb: RemoteBase
+  claims: Claims
+  held: Map<string, Held>
+  /** stop the attempt on `bead` when its lease is lost */
+  onLost(bead: string, fn: () => void): () => void
+  /** beads another run holds (live), for the scheduler's wait instead of a drain */
+  waiting(): Array<{until: string}>
+  /** true once the remote was away longer than --max-offline */
+  offlineExceeded(): boolean
+  offline(): boolean
+  /** queue a remote write for when the remote answers (order kept) */
+  later(what: string, run: () => Promise<'done' | 'unreachable'>): Promise<void>
+  /** the remote answered: flush what waited */
+  online(): Promise<void>
+  /** marks the remote as unreachable (for the offline clock) */
+  unreachable(): void
+  /** release our claim on `bead` now (compare-and-delete at our value; later when the remote is away) */
+  release(bead: string): Promise<void>
+  /** a failed or not-landed attempt: count it on the bead at the base, back off, block after 4 (fleet-wide) */
+  recordFailure(bead: string, reason: string): Promise<void>
+  start(): void
+  /** stop renewals; release what is still held (best effort) */
+  close(): Promise<void>
+}
+
+const REFRESH_MS = 500
+const humanIn = (ms: number): string => (ms >= 90_000 ? `${Math.round(ms / 60_000)}m` : `${Math.max(0, Math.round(ms / 1000))}s`)
+
+export function createFleet(o: FleetOptions): Fleet {
+  const claims = createClaims({cwd: o.root, remote: o.remote, env: o.env, host: o.host, run: o.runId, pid: o.pid, leaseSec: o.leaseSec, now: o.now})
+  const rb = createRemoteBase({root: o.root, remote: o.remote, base: o.base, trackerRel: o.trackerRel, env: o.env, scratch: o.scratch})
+  const held = new Map<string, Held>()
+  const lostHandlers = new Map<string, () => void>()
+  const pending: Pending[] = []
+  const claimCount = new Map<string, number>()
+  let offlineSince: number | null = null
+  let exceeded = false
+  let lastRefresh = 0
+  let lastTip: string | null = null
+  let lastClaims: RemoteClaim[] = []
+  let openAtTip = new Set<string>()
+  let retryAfter = new Map<string, number>()
+  let timer: NodeJS.Timeout | null = null
+  let closed = false
+  const lease = o.leaseSec * 1000
+  const skew = skewMs(o.env)
+
+  function unreachable(): void {
+    const t = o.now().getTime()
+    if (offlineSince === null) {
+      offlineSince = t
+      o.log(`helix: the remote ${sanitize(o.remote)} is unreachable; no new claims until it answers`)
+    }
+    if (!exceeded && t - offlineSince > o.maxOfflineSec * 1000) {
+      exceeded = true
+      o.log(`helix: the remote ${sanitize(o.remote)} has been unreachable for more than ${o.maxOfflineSec}s (--max-offline); stopping`)
+      o.onMaxOffline()
+    }
+  }
+
+  let flushing: Promise<void> | null = null
+  async function online(): Promise<void> {
+    if (offlineSince !== null) o.log(`helix: the remote ${sanitize(o.remote)} answers again`)
+    offlineSince = null
+    if (flushing) return flushing
+    flushing = (async () => {
+      while (pending.length > 0) {
+        const p = pending[0] as Pending
+        let r: 'done' | 'unreachable'
+        try {
+          r = await p.run()
+        } catch (error) {
+          o.log(`helix: ${p.what} failed: ${sanitize(String(error))}`)
+          r = 'done'
+        }
+        if (r === 'unreachable') {
+          unreachable()
+          return
+        }
+        pending.shift()
+      }
+    })().finally(() => (flushing = null))
+    return flushing
+  }
+
+  async function later(what: string, run: () => Promise<'done' | 'unreachable'>): Promise<void> {
+    if (pending.length === 0 && offlineSince === null) {
+      const r = await run()
+      if (r === 'done') return
+      unreachable()
+    }
+    pending.push({what, run})
+  }
+
+  async function refresh(force = false): Promise<void> {
+    const t = o.now().getTime()
+    if (!force && t - lastRefresh < REFRESH_MS && lastTip) return
+    lastRefresh = t
+    const tip = await rb.fetch()
+    if (!tip) {
+      unreachable()
+      lastTip ??= await rb.tip()
+      return
+    }
+    lastTip = tip
+    const list = await claims.list()
+    if (list) lastClaims = list
+    await online()
+  }
+
+  /** a claim that blocks us: live and not ours (an own-host claim of a dead run is not live) */
+  function blocking(c: RemoteClaim, now: Date): boolean {
+    if (held.get(c.bead)?.sha === c.sha) return false
+    if (c.message && c.message.host === o.host && c.message.run !== o.runId && !o.pidAlive(c.message.pid)) return false
+    return claimState(c, now, skew) !== 'takeable'
+  }
+
+  function describe(c: RemoteClaim, now: Date): string {
+    const who = c.message ? sanitize(c.message.host) : 'an unreadable claim'
+    return `${sanitize(c.bead)} claimed by ${who} (expires in ${humanIn(c.expiresAt.getTime() - now.getTime())})`
+  }
+
+  async function read(): Promise<TrackerSnapshot> {
+    await refresh()
+    // the tracking ref, not the last fetch: a landing or tracker commit of this host moved it already
+    const tip = (await rb.tip()) ?? lastTip
+    const snap = parseTracker(tip ? await rb.trackerAt(tip) : '', `${o.remote}/${o.base}:${o.trackerRel}`)
+    const now = o.now()
+    openAtTip = new Set(snap.beads.filter((b) => (b.status ?? 'open') === 'open').map((b) => b.id))
+    retryAfter = new Map()
+    for (const b of snap.beads) {
+      const until = typeof b[RETRY_AFTER_FIELD] === 'string' ? Date.parse(b[RETRY_AFTER_FIELD] as string) : NaN
+      if ((b.status ?? 'open') !== 'open' || !(until > now.getTime()) || held.has(b.id)) continue
+      // backing off after a failure on some host: not selectable until then, on every host
+      retryAfter.set(b.id, until)
+      b.status = 'in_progress'
+    }
+    for (const c of lastClaims) {
+      const b = snap.byId.get(c.bead)
+      if (!b || (b.status ?? 'open') !== 'open' || !blocking(c, now)) continue
+      b.status = 'in_progress'
+      b.owner = c.message ? sanitize(c.message.host) : 'unknown'
+    }
+    for (const h of held.values()) {
+      const b = snap.byId.get(h.bead)
+      if (!b) continue
+      let own: Bead | undefined
+      if (h.ws) {
+        const dir = h.ws.trackerDir
+        try {
+          if (dir) own = (await readTracker(`${dir}/beads.jsonl`)).byId.get(h.bead)
+        } catch {
+          own = undefined
+        }
+      }
+      const next: Bead = own ? {...own} : {...b, status: (b.status ?? 'open') === 'open' ? 'in_progress' : b.status, owner: o.host, 'claim-token': h.token}
+      const i = snap.beads.indexOf(b)
+      snap.beads[i] = next
+      snap.byId.set(h.bead, next)
+    }
+    return snap
+  }
+
+  async function claim(id: string): Promise<{ok: true; token: string} | {ok: false; message: string}> {
+    if (offlineSince !== null) return {ok: false, message: `the remote ${sanitize(o.remote)} is unreachable`}
+    const list = await claims.list()
+    if (!list) {
+      unreachable()
+      return {ok: false, message: `the remote ${sanitize(o.remote)} is unreachable`}
+    }
+    lastClaims = list
+    const now = o.now()
+    const existing = list.find((c) => c.bead === id)
+    if (existing && blocking(existing, now)) return {ok: false, message: describe(existing, now)}
+    // the base after the claim list: a host that landed this bead deleted its claim in the same push
+    const tip = await rb.fetch()
+    if (!tip) {
+      unreachable()
+      return {ok: false, message: `the remote ${sanitize(o.remote)} is unreachable`}
+    }
+    const atTip = parseTracker(await rb.trackerAt(tip), 'tip').byId.get(id)
+    if (!atTip || (atTip.status ?? 'open') !== 'open') return {ok: false, message: `${sanitize(id)} is ${atTip ? sanitize(String(atTip.status)) : 'gone'} at the remote tip`}
+    const attempt = (claimCount.get(id) ?? 0) + 1
+    const r = existing ? await claims.takeOver(id, existing.sha, attempt) : await claims.create(id, attempt)
+    if (!r.ok) {
+      if (r.why === 'unreachable') unreachable()
+      return {ok: false, message: r.why === 'lost' ? `another host claimed ${sanitize(id)} first` : `the remote ${sanitize(o.remote)} is unreachable`}
+    }
+    if (existing) o.log(`helix: took over the expired claim on ${sanitize(id)}${existing.message ? ` of ${sanitize(existing.message.host)}` : ''}`)
+    claimCount.set(id, attempt)
+    const token = randomBytes(8).toString('hex')
+    held.set(id, {bead: id, sha: r.sha, attempt, token, expiresAt: now.getTime() + lease, ws: null, lost: false, landing: false, renewing: null})
+    return {ok: true, token}
+  }
+
+  /** release a claim we hold (compare-and-delete at our value); later when the remote is away */
+  async function release(id: string, force = false): Promise<void> {
+    const h = held.get(id)
+    if (!h) return
+    // while the attempt's worktree exists its end (preserve or landing) releases the claim, after counting it
+    if (!force && h.ws) return
+    held.delete(id)
+    if (h.renewing) await h.renewing
+    if (h.lost) return
+    await later(`release of the claim on ${sanitize(id)}`, async () => ((await claims.release(id, h.sha)).ok || !(await stillUnreachable()) ? 'done' : 'unreachable'))
+  }
+
+  async function stillUnreachable(): Promise<boolean> {
+    return (await claims.list()) === null
+  }
+
+  function lose(h: Held, why: string): void {
+    if (h.lost) return
+    h.lost = true
+    o.log(`helix: lost the claim on ${sanitize(h.bead)} (${why}); stopping its attempt`)
+    lostHandlers.get(h.bead)?.()
+  }
+
+  async function renewOne(h: Held): Promise<void> {
+    const r = await claims.renew(h.bead, h.sha, h.attempt)
+    if (r.ok) {
+      h.sha = r.sha
+      h.expiresAt = o.now().getTime() + lease
+      if (offlineSince !== null) void online()
+      return
+    }
+    if (r.why === 'lost') return lose(h, 'another run took it over')
+    unreachable()
+    if (o.now().getTime() >= h.expiresAt) lose(h, 'its lease expired unrenewed')
+  }
+
+  let backoffMs = 1000
+  async function tick(): Promise<void> {
+    let failed = false
+    for (const h of [...held.values()]) {
+      if (h.lost || h.landing || h.renewing) continue
+      // renew once a third of the lease has passed since the last renewal
+      if (h.expiresAt - o.now().getTime() > (lease * 2) / 3 && offlineSince === null) continue
+      h.renewing = renewOne(h).finally(() => (h.renewing = null))
+      await h.renewing
+      if (offlineSince !== null) failed = true
+    }
+    if (offlineSince !== null) {
+      failed = true
+      if (pending.length > 0 || held.size > 0) await refresh(true)
+      else unreachable()
+    }
+    backoffMs = failed ? Math.min(backoffMs * 2, Math.max(1000, lease / 3)) : 1000
+  }
+
+  function schedule(): void {
+    if (closed) return
+    const wait = offlineSince !== null ? backoffMs : Math.max(200, Math.min(lease / 6, 5000))
+    timer = setTimeout(() => {
+      tick()
+        .catch((error: unknown) => o.log(`helix: claim renewal failed: ${sanitize(String(error))}`))
+        .finally(schedule)
+    }, wait)
+    timer.unref?.()
+  }
+
+  const commit = (what: string, edit: (p: ProjectPaths) => Promise<void>) =>
+    later(what, async () => ((await rb.commitTracker(`helix(${o.host}): ${what}`, edit)) === 'unreachable' ? 'unreachable' : 'done'))
+
+  const tracker: LoopTracker = {
+    read,
+    staleClaims: async () => new Set<string>(),
+    claim,
+    unclaim: release,
+    async close(id) {
+      await commit(`close ${id}`, async (p) => void (await closeBead(p, id)))
+    },
+    async addSpend(id, tokens, costUsd) {
+      // SPEC 14.6 with 19.1: the bead's spend is a tracker commit on the base, so every host counts it
+      await commit(`spend on ${id}`, async (p) => void (await addSpend(p, id, tokens, costUsd)))
+    },
+    async reopen(id, reason) {
+      // the base never saw this attempt's close (it travels with the landing): the note is what is left to say
+      await commit(`note on ${id}`, async (p) => {
+        await appendNote(p, id, reason, {once: true})
+      })
+    },
+    async appendNote(id, text) {
+      await commit(`note on ${id}`, async (p) => void (await appendNote(p, id, text, {once: true})))
+    },
+    async addLabel(id, label) {
+      await commit(`label ${label} on ${id}`, async (p) => void (await addLabel(p, id, label)))
+    },
+    async setFields(id, fields) {
+      await commit(`update ${id}`, async (p) => void (await setFields(p, id, fields)))
+    },
+    async create(i) {
+      let id = ''
+      const r = await rb.commitTracker(`helix(${o.host}): new bead ${i.title.slice(0, 60)}`, async (p) => {
+        const b = await createBead(
+          p,
+          {title: i.title, type: i.issue_type, priority: i.priority, labels: i.labels, acceptance: i.acceptance, description: i.description, specId: i['spec-id']},
+          o.env,
+        )
+        id = b.id
+      })
+      if (r === 'unreachable') throw new Error(`the remote ${o.remote} is unreachable; bead '${i.title.slice(0, 60)}' not created`)
+      return id
+    },
+  }
+
+  return {
+    tracker,
+    rb,
+    claims,
+    held,
+    onLost(bead, fn) {
+      lostHandlers.set(bead, fn)
+      const h = held.get(bead)
+      if (h?.lost) fn()
+      return () => {
+        if (lostHandlers.get(bead) === fn) lostHandlers.delete(bead)
+      }
+    },
+    waiting() {
+      const now = o.now()
+      const out: Array<{until: string}> = []
+      for (const c of lastClaims) {
+        if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now)) continue
+        // look again soon: the other host may land, release, or let it expire
+        const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))
+        out.push({until: new Date(until).toISOString()})
+      }
+      for (const until of retryAfter.values()) out.push({until: new Date(until).toISOString()})
+      return out.sort((a, b) => a.until.localeCompare(b.until))
+    },
+    release: (id) => release(id, true),
+    async recordFailure(id, reason) {
+      await commit(`attempt on ${id} failed`, async (p) => {
+        await mutateTracker(p, (snap) => {
+          const b = snap.byId.get(id)
+          if (!b || b.status === 'closed') return {beads: null, result: null}
+          const raw = Number(b[ATTEMPTS_FIELD])
+          const n = (Number.isSafeInteger(raw) && raw > 0 ? raw : 0) + 1
+          b[ATTEMPTS_FIELD] = n
+          const t = o.now()
+          b[RETRY_AFTER_FIELD] = new Date(t.getTime() + backoffSeconds(n, o.env) * 1000).toISOString()
+          if (n >= BLOCK_AFTER_ATTEMPTS && !(b.labels ?? []).includes('blocked')) {
+            b.labels = [...(b.labels ?? []), 'blocked']
+            const note = `BLOCKED [${t.toISOString()}]: ${n} attempts across the fleet did not land (last on ${o.host}: ${reason})`
+            b.notes = typeof b.notes === 'string' && b.notes.trim() !== '' ? `${b.notes.replace(/\s+$/, '')}\n\n${note}` : note
+          }
+          b.updated_at = t.toISOString()
+          return {beads: snap.beads, result: null}
+        })
+      })
+    },
+    offlineExceeded: () => exceeded,
+    offline: () => offlineSince !== null,
+    later,
+    online,
+    unreachable,
+    start() {
+      if (!timer && !closed) schedule()
+    },
+    async close() {
+      closed = true
+      if (timer) clearTimeout(timer)
+      for (const id of [...held.keys()]) await release(id, true).catch(() => {})
+      if (pending.length > 0 && offlineSince === null) await online().catch(() => {})
+      if (pending.length > 0) o.log(`helix: ${pending.length} remote write(s) could not reach ${sanitize(o.remote)}: ${pending.map((p) => sanitize(p.what)).join('; ')}`)
+    },
+  }
+}

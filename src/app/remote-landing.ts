@@ -1,0 +1,246 @@
+/**
+ * `LoopLanding` for `helix run --remote` (SPEC 19.2): worktrees from the fetched
+ * remote base tip, the claim written into the worktree's own tracker copy before
+ * dispatch, and landing as ONE atomic push — the fast-forward of the remote base
+ * together with the deletion of our claim ref at our value. A taken-over claim
+ * means nothing lands; a non-fast-forward means fetch, rebase, retry (5 rounds).
+ * Preserved work is kept locally (the local landing's `preserve`) and pushed.
+ * Never a forced push, never a rewrite of the base.
+ */
+import {existsSync} from 'node:fs'
+import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {firstLine} from '../git/run.js'
+import {assertAttempt, assertSafeId, branchName, preservedRefName, worktreeRel} from '../git/names.js'
+import {claimRef} from '../remote/claims.js'
+import {applyAttemptEdits} from '../remote/attempt-tracker.js'
+import {refLine} from '../remote/push.js'
+import {parseTracker} from '../tracker/codec.js'
+import {setFields} from '../tracker/ops.js'
+import {mutateTracker} from '../tracker/store.js'
+import {errorMessage} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import type {Fleet} from './remote-fleet.js'
+
+export interface RemoteLandingOptions {
+  root: string
+  /** the repository top and the root's prefix inside it */
+  top: string
+  prefix: string
+  remote: string
+  base: string
+  trackerRel: string
+  scratch: string
+  host: string
+  pid: number
+  fleet: Fleet
+  /** the local landing: base name, excludes, preserve, keepBranch, local preserved refs */
+  local: LoopLanding
+  now: () => Date
+  log: (line: string) => void
+}
+
+const MAX_ROUNDS = 5
+/** ends that are not the bead's failure: not counted across the fleet */
+const NOT_COUNTED = /^(stopped|interrupted|quota pause|review stopped the run|queue drift|decomposed)$/
+
+export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
+  const {fleet} = o
+  const rb = fleet.rb
+  const g = (args: string[], cwd = o.root, extra: NodeJS.ProcessEnv = {}) => rb.git(args, cwd, extra)
+  const wtTop = (ws: Pick<Workspace, 'bead' | 'attempt'>) => path.join(o.root, worktreeRel(ws.bead, ws.attempt))
+  const trackerFileIn = (top: string) => path.join(top, o.trackerRel)
+  let chain: Promise<unknown> = Promise.resolve()
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = chain.then(fn, fn)
+    chain = p.catch(() => {})
+    return p
+  }
+
+  async function exists(ref: string): Promise<boolean> {
+    return (await g(['rev-parse', '--verify', '-q', ref])).code === 0
+  }
+
+  async function prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
+    assertSafeId(bead)
+    assertAttempt(attempt)
+    await o.local.ensureExcludes()
+    const h = fleet.held.get(bead)
+    if (!h) throw new Error(`no claim held on ${bead}`)
+    const tip = (await rb.tip()) ?? (await rb.fetch())
+    if (!tip) throw new Error(`the remote ${o.remote} has no ${o.base} yet`)
+    let n = attempt
+    while (existsSync(wtTop({bead, attempt: n})) || (await exists(`refs/heads/${branchName(bead, n)}`)) || (await exists(preservedRefName(bead, n)))) n++
+    const top = wtTop({bead, attempt: n})
+    await mkdir(path.dirname(top), {recursive: true})
+    const branch = branchName(bead, n)
+    const add = await g(['worktree', 'add', '-q', '-b', branch, top, tip])
+    if (add.code !== 0) throw new Error(`git worktree add for ${bead} attempt ${n} failed: ${sanitize(firstLine(add))}`)
+    const trackerDir = path.dirname(trackerFileIn(top))
+    const ws: Workspace = {slot, bead, attempt: n, dir: path.resolve(top, o.prefix || '.'), branch, baseTip: tip, trackerDir}
+    // the claim in the worktree's copy, so the agent's fenced close works as on one host (13.3);
+    // skip-worktree keeps that copy out of the agent's `git add -A` (it travels by landing, 19.2)
+    const now = o.now().toISOString()
+    const p = {root: top, dir: trackerDir, file: trackerFileIn(top), lockDir: path.join(trackerDir, 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}
+    await setFields(p, bead, {status: 'in_progress', owner: o.host, 'claimed-at': now, 'claimed-pid': o.pid, 'claimed-machine': o.host, 'claim-token': h.token})
+    await g(['update-index', '--skip-worktree', '--', o.trackerRel], top)
+    h.ws = ws
+    return ws
+  }
+
+  /** the agent's tracker copy, then the file put back to HEAD so git sees a clean tracker */
+  async function takeTrackerCopy(top: string): Promise<string> {
+    const file = trackerFileIn(top)
+    const text = existsSync(file) ? await readFile(file, 'utf8') : ''
+    await g(['update-index', '--no-skip-worktree', '--', o.trackerRel], top)
+    await g(['checkout', '-q', 'HEAD', '--', o.trackerRel], top)
+    return text
+  }
+
+  async function commitLeftovers(ws: Workspace, top: string): Promise<string | null> {
+    await g(['add', '-A'], top)
+    await g(['reset', '-q', '--', o.trackerRel], top)
+    if ((await g(['diff', '--cached', '--quiet'], top)).code === 0) return null
+    // the repository's hooks are its owner's policy: a refusal means not landed
+    const c = await g(['commit', '-q', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
+    return c.code === 0 ? null : `a hook refused the commit of the work left uncommitted: ${sanitize(firstLine(c))}`
+  }
+
+  async function mergedTracker(ws: Workspace, agentText: string, onto: string): Promise<string> {
+    const before = parseTracker(await rb.trackerAt(ws.baseTip), 'before')
+    const after = parseTracker(agentText, 'after')
+    const ontoText = await rb.trackerAt(onto)
+    await mkdir(o.scratch, {recursive: true})
+    const dir = path.join(o.scratch, `land-${ws.bead}-${ws.attempt}-${process.pid}`)
+    await rm(dir, {recursive: true, force: true})
+    await mkdir(path.join(dir, '.ddx'), {recursive: true})
+    const file = path.join(dir, '.ddx', 'beads.jsonl')
+    try {
+      await writeFile(file, ontoText)
+      await mutateTracker({root: dir, dir: path.join(dir, '.ddx'), file, lockDir: path.join(dir, '.ddx', 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}, (snap) => {
+        const changed = applyAttemptEdits(before, after, snap)
+        return {beads: changed.length > 0 ? snap.beads : null, result: null}
+      })
+      return await readFile(file, 'utf8')
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  }
+
+  async function removeWorktree(ws: Workspace): Promise<void> {
+    const top = wtTop(ws)
+    if (existsSync(top) && (await g(['worktree', 'remove', '--force', '--force', top])).code !== 0) await rm(top, {recursive: true, force: true})
+    await g(['worktree', 'prune'])
+    const sha = (await g(['rev-parse', '--verify', '-q', `refs/heads/${ws.branch}`])).stdout.trim()
+    if (sha) await g(['update-ref', '-d', `refs/heads/${ws.branch}`, sha])
+  }
+
+  async function attemptLand(ws: Workspace): Promise<LandResult | {landed: false; reason: string; preservedRef: null; agentText: string}> {
+    const top = wtTop(ws)
+    const h = fleet.held.get(ws.bead)
+    if (!existsSync(top)) return {landed: false, reason: `the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`, preservedRef: null}
+    const agentText = await takeTrackerCopy(top)
+    const fail = (reason: string) => ({landed: false as const, reason, preservedRef: null, agentText})
+    if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
+    const refused = await commitLeftovers(ws, top)
+    if (refused) return fail(refused)
+    // while the base moves: a tracker conflict is resolved by bead id below, so git keeps ours during the rebase
+    const attrs = path.join(o.scratch, 'attributes')
+    await mkdir(o.scratch, {recursive: true})
+    await writeFile(attrs, `${o.trackerRel} merge=helix-keep\n`)
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const tip = await rb.fetch()
+      if (!tip) {
+        fleet.unreachable()
+        return fail(`the remote ${o.remote} is unreachable`)
+      }
+      if ((await g(['merge-base', '--is-ancestor', tip, 'HEAD'], top)).code !== 0) {
+        const rebase = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], top)
+        if (rebase.code !== 0) {
+          const files = (await g(['diff', '--name-only', '--diff-filter=U'], top)).stdout.split('\n').filter(Boolean)
+          await g(['rebase', '--abort'], top)
+          return fail(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}` : `rebase failed: ${sanitize(firstLine(rebase))}`)
+        }
+      }
+      const head = (await g(['rev-parse', 'HEAD'], top)).stdout.trim()
+      const text = await mergedTracker(ws, agentText, head)
+      const next = text === (await rb.trackerAt(head)) ? head : await rb.trackerCommit(head, text, `helix(${o.host}): tracker of ${ws.bead} (attempt ${ws.attempt})`)
+      if (h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
+      h.landing = true
+      if (h.renewing) await h.renewing
+      const ref = claimRef(ws.bead)
+      const p = await rb.push(['--atomic', `--force-with-lease=${ref}:${h.sha}`, o.remote, `${next}:refs/heads/${o.base}`, `:${ref}`])
+      if (p.ok) {
+        fleet.held.delete(ws.bead)
+        await g(['update-ref', rb.trackingRef, next])
+        const commits = (await g(['rev-list', '--reverse', `${tip}..${next}`])).stdout.split('\n').filter(Boolean)
+        await rb.fastForwardLocal()
+        await removeWorktree(ws)
+        return {landed: true, sha: next, commits}
+      }
+      h.landing = false
+      if (p.unreachable) {
+        fleet.unreachable()
+        return fail(`the remote ${o.remote} is unreachable`)
+      }
+      const claimLine = refLine(p, ref)
+      if (claimLine && /stale info/.test(claimLine.summary)) {
+        h.lost = true
+        return fail(`the claim on ${ws.bead} was taken over by another host; nothing landed`)
+      }
+      const baseLine = refLine(p, `refs/heads/${o.base}`)
+      if (!baseLine || !/non-fast-forward|fetch first|atomic/.test(baseLine.summary)) return fail(`the push was refused: ${sanitize(baseLine?.summary ?? p.message)}`)
+    }
+    return fail(`the base ${o.base} on ${o.remote} kept moving (${MAX_ROUNDS} rounds)`)
+  }
+
+  async function pushPreserved(ref: string): Promise<void> {
+    await fleet.later(`push of ${ref}`, async () => {
+      const p = await rb.push([`--force-with-lease=${ref}:`, o.remote, `${ref}:${ref}`])
+      if (p.unreachable) return 'unreachable'
+      if (!p.ok) o.log(`helix: ${ref} exists on ${sanitize(o.remote)} already (another host's attempt); kept locally`)
+      return 'done'
+    })
+  }
+
+  async function preserve(ws: Workspace, reason: string): Promise<string | null> {
+    const top = wtTop(ws)
+    if (existsSync(top)) await takeTrackerCopy(top).catch(() => '')
+    const ref = await o.local.preserve(ws, reason)
+    if (ref?.startsWith('refs/helix/preserved/')) await pushPreserved(ref)
+    // counted before the claim goes, so no host picks the bead up before its backoff is on the base
+    // a lost claim is no longer ours to count: the run that holds it now keeps the bead's books
+    const h = fleet.held.get(ws.bead)
+    if (!NOT_COUNTED.test(reason) && h && !h.lost) await fleet.recordFailure(ws.bead, reason)
+    await fleet.release(ws.bead)
+    return ref
+  }
+
+  async function land(ws: Workspace): Promise<LandResult> {
+    let r: Awaited<ReturnType<typeof attemptLand>>
+    try {
+      r = await serial(() => attemptLand(ws))
+    } catch (error) {
+      r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
+    }
+    if (r.landed) return r
+    return {landed: false, reason: r.reason, preservedRef: await preserve(ws, r.reason)}
+  }
+
+  async function preservedRef(bead: string): Promise<string | null> {
+    // another host's preserved work on this bead: fetch what is new (never overwrite a local ref)
+    if (!fleet.offline()) await g(['fetch', '-q', '--no-tags', o.remote, `refs/helix/preserved/${bead}/*:refs/helix/preserved/${bead}/*`]).catch(() => null)
+    return o.local.preservedRef(bead)
+  }
+
+  return {
+    base: o.local.base,
+    ensureExcludes: o.local.ensureExcludes,
+    prepare,
+    land,
+    preserve,
+    keepBranch: o.local.keepBranch,
+    preservedRef,
+  }
+}

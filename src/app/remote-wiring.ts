@@ -1,0 +1,119 @@
+/**
+ * Wiring of `helix run --remote <name>` (SPEC 19): replaces the run's tracker and
+ * landing ports by the remote ones (remote-fleet.ts, remote-landing.ts), makes
+ * every attempt run in a worktree, stops an attempt whose lease is lost, and
+ * waits for beads other hosts hold instead of draining past them.
+ */
+import os from 'node:os'
+import path from 'node:path'
+import {git, gitEnv} from '../git/run.js'
+import {HelixError, EXIT} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import {createFleet, type Fleet} from './remote-fleet.js'
+import {createRemoteLanding} from './remote-landing.js'
+import type {RealLoop} from './wiring.js'
+
+export interface RemoteFlags {
+  remote: string
+  leaseSec: number
+  maxOfflineSec: number
+}
+
+function wholeSeconds(raw: string | undefined, name: string, def: number, min: number): number {
+  if (raw === undefined) return def
+  const t = raw.trim()
+  const n = Number(t)
+  if (!/^\d+$/.test(t) || !Number.isSafeInteger(n) || n < min || n > 30 * 86400) throw new HelixError(`invalid ${name} '${sanitize(raw).slice(0, 40)}': expected seconds, a whole number ≥ ${min}`, EXIT.ERROR)
+  return n
+}
+
+/** `--remote`, `--lease`, `--max-offline` validated before anything is written (one line naming the flag). */
+export function parseRemoteFlags(f: {remote?: string; lease?: string; 'max-offline'?: string}): RemoteFlags | null {
+  if (f.remote === undefined) {
+    if (f.lease !== undefined || f['max-offline'] !== undefined) throw new HelixError(`--lease and --max-offline need --remote <name>`, EXIT.ERROR)
+    return null
+  }
+  const name = f.remote.trim()
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) throw new HelixError(`invalid --remote '${sanitize(f.remote).slice(0, 40)}': expected the name of a git remote (like origin)`, EXIT.ERROR)
+  return {remote: name, leaseSec: wholeSeconds(f.lease, '--lease', 300, 3), maxOfflineSec: wholeSeconds(f['max-offline'], '--max-offline', 3600, 1)}
+}
+
+export const hostName = (env: NodeJS.ProcessEnv): string => env.HELIX_HOST?.trim() || os.hostname()
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Attaches the remote ports; throws HelixError(1) when the remote is unknown or never answers at start. */
+export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void): Promise<Fleet> {
+  const {createGitLanding} = await import('./landing.js')
+  const {deps, paths} = real
+  const root = paths.root
+  const genv = gitEnv(env)
+  const run = (args: string[]) => git(args, {cwd: root, env: genv})
+  const top = (await run(['rev-parse', '--show-toplevel'])).stdout.trim()
+  if (!top) throw new HelixError(`helix run: --remote needs a git checkout (${sanitize(root)} is not in a git repository)`, EXIT.ERROR)
+  if ((await run(['remote', 'get-url', flags.remote])).code !== 0) throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: no such git remote here (see 'git remote -v')`, EXIT.ERROR)
+  const prefix = (await run(['rev-parse', '--show-prefix'])).stdout.trim()
+  const common = path.resolve(root, (await run(['rev-parse', '--git-common-dir'])).stdout.trim())
+  const log = (line: string) => deps.out.normal(line)
+  // SPEC 19.3: --remote runs register the tracker merge driver, and say so once
+  const {registerMergeDriver} = await import('./merge-driver.js')
+  const reg = await registerMergeDriver(root, env)
+  if (reg.added.length > 0) deps.out.normal(`helix: registered the tracker merge driver (${reg.added.join(', ')})`)
+  const local = createGitLanding({root, trackerDir: paths.dir, env, now: () => new Date(), log})
+  const base = await local.base()
+  const host = hostName(env)
+  const scratch = path.join(common, 'helix-remote')
+  const trackerRel = `${prefix}.ddx/beads.jsonl`
+  const fleet = createFleet({
+    root,
+    remote: flags.remote,
+    base,
+    trackerRel,
+    scratch,
+    env,
+    host,
+    runId: `${host}:${process.pid}:${Date.now().toString(36)}`,
+    pid: process.pid,
+    leaseSec: flags.leaseSec,
+    maxOfflineSec: flags.maxOfflineSec,
+    now: () => new Date(),
+    log: (line) => deps.out.both(line),
+    pidAlive,
+    onMaxOffline,
+  })
+  if (!(await fleet.rb.fetch())) throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: cannot fetch ${sanitize(base)} from it (unreachable, or no branch ${sanitize(base)} there)`, EXIT.ERROR)
+  deps.tracker = fleet.tracker
+  deps.landing = createRemoteLanding({root, top, prefix, remote: flags.remote, base, trackerRel, scratch, host, pid: process.pid, fleet, local, now: () => new Date(), log})
+  deps.alwaysWorktree = true
+  deps.remoteWaiting = () => (fleet.offline() ? [{until: new Date(Date.now() + 5000).toISOString()}] : fleet.waiting())
+  // SPEC 19.4: an attempt whose lease is lost is stopped (its group killed by the runner's abort)
+  const dispatch = deps.agents.dispatch
+  deps.agents.dispatch = async (a) => {
+    if (!a.beadId || !fleet.held.has(a.beadId)) return dispatch(a)
+    const ac = new AbortController()
+    const outer = a.signal
+    const relay = () => ac.abort(outer?.reason)
+    if (outer?.aborted) ac.abort(outer.reason)
+    else outer?.addEventListener('abort', relay, {once: true})
+    const off = fleet.onLost(a.beadId, () => ac.abort('lease lost'))
+    try {
+      return await dispatch({...a, signal: ac.signal})
+    } finally {
+      off()
+      outer?.removeEventListener('abort', relay)
+    }
+  }
+  // SPEC 19.5: the run's history record carries the host
+  const history = deps.history
+  if (history) deps.history = {append: (rec) => history.append({...rec, host, remote: flags.remote})}
+  fleet.start()
+  deps.out.normal(`helix: --remote ${sanitize(flags.remote)}: queue ${sanitize(flags.remote)}/${sanitize(base)}:${sanitize(trackerRel)}, host ${sanitize(host)}, lease ${flags.leaseSec}s`)
+  return fleet
+}

@@ -1,0 +1,74 @@
+// SPEC 19.6: three clones of one bare remote as hosts, each `helix run --remote origin
+// --workers 2 --lease 10` with a command agent. One host is kill -9'd and restarted;
+// another loses the remote (its URL goes through a symlink the test removes) for
+// longer than its lease, then gets it back. Afterwards every bead is closed exactly
+// once at the remote tip, each bead's work is on the base exactly once, no two hosts'
+// agents worked one bead at once, and no claim ref is left.
+import {symlinkSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {trials} from '../support/stress.js'
+import {bead, makeFleet, remoteRefs} from './helpers.js'
+import {cloneBehindLink, events, fleetProblems, startHost, tipBeads, until, type HostRun} from './fleet-harness.js'
+
+const LEASE = ['--workers', '2', '--lease', '10']
+
+function killAgents(log: string): void {
+  for (const e of events(log)) {
+    try {
+      process.kill(-e.pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+}
+
+describe('a fleet of three hosts on one bare remote', () => {
+  it(
+    'survives a kill -9 and a partition longer than the lease: every bead closed and landed once, no double work, no claim left',
+    async () => {
+      const n = trials(18, 8)
+      const ids = Array.from({length: n}, (_, i) => `hx-${String(i + 1).padStart(2, '0')}`)
+      const f = makeFleet(ids.map((id) => bead(id)))
+      const log = path.join(f.dir, 'agents.jsonl')
+      const started = (host: string) => events(log).some((e) => e.host === host && e.event === 'start')
+      try {
+        const a = startHost(f.clone('host-a'), 'host-a', log, LEASE, {FLEET_SLEEP_MS: '400'})
+        const kDir = f.clone('host-k')
+        let k: HostRun = startHost(kDir, 'host-k', log, LEASE, {FLEET_SLEEP_MS: '400'})
+        const p = cloneBehindLink(f, 'host-p')
+        // host-p's agents outlast the lease: their claims live only by renewal
+        const ph = startHost(p.dir, 'host-p', log, LEASE, {FLEET_SLEEP_MS: '14000'})
+
+        // kill -9 host-k's helix as soon as one of its agents works, then start it again
+        await until(() => started('host-k') || k.child.exitCode !== null, 120_000, 'host-k to dispatch')
+        let killed = false
+        if (k.child.exitCode === null) {
+          killed = true
+          process.kill(k.child.pid as number, 'SIGKILL')
+          await k.done
+          k = startHost(kDir, 'host-k', log, LEASE, {FLEET_SLEEP_MS: '400'})
+        }
+
+        // cut host-p off while its agent works, for longer than its lease
+        await until(() => started('host-p') || ph.child.exitCode !== null, 120_000, 'host-p to dispatch')
+        rmSync(p.link)
+        await until(() => /lost the claim on/.test(ph.out()) || ph.child.exitCode !== null, 120_000, 'host-p to stop its attempt after its lease ran out')
+        symlinkSync(f.bare, p.link)
+
+        const codes = await Promise.all([a.done, k.done, ph.done])
+        const outs = [a, k, ph].map((h) => h.out()).join('\n-----\n')
+        expect(killed).toBe(true)
+        expect(codes, outs).toEqual([0, 0, 0])
+        expect(ph.out()).toMatch(/lost the claim on hx-\d+ \(its lease expired unrenewed\)/)
+        expect(fleetProblems(f.bare, ids, log, 10_000), outs).toEqual([])
+        expect(tipBeads(f.bare)).toHaveLength(n)
+        // what is left on the remote is preserved work only
+        expect(remoteRefs(f.bare).filter((r) => !r.startsWith('refs/helix/preserved/'))).toEqual([])
+      } finally {
+        killAgents(log)
+      }
+    },
+    600_000,
+  )
+})

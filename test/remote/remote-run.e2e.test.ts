@@ -1,0 +1,63 @@
+// `helix run --remote` through the built CLI (npm run build first): two hosts, one queue.
+import {spawnSync} from 'node:child_process'
+import {readFileSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
+import {BIN, cloneBehindLink, events, fleetProblems, startHost, tipBeads, until} from './fleet-harness.js'
+
+describe('helix run --remote (built CLI)', () => {
+  it('two hosts with two workers each drain one queue: every bead closed and landed once, no claim left', async () => {
+    const ids = ['hx-1', 'hx-2', 'hx-3', 'hx-4']
+    const f = makeFleet(ids.map((id) => bead(id)))
+    const log = path.join(f.dir, 'agents.jsonl')
+    const dirs = ['host-a', 'host-b'].map((h) => f.clone(h))
+    const hosts = ['host-a', 'host-b'].map((h, i) => startHost(dirs[i] as string, h, log, ['--workers', '2', '--lease', '10'], {FLEET_SLEEP_MS: '300'}))
+    const codes = await Promise.all(hosts.map((h) => h.done))
+    expect(codes, hosts.map((h) => h.out()).join('\n----\n')).toEqual([0, 0])
+    expect(fleetProblems(f.bare, ids, log, 10_000)).toEqual([])
+    // every bead was worked by some host, none twice to completion
+    expect(new Set(events(log).filter((e) => e.event === 'end').map((e) => e.bead))).toEqual(new Set(ids))
+    // the run history record names the host (SPEC 19.5)
+    const runs = readFileSync(path.join(dirs[0] as string, '.helix-logs', 'runs.jsonl'), 'utf8').trim().split('\n')
+    expect(JSON.parse(runs.at(-1) as string)).toMatchObject({host: 'host-a', remote: 'origin'})
+    // the fleet as status --remote shows it: no claim left, all closed, both hosts active
+    const st = spawnSync(process.execPath, [BIN, 'status', '--remote', 'origin', '--json'], {cwd: dirs[0], env: {...gitTestEnv, NODE_ENV: 'production'}, encoding: 'utf8'})
+    expect(st.status, st.stderr).toBe(0)
+    const view = JSON.parse(st.stdout) as {counts: {closed: number}; claims: unknown[]; hosts: string[]}
+    expect(view).toMatchObject({counts: {closed: ids.length}, claims: [], hosts: ['host-a', 'host-b']})
+  }, 240_000)
+
+  it('past --max-offline the run exits 4 with the attempt kept on a preserved ref', async () => {
+    const f = makeFleet([bead('hx-1')])
+    const {dir, link} = cloneBehindLink(f, 'host-p')
+    const log = path.join(f.dir, 'agents.jsonl')
+    const h = startHost(dir, 'host-p', log, ['--lease', '30', '--max-offline', '2'], {FLEET_SLEEP_MS: '60000'})
+    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
+    rmSync(link)
+    expect(await h.done, h.out()).toBe(4)
+    expect(h.out()).toMatch(/unreachable for more than 2s \(--max-offline\)/)
+    // the attempt's uncommitted work is on a local preserved ref (pushed once the remote is back), its worktree gone
+    expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
+    expect(g(dir, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-1/1')).toBe('helix: uncommitted work of hx-1 attempt 1')
+    expect(g(dir, 'show', 'refs/helix/preserved/hx-1/1:work/hx-1.partial')).toBe('started by host-p')
+    expect(tipBeads(f.bare)[0]?.status).toBe('open')
+  }, 240_000)
+
+  it('bad input: one line naming the flag, exit 1, nothing changed', () => {
+    const f = makeFleet([bead('hx-1')])
+    const dir = f.clone('h')
+    const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'run', ...args], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production'}, encoding: 'utf8'})
+    const a = run('--remote', 'origin', '--lease', 'soon')
+    expect(a.status).toBe(1)
+    expect(a.stderr.trim()).toBe("helix: invalid --lease 'soon': expected seconds, a whole number ≥ 3")
+    const b = run('--remote', 'upstream')
+    expect(b.status).toBe(1)
+    expect(b.stderr.trim()).toMatch(/^helix run: --remote upstream: no such git remote here/)
+    const c = run('--lease', '10')
+    expect(c.status).toBe(1)
+    expect(c.stderr).toContain('--lease and --max-offline need --remote <name>')
+    expect(remoteRefs(f.bare)).toEqual([])
+    expect(g(dir, 'status', '--porcelain')).toBe('')
+  })
+})
