@@ -93,27 +93,29 @@ class Copies {
     return p
   }
 
+  /** one handler for every stand-in of this view: the target is the cached bead */
+  private readonly handler: ProxyHandler<Bead> = {
+    get: (t, k) => {
+      const c = this.copies.get(t.id)
+      if (k === UNWRAP) return c ?? t
+      if (c !== undefined) return Reflect.get(c, k)
+      const v = Reflect.get(t, k)
+      return v !== null && typeof v === 'object' && typeof k === 'string' ? Reflect.get(this.copy(t.id)!, k) : v
+    },
+    set: (t, k, v) => Reflect.set(this.copy(t.id)!, k, v),
+    deleteProperty: (t, k) => Reflect.deleteProperty(this.copy(t.id)!, k),
+    defineProperty: (t, k, d) => Reflect.defineProperty(this.copy(t.id)!, k, d),
+    has: (t, k) => Reflect.has(this.copies.get(t.id) ?? t, k),
+    ownKeys: (t) => Reflect.ownKeys(this.copies.get(t.id) ?? t),
+    getOwnPropertyDescriptor: (t, k) => {
+      const d = Reflect.getOwnPropertyDescriptor(this.copies.get(t.id) ?? t, k)
+      // values are read through `get`, so an object value is copied before anyone can change it
+      return d && 'value' in d && d.value !== null && typeof d.value === 'object' && typeof k === 'string' ? Reflect.getOwnPropertyDescriptor(this.copy(t.id)!, k) : d
+    },
+  }
+
   private standIn(b: Bead): Bead {
-    const id = b.id
-    const now = () => this.copies.get(id) ?? b
-    const mine = () => this.copy(id)!
-    return new Proxy(b, {
-      get: (t, k) => {
-        if (k === UNWRAP) return now()
-        const v = Reflect.get(now(), k)
-        return v !== null && typeof v === 'object' && typeof k === 'string' && !this.copies.has(id) ? Reflect.get(mine(), k) : v
-      },
-      set: (t, k, v) => Reflect.set(mine(), k, v),
-      deleteProperty: (t, k) => Reflect.deleteProperty(mine(), k),
-      defineProperty: (t, k, d) => Reflect.defineProperty(mine(), k, d),
-      has: (t, k) => Reflect.has(now(), k),
-      ownKeys: () => Reflect.ownKeys(now()),
-      getOwnPropertyDescriptor: (t, k) => {
-        const d = Reflect.getOwnPropertyDescriptor(now(), k)
-        // values are read through `get`, so an object value is copied before anyone can change it
-        return d && 'value' in d && d.value !== null && typeof d.value === 'object' && typeof k === 'string' ? Reflect.getOwnPropertyDescriptor(mine(), k) : d
-      },
-    })
+    return new Proxy(b, this.handler)
   }
 }
 

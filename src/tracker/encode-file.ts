@@ -96,6 +96,8 @@ export interface EncodeOptions {
   wantSnap?: boolean
   /** true for beads known to be untouched parses of their line (copy-on-write) */
   untouched?: (b: Bead) => boolean
+  /** the snapshot the beads came from: when the ids are the same, in the same order, its id map is copied, not rebuilt */
+  base?: TrackerSnapshot
 }
 
 /**
@@ -132,8 +134,7 @@ export function serializeTrackerWithSnapshot(beads: Bead[], opts: EncodeOptions 
     closeRun()
     run = {buf: raw.buf, start: raw.start, end: raw.end}
   }
-  let snap: TrackerSnapshot | null = wantSnap ? emptySnapshot() : null
-  const dupes = new Set<string>()
+  let parsed = wantSnap
   const starts: number[] = []
   const ends: number[] = []
   const lineBeads: Bead[] = []
@@ -145,7 +146,7 @@ export function serializeTrackerWithSnapshot(beads: Bead[], opts: EncodeOptions 
       closeRun()
       pending.push(line)
     } else pushRaw(line)
-    if (snap === null) continue
+    if (!parsed) continue
     let after: Bead | string
     let len: number
     if (typeof line === 'string') {
@@ -159,18 +160,32 @@ export function serializeTrackerWithSnapshot(beads: Bead[], opts: EncodeOptions 
     starts.push(off)
     ends.push(off + len)
     off += len + 1
-    if (typeof after === 'string') snap = null
-    else {
-      addBead(snap, after, dupes)
-      lineBeads.push(after)
-    }
+    if (typeof after === 'string') parsed = false
+    else lineBeads.push(after)
   }
   flush()
   const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts)
-  if (snap === null) return {buf, snap}
+  if (!parsed) return {buf, snap: null}
   // every written line is one bead, in order (duplicates included)
   const index: LineIndex = {buf, starts, ends, nos: starts.map((_, i) => i + 1), beads: lineBeads}
-  return {buf, snap: withIndex(finish(snap, dupes), index)}
+  return {buf, snap: withIndex(snapshotOf(lineBeads, opts.base), index)}
+}
+
+/** The snapshot of the written lines; the base's id map copied when only values changed (no 10k-entry rebuild). */
+function snapshotOf(lineBeads: Bead[], base: TrackerSnapshot | undefined): TrackerSnapshot {
+  if (base !== undefined && base.duplicateIds.length === 0 && base.beads.length === lineBeads.length) {
+    let same = true
+    for (let i = 0; i < lineBeads.length && same; i++) same = lineBeads[i].id === base.beads[i].id
+    if (same) {
+      const byId = new Map(base.byId)
+      for (let i = 0; i < lineBeads.length; i++) if (lineBeads[i] !== base.beads[i]) byId.set(lineBeads[i].id, lineBeads[i])
+      return {beads: lineBeads, byId, duplicateIds: []}
+    }
+  }
+  const snap = emptySnapshot()
+  const dupes = new Set<string>()
+  for (const b of lineBeads) addBead(snap, b, dupes)
+  return finish(snap, dupes)
 }
 
 /** `<file>.rejected-YYYYMMDDTHHMMSSZ` (SPEC 2.1). */

@@ -4,7 +4,7 @@
  * of the previous parse (same bytes, same parse). The result equals a full
  * parse (test/tracker/incremental.test.ts).
  */
-import type {TrackerSnapshot} from './types.js'
+import type {Bead, TrackerSnapshot} from './types.js'
 import {addBead, eachLine, emptySnapshot, finish, hasBom, malformedError, parseRawLine} from './lines.js'
 import {indexLine, indexOf, newIndex, withIndex} from './line-index.js'
 import {parseTracker} from './decode.js'
@@ -52,28 +52,46 @@ export function parseTrackerAfter(buf: Buffer, file: string, prev: TrackerSnapsh
   const midStart = head > 0 ? old.ends[head - 1] + 1 : 0
   const midEnd = tail < n0 ? old.starts[tail] + shift : buf.length
   if (midStart > midEnd) return parseTracker(buf, file)
-  const snap = emptySnapshot()
-  const dupes = new Set<string>()
   const index = newIndex(buf)
-  for (let i = 0; i < head; i++) {
-    addBead(snap, old.beads[i], dupes)
-    indexLine(index, old.starts[i], old.ends[i], old.nos[i], old.beads[i])
-  }
+  for (let i = 0; i < head; i++) indexLine(index, old.starts[i], old.ends[i], old.nos[i], old.beads[i])
   const firstLine = head > 0 ? old.nos[head - 1] + 1 : 1
   // a copy of the changed region only: the new beads' lines point into it, so a
   // long-lived process does not keep one whole read alive per change it saw
   const mid = Buffer.from(buf.subarray(midStart, midEnd))
+  const midBeads: Bead[] = []
   const nextLine = eachLine(mid, 0, mid.length, firstLine, midStart === 0, (start, end, n) => {
     const r = parseRawLine(mid, start, end)
     if (typeof r === 'string') throw malformedError(file, n, r)
-    addBead(snap, r, dupes)
+    midBeads.push(r)
     indexLine(index, start + midStart, end + midStart, n, r)
   })
   // the middle ends right before a line start, so it counted every line before the tail
   const lineShift = tail < n0 ? nextLine - old.nos[tail] : 0
-  for (let i = tail; i < n0; i++) {
-    addBead(snap, old.beads[i], dupes)
-    indexLine(index, old.starts[i] + shift, old.ends[i] + shift, old.nos[i] + lineShift, old.beads[i])
+  for (let i = tail; i < n0; i++) indexLine(index, old.starts[i] + shift, old.ends[i] + shift, old.nos[i] + lineShift, old.beads[i])
+  return withIndex(snapshotAfter(prev!, old.beads, head, tail, midBeads), index)
+}
+
+/**
+ * The snapshot of old lines [0, head) + midBeads + old lines [tail, n0). When the
+ * changed lines are the same beads (same ids, in order) in a file without duplicate
+ * ids, the previous id map is copied and the changed beads put in, not rebuilt.
+ */
+function snapshotAfter(prev: TrackerSnapshot, lines: Bead[], head: number, tail: number, midBeads: Bead[]): TrackerSnapshot {
+  let same = prev.duplicateIds.length === 0 && lines.length === prev.beads.length && midBeads.length === tail - head
+  for (let k = 0; k < midBeads.length && same; k++) same = midBeads[k].id === lines[head + k].id
+  if (same) {
+    const byId = new Map(prev.byId)
+    const beads = prev.beads.slice()
+    for (let k = 0; k < midBeads.length; k++) {
+      byId.set(midBeads[k].id, midBeads[k])
+      beads[head + k] = midBeads[k]
+    }
+    return {beads, byId, duplicateIds: []}
   }
-  return withIndex(finish(snap, dupes), index)
+  const snap = emptySnapshot()
+  const dupes = new Set<string>()
+  for (let i = 0; i < head; i++) addBead(snap, lines[i], dupes)
+  for (const b of midBeads) addBead(snap, b, dupes)
+  for (let i = tail; i < lines.length; i++) addBead(snap, lines[i], dupes)
+  return finish(snap, dupes)
 }

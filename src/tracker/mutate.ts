@@ -133,7 +133,7 @@ export async function mutateTracker<T>(
       if (beads === null) return result
       await breathe()
       const out = snap.resolve(beads)
-      const {buf: bytes, snap: written} = serializeTrackerWithSnapshot(out.beads, {untouched: out.untouched})
+      const {buf: bytes, snap: written} = serializeTrackerWithSnapshot(out.beads, {untouched: out.untouched, base})
       await breathe()
       // Duplicate ids: the rewrite keeps the last copy (DDx rule); the earlier
       // copies are saved verbatim next to the tracker, never dropped silently.
