@@ -10,7 +10,6 @@ import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {readTrackerForQuery} from '../tracker/parse-cache.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
-import {renderStatusText} from './text.js'
 import {trackerView} from './tracker-view.js'
 
 export interface StatusOptions {
@@ -82,5 +81,7 @@ export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
     warn(staleNotice(model.stalePid))
   }
   if (opts.json) return JSON.stringify(statusJson(model), null, 2) + '\n'
+  // the text renderer is loaded only for the text form: `status --json` starts faster (issue 18)
+  const {renderStatusText} = await import('./text.js')
   return renderStatusText(model, {width: opts.width, height: opts.height})
 }

@@ -24,8 +24,7 @@ import path from 'node:path'
 import {HelixError, EXIT} from '../util/errors.js'
 import type {Bead, TrackerSnapshot} from './types.js'
 import {readTrackerBytes, sameIdentity, type FileIdentity} from './read-file.js'
-import {parseTracker} from './decode.js'
-import {emptySnapshot, rawOf} from './lines.js'
+import type {RawLine} from './lines.js'
 
 const VERSION = 1
 /** values longer than this (in bytes of JSON) are decoded only when used */
@@ -122,8 +121,7 @@ function valueSpans(line: Buffer, keys: string[]): Array<{key: string; start: nu
   return out
 }
 
-function entryOf(b: Bead): Entry {
-  const raw = rawOf(b)
+function entryOf(b: Bead, raw: RawLine | undefined): Entry {
   const lazy: Array<string | number> = []
   if (raw === undefined || raw.end - raw.start <= LAZY_MIN) return [b, lazy]
   const keys = Object.keys(b)
@@ -219,7 +217,7 @@ function beadOf(e: Entry, src: LazySource): Bead {
  * built for, else from a full parse (which then refreshes the cache).
  * HELIX_NO_PARSE_CACHE=1 turns it off.
  */
-export function readTrackerForQuery(root: string, file: string, env: NodeJS.ProcessEnv = process.env): TrackerSnapshot {
+export async function readTrackerForQuery(root: string, file: string, env: NodeJS.ProcessEnv = process.env): Promise<TrackerSnapshot> {
   if (env.HELIX_NO_PARSE_CACHE === '1') return parseFresh(file)
   const cacheFile = parseCachePath(root, file)
   const cached = loadCache(cacheFile, file)
@@ -234,14 +232,22 @@ export function readTrackerForQuery(root: string, file: string, env: NodeJS.Proc
     snap.duplicateIds = cached.duplicateIds
     return snap
   }
+  // the parser is loaded only when the cache cannot answer
+  const {parseTracker} = await import('./decode.js')
+  const {rawOf} = await import('./lines.js')
   const snap = parseTracker(r.buf ?? Buffer.alloc(0), file)
   if (r.buf !== null && r.buf.length >= MIN_CACHED_BYTES) {
-    writeCache(cacheFile, {v: VERSION, file, id: idJson(r.id), duplicateIds: snap.duplicateIds, beads: snap.beads.map(entryOf)})
+    writeCache(cacheFile, {v: VERSION, file, id: idJson(r.id), duplicateIds: snap.duplicateIds, beads: snap.beads.map((b) => entryOf(b, rawOf(b)))})
   }
   return snap
 }
 
-function parseFresh(file: string): TrackerSnapshot {
+async function parseFresh(file: string): Promise<TrackerSnapshot> {
   const r = readTrackerBytes(file)
+  const {parseTracker} = await import('./decode.js')
   return r === null ? emptySnapshot() : parseTracker(r.buf ?? Buffer.alloc(0), file)
+}
+
+function emptySnapshot(): TrackerSnapshot {
+  return {beads: [], byId: new Map(), duplicateIds: []}
 }

@@ -23,15 +23,15 @@ const fresh = (file: string) => view(parseTracker(readFileSync(file), file))
 
 describe('parse cache (one-shot read commands)', () => {
   for (const real of [REAL_HELIX, REAL_DDX]) {
-    it(`${path.basename(real)}: the first read builds the cache, the next reads come from it, both equal a fresh parse`, () => {
+    it(`${path.basename(real)}: the first read builds the cache, the next reads come from it, both equal a fresh parse`, async () => {
       const {root, paths} = copyReal(real)
       const cacheFile = parseCachePath(root, paths.file)
       expect(existsSync(cacheFile)).toBe(false)
-      const first = readTrackerForQuery(root, paths.file, {})
+      const first = (await readTrackerForQuery(root, paths.file, {}))
       expect(existsSync(cacheFile)).toBe(true)
       // the cache leaves the long values out: it is much smaller than the tracker
       expect(readFileSync(cacheFile).length).toBeLessThan(readFileSync(paths.file).length / 2)
-      const second = readTrackerForQuery(root, paths.file, {})
+      const second = (await readTrackerForQuery(root, paths.file, {}))
       expect(second).not.toBe(first)
       expect(view(second)).toEqual(fresh(paths.file))
       expect(view(first)).toEqual(fresh(paths.file))
@@ -40,12 +40,12 @@ describe('parse cache (one-shot read commands)', () => {
     })
   }
 
-  it('a left-out value is decoded on first use, then is a plain value; writing one works', () => {
+  it('a left-out value is decoded on first use, then is a plain value; writing one works', async () => {
     const long = 'x'.repeat(400) + ' é <b> "q" \\ \u2028'
     const lines = Array.from({length: 300}, (_, i) => JSON.stringify({id: `hx-${String(i).padStart(4, '0')}`, description: long + i, status: 'open', title: `t${i}`}))
     const {root, paths} = tempProject(lines.join('\n') + '\n')
-    readTrackerForQuery(root, paths.file, {})
-    const snap = readTrackerForQuery(root, paths.file, {})
+    await readTrackerForQuery(root, paths.file, {})
+    const snap = await readTrackerForQuery(root, paths.file, {})
     const b = snap.byId.get('hx-0007')!
     expect(Object.getOwnPropertyDescriptor(b, 'description')!.get).toBeTypeOf('function')
     expect(b.description).toBe(long + '7')
@@ -56,51 +56,51 @@ describe('parse cache (one-shot read commands)', () => {
     expect(Object.keys(c)).toEqual(['id', 'description', 'status', 'title'])
   })
 
-  it('any change of the tracker (rewrite, same-size edit with a new mtime, rename over it) means a full parse', () => {
+  it('any change of the tracker (rewrite, same-size edit with a new mtime, rename over it) means a full parse', async () => {
     const lines = Array.from({length: 400}, (_, i) => JSON.stringify({id: `hx-${String(i).padStart(4, '0')}`, status: 'open', description: 'd'.repeat(300)}))
     const {root, paths} = tempProject(lines.join('\n') + '\n')
-    readTrackerForQuery(root, paths.file, {})
+    await readTrackerForQuery(root, paths.file, {})
     // same size, different bytes, a later mtime: the cached parse must not be used
     const edited = readFileSync(paths.file, 'utf8').replace('"status":"open"', '"status":"shut"')
     writeFileSync(paths.file, edited)
     const t = new Date(Date.now() + 5000)
     utimesSync(paths.file, t, t)
-    expect(readTrackerForQuery(root, paths.file, {}).beads[0].status).toBe('shut')
+    expect((await readTrackerForQuery(root, paths.file, {})).beads[0].status).toBe('shut')
     // renamed over (new inode)
     const tmp = paths.file + '.new'
     writeFileSync(tmp, edited.replace('"status":"shut"', '"status":"done"'))
     renameSync(tmp, paths.file)
-    expect(readTrackerForQuery(root, paths.file, {}).beads[0].status).toBe('done')
-    expect(view(readTrackerForQuery(root, paths.file, {}))).toEqual(fresh(paths.file))
+    expect((await readTrackerForQuery(root, paths.file, {})).beads[0].status).toBe('done')
+    expect(view((await readTrackerForQuery(root, paths.file, {})))).toEqual(fresh(paths.file))
   })
 
-  it('a cache file for another tracker, a torn or junk cache, or HELIX_NO_PARSE_CACHE=1 is never used', () => {
+  it('a cache file for another tracker, a torn or junk cache, or HELIX_NO_PARSE_CACHE=1 is never used', async () => {
     const lines = Array.from({length: 400}, (_, i) => JSON.stringify({id: `hx-${String(i).padStart(4, '0')}`, status: 'open', description: 'd'.repeat(300)}))
     const {root, paths} = tempProject(lines.join('\n') + '\n')
-    readTrackerForQuery(root, paths.file, {})
+    await readTrackerForQuery(root, paths.file, {})
     const cacheFile = parseCachePath(root, paths.file)
     const good = readFileSync(cacheFile, 'utf8')
     // another file's cache (the identity would match only by accident): refused by its recorded path
     writeFileSync(cacheFile, good.replace(JSON.stringify(paths.file), JSON.stringify(paths.file + 'x')).replace('"status":"open"', '"status":"WRONG"'))
-    expect(readTrackerForQuery(root, paths.file, {}).beads[0].status).toBe('open')
+    expect((await readTrackerForQuery(root, paths.file, {})).beads[0].status).toBe('open')
     writeFileSync(cacheFile, good.slice(0, good.length / 2))
-    expect(view(readTrackerForQuery(root, paths.file, {}))).toEqual(fresh(paths.file))
+    expect(view((await readTrackerForQuery(root, paths.file, {})))).toEqual(fresh(paths.file))
     // with the switch off the cache is not even read: a doctored one would otherwise win
     writeFileSync(cacheFile, readFileSync(cacheFile, 'utf8').replace('"status":"open"', '"status":"WRONG"'))
-    expect(readTrackerForQuery(root, paths.file, {HELIX_NO_PARSE_CACHE: '1'}).beads[0].status).toBe('open')
+    expect((await readTrackerForQuery(root, paths.file, {HELIX_NO_PARSE_CACHE: '1'})).beads[0].status).toBe('open')
   })
 
-  it('a malformed line still fails every read; small trackers get no cache', () => {
+  it('a malformed line still fails every read; small trackers get no cache', async () => {
     const {root, paths} = tempProject('{"id":"a"}\nnot json\n')
-    expect(() => readTrackerForQuery(root, paths.file, {})).toThrow(/beads.jsonl:2: malformed bead/)
+    await expect(readTrackerForQuery(root, paths.file, {})).rejects.toThrow(/beads.jsonl:2: malformed bead/)
     expect(existsSync(path.join(root, '.helix'))).toBe(false)
     writeFileSync(paths.file, '{"id":"a"}\n')
-    expect(readTrackerForQuery(root, paths.file, {}).beads.map((b) => b.id)).toEqual(['a'])
+    expect((await readTrackerForQuery(root, paths.file, {})).beads.map((b) => b.id)).toEqual(['a'])
     expect(existsSync(path.join(root, '.helix'))).toBe(false)
     expect(readdirSync(root)).toEqual(['.ddx'])
   })
 
-  it('duplicate ids, duplicate keys, integer-like keys and CRLF lines read the same from the cache', () => {
+  it('duplicate ids, duplicate keys, integer-like keys and CRLF lines read the same from the cache', async () => {
     const pad = 'p'.repeat(300)
     const odd = [
       `{"id":"a","n":1,"n":2,"description":"${pad}"}`,
@@ -110,8 +110,8 @@ describe('parse cache (one-shot read commands)', () => {
     ]
     const filler = Array.from({length: 300}, (_, i) => JSON.stringify({id: `z-${i}`, description: pad}))
     const {root, paths} = tempProject([...odd, ...filler].join('\n') + '\n')
-    readTrackerForQuery(root, paths.file, {})
-    const snap = readTrackerForQuery(root, paths.file, {})
+    await readTrackerForQuery(root, paths.file, {})
+    const snap = await readTrackerForQuery(root, paths.file, {})
     expect(view(snap)).toEqual(fresh(paths.file))
     expect(snap.duplicateIds).toEqual(['a'])
   })
