@@ -31,6 +31,8 @@ const VERSION = 1
 const LAZY_MIN = 160
 /** smaller trackers parse faster than the cache file would load */
 const MIN_CACHED_BYTES = 64 * 1024
+/** a cache larger than this share of the tracker is not worth reading instead of the tracker */
+const MAX_CACHE_SHARE = 0.4
 
 /** one bead: the bead with 0 in place of each lazy value (keys in file order), and the lazy spans [key, start, end, …] */
 type Entry = [Bead, Array<string | number>]
@@ -41,6 +43,8 @@ interface CacheFile {
   id: {dev: string; ino: string; size: string; mtimeNs: string}
   duplicateIds: string[]
   beads: Entry[]
+  /** the cache would not be much smaller than the tracker: this identity is parsed in full, with no cache built */
+  skip?: boolean
 }
 
 /** `<root>/.helix/cache/tracker-<hash of the tracker path>.json` */
@@ -61,7 +65,7 @@ function idOf(j: CacheFile['id']): FileIdentity {
 function loadCache(cacheFile: string, file: string): CacheFile | null {
   try {
     const c = JSON.parse(readFileSync(cacheFile, 'utf8')) as CacheFile
-    return c.v === VERSION && c.file === file && Array.isArray(c.beads) ? c : null
+    return c.v === VERSION && c.file === file && (c.skip === true || Array.isArray(c.beads)) ? c : null
   } catch {
     // missing, unreadable or torn: a full parse rebuilds it
     return null
@@ -137,13 +141,13 @@ function entryOf(b: Bead, raw: RawLine | undefined): Entry {
   return [o ?? b, lazy]
 }
 
-function writeCache(cacheFile: string, c: CacheFile): void {
+function writeCache(cacheFile: string, text: string): void {
   try {
     mkdirSync(path.dirname(cacheFile), {recursive: true})
     // git never shows the cache, whether or not the project ignores .helix/
     writeFileSync(path.join(path.dirname(cacheFile), '.gitignore'), '*\n')
     const tmp = `${cacheFile}.tmp-${process.pid}`
-    writeFileSync(tmp, JSON.stringify(c))
+    writeFileSync(tmp, text)
     renameSync(tmp, cacheFile)
   } catch {
     // a cache is an optimisation: a read-only project, a full disk… just parse next time
@@ -224,7 +228,7 @@ export async function readTrackerForQuery(root: string, file: string, env: NodeJ
   const known = cached ? idOf(cached.id) : undefined
   const r = readTrackerBytes(file, known)
   if (r === null) return emptySnapshot()
-  if (r.buf === null && cached && known) {
+  if (r.buf === null && cached && known && !cached.skip) {
     const src = new LazySource(file, known)
     const snap = emptySnapshot()
     snap.beads = cached.beads.map((e) => beadOf(e, src))
@@ -235,11 +239,18 @@ export async function readTrackerForQuery(root: string, file: string, env: NodeJ
   // the parser is loaded only when the cache cannot answer
   const {parseTracker} = await import('./decode.js')
   const {rawOf} = await import('./lines.js')
-  const snap = parseTracker(r.buf ?? Buffer.alloc(0), file)
+  const snap = parseTracker(r.buf ?? (await readAll(file)), file)
   if (r.buf !== null && r.buf.length >= MIN_CACHED_BYTES) {
-    writeCache(cacheFile, {v: VERSION, file, id: idJson(r.id), duplicateIds: snap.duplicateIds, beads: snap.beads.map((b) => entryOf(b, rawOf(b)))})
+    const c: CacheFile = {v: VERSION, file, id: idJson(r.id), duplicateIds: snap.duplicateIds, beads: snap.beads.map((b) => entryOf(b, rawOf(b)))}
+    const text = JSON.stringify(c)
+    // mostly short values (many small beads): the cache would cost about what the parse costs
+    writeCache(cacheFile, text.length > r.buf.length * MAX_CACHE_SHARE ? JSON.stringify({...c, beads: [], skip: true}) : text)
   }
   return snap
+}
+
+async function readAll(file: string): Promise<Buffer> {
+  return readTrackerBytes(file)?.buf ?? Buffer.alloc(0)
 }
 
 async function parseFresh(file: string): Promise<TrackerSnapshot> {

@@ -115,4 +115,14 @@ describe('parse cache (one-shot read commands)', () => {
     expect(view(snap)).toEqual(fresh(paths.file))
     expect(snap.duplicateIds).toEqual(['a'])
   })
+
+  it('a tracker of short values gets a "not worth it" marker instead of a cache, and still reads right', async () => {
+    const lines = Array.from({length: 3000}, (_, i) => JSON.stringify({id: `hx-${String(i).padStart(5, '0')}`, priority: i % 5, status: i % 3 ? 'open' : 'closed', title: `bead ${i}`}))
+    const {root, paths} = tempProject(lines.join('\n') + '\n')
+    await readTrackerForQuery(root, paths.file, {})
+    const c = JSON.parse(readFileSync(parseCachePath(root, paths.file), 'utf8')) as {skip?: boolean; beads: unknown[]}
+    expect(c.skip).toBe(true)
+    expect(c.beads).toEqual([])
+    expect(view(await readTrackerForQuery(root, paths.file, {}))).toEqual(fresh(paths.file))
+  })
 })
