@@ -1,6 +1,7 @@
 // Shared benchmark helpers: every figure is a ratio to `node -e 0`, measured
 // side by side (interleaved) in the same run so machine load affects both.
 import {spawnSync} from 'node:child_process'
+import {appendFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -41,4 +42,13 @@ export function compareToNode(args, {cwd, env = {}, runs = 9} = {}) {
 export function report(label, {nodeMs, helixMs, ratio}, goal) {
   const verdict = goal === undefined ? '' : ratio <= goal ? `  (goal ≤ ${goal}: met)` : `  (goal ≤ ${goal}: NOT met)`
   console.log(`${label}: ${ratio.toFixed(2)}× node -e 0  [helix ${helixMs.toFixed(0)} ms, node ${nodeMs.toFixed(0)} ms]${verdict}`)
+}
+
+/**
+ * Keep one figure for the summary `npm run bench` prints at the end (scripts/bench.mjs
+ * sets HELIX_BENCH_RESULTS); a bench run on its own just prints its lines.
+ */
+export function record(key, data) {
+  const file = process.env.HELIX_BENCH_RESULTS
+  if (file) appendFileSync(file, JSON.stringify({key, ...data}) + '\n')
 }

@@ -5,7 +5,7 @@
 import {copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {compareToNode, report} from './lib.mjs'
+import {compareToNode, record, report} from './lib.mjs'
 import {REAL_HELIX} from './real-trackers.mjs'
 import {serializeTracker} from '../../dist/tracker/codec.js'
 
@@ -71,7 +71,8 @@ try {
     const mb = statSync(path.join(dir, '.ddx', 'beads.jsonl')).size / 1e6
     const res = compareToNode(['tracker', 'ready', '--json'], {cwd: dir, runs: n >= 100_000 ? 5 : 7})
     results[n] = res
-    report(`tracker ready --json, ${n} beads (${mb.toFixed(1)} MB)`, res, n >= 100_000 ? 35 : undefined)
+    report(`tracker ready --json, ${n} beads (${mb.toFixed(1)} MB)`, res, n >= 100_000 ? 12 : undefined)
+    record(`ready-${n}`, {...res, mb})
     if (n >= 100_000) {
       const verdict = res.helixMs <= 2000 ? 'met' : 'NOT met'
       console.log(`tracker ready --json, ${n} beads: ${res.helixMs.toFixed(0)} ms absolute (SPEC 11 goal ≤ 2000 ms: ${verdict})`)

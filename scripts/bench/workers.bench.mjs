@@ -8,7 +8,7 @@ import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {helixBin, median, repoRoot} from './lib.mjs'
+import {helixBin, median, record, repoRoot} from './lib.mjs'
 
 const N = Number(process.env.BENCH_WORKERS_BEADS ?? 20)
 const SLEEP_MS = Number(process.env.BENCH_WORKERS_SLEEP_MS ?? 2000)
@@ -106,6 +106,74 @@ function drain(agent, workers) {
   }
 }
 
+/**
+ * The fixed git cost of one attempt with workers: the git commands src/app/landing.ts
+ * runs for an attempt that lands (prepare: free-number checks, base tip, worktree add;
+ * land: leftovers commit check, tracker-copy check, branch checks, fast-forward, cleanup),
+ * timed on a real repository, one attempt after another. `locked` is the part landing
+ * runs under the land lock (one slot at a time); `after` is the cleanup.
+ */
+function gitCostPerAttempt(attempts = 8) {
+  const root = mkdtempSync(path.join(tmpdir(), 'helix-workers-git-'))
+  const t = (fn) => {
+    const t0 = process.hrtime.bigint()
+    fn()
+    return Number(process.hrtime.bigint() - t0) / 1e6
+  }
+  const q = (cwd, ...args) => spawnSync('git', args, {cwd, env: gitEnv, encoding: 'utf8'})
+  try {
+    git(root, 'init', '-q', '-b', 'main')
+    git(root, 'config', 'user.email', 'bench@example.com')
+    git(root, 'config', 'user.name', 'bench')
+    writeFileSync(path.join(root, 'README.md'), 'bench\n')
+    git(root, 'add', '-A')
+    git(root, 'commit', '-q', '-m', 'initial')
+    const prep = []
+    const locked = []
+    const after = []
+    for (let i = 0; i < attempts; i++) {
+      const id = `hx-${String(i).padStart(8, '0')}`
+      const branch = `helix/${id}-1`
+      const top = path.join(root, '.helix', 'worktrees', `${id}-1`)
+      let tip
+      prep.push(t(() => {
+        q(root, 'rev-parse', '--verify', '-q', `refs/heads/${branch}`)
+        q(root, 'rev-parse', '--verify', '-q', `refs/helix/preserved/${id}/1`)
+        tip = git(root, 'rev-parse', '--verify', '-q', 'refs/heads/main^{commit}')
+        git(root, 'worktree', 'add', '-q', '-b', branch, top, tip)
+      }))
+      // the agent's work
+      writeFileSync(path.join(top, `${id}.txt`), id + '\n')
+      git(top, 'add', '-A')
+      git(top, 'commit', '-q', '-m', `work on ${id}`)
+      let next
+      locked.push(t(() => {
+        q(top, 'add', '-A')
+        q(top, 'diff', '--cached', '--name-only', '-z', '--no-renames')
+        q(top, 'diff', '--cached', '--quiet')
+        q(top, 'diff', '--name-only', '-z', '--no-renames', 'HEAD')
+        q(top, 'symbolic-ref', '-q', 'HEAD')
+        q(root, 'log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${branch}`, '--not', 'refs/heads/main', tip)
+        const cur = git(root, 'rev-parse', '--verify', '-q', 'refs/heads/main^{commit}')
+        q(top, 'merge-base', '--is-ancestor', cur, 'HEAD')
+        next = git(root, 'rev-parse', `refs/heads/${branch}`)
+        q(root, 'symbolic-ref', '-q', 'HEAD')
+        git(root, 'merge', '--ff-only', '-q', '--no-edit', branch)
+        q(root, 'rev-list', '--reverse', `${cur}..${next}`)
+      }))
+      after.push(t(() => {
+        git(root, 'worktree', 'remove', '--force', '--force', top)
+        git(root, 'worktree', 'prune')
+        const sha = git(root, 'rev-parse', `refs/heads/${branch}`)
+        git(root, 'update-ref', '-d', `refs/heads/${branch}`, sha)
+      }))
+    }
+    return {prepare: median(prep), locked: median(locked), after: median(after)}
+  } finally {
+    rmSync(root, {recursive: true, force: true})
+  }
+}
+
 const scratch = mkdtempSync(path.join(tmpdir(), 'helix-workers-agent-'))
 try {
   const agent = makeAgent(scratch)
@@ -119,6 +187,12 @@ try {
   const w1 = median(one)
   const wN = median(wide)
   const ratio = wN / w1
+  const g = gitCostPerAttempt()
+  const fixed = g.prepare + g.locked + g.after
+  console.log(
+    `workers: fixed git cost per attempt ${fixed.toFixed(0)} ms = prepare (worktree add) ${g.prepare.toFixed(0)} + under the land lock ${g.locked.toFixed(0)} + cleanup (worktree remove, branch delete) ${g.after.toFixed(0)}`,
+  )
+  record('workers', {w1, wN, ratio, git: g, fixed, beads: N, sleepMs: SLEEP_MS})
   console.log(
     `workers: ${N} beads × ${SLEEP_MS / 1000} s agent: --workers ${WIDE} ${(wN / 1000).toFixed(1)} s vs --workers 1 ${(w1 / 1000).toFixed(1)} s = ${ratio.toFixed(2)} (goal ≤ ${GOAL.toFixed(2)}: ${ratio <= GOAL ? 'met' : 'NOT met'}); all ${N} landed, linear, no helix/* branch or worktree left`,
   )

@@ -363,8 +363,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
         if (u.code !== 0) continue
       }
       const commits = (await run(['rev-list', '--reverse', `${cur}..${next}`], root)).stdout.split('\n').map((s) => s.trim()).filter(Boolean)
-      await removeWorktree(ws)
-      await deleteBranch(ws)
+      // the worktree and branch go in land(), after the land lock is released
       return {landed: true, sha: next, commits}
     }
     return {landed: false, reason: `the base branch ${sanitize(b)} kept moving during landing`, preservedRef: null}
@@ -382,7 +381,19 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     } catch (error) {
       result = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
     }
-    if (result.landed) return result
+    if (result.landed) {
+      // The base already holds the commits, so removing the worktree and deleting the
+      // branch need no lock: the next slot's landing does not wait for them (issue 18).
+      // A crash here leaves a landed attempt's worktree for reconciliation (18.2) and
+      // `recover --worktrees`, exactly as a crash after the cleanup's first step would.
+      try {
+        await removeWorktree(ws)
+        await deleteBranch(ws)
+      } catch (error) {
+        log(`helix: landed ${ws.bead}, but could not remove its worktree or branch: ${sanitize(errorMessage(error))}`)
+      }
+      return result
+    }
     return {landed: false, reason: result.reason, preservedRef: await preserve(ws, result.reason)}
   }
 

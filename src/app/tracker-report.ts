@@ -5,7 +5,7 @@
  */
 import {projectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
-import {readTracker} from '../tracker/store.js'
+import {readTrackerForQuery} from '../tracker/parse-cache.js'
 import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from '../tracker/queries.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
 import {realProbe} from '../proc/probe.js'
@@ -23,8 +23,10 @@ export function jsonLine(v: unknown): string {
 }
 
 async function load(opts: ReportOptions): Promise<TrackerSnapshot> {
-  const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)
-  return readTracker(paths.file)
+  const env = opts.env ?? process.env
+  const paths = projectPaths(opts.cwd ?? process.cwd(), env)
+  // read-only commands: the identity-checked parse cache under .helix/ (parse-cache.ts)
+  return readTrackerForQuery(paths.root, paths.file, env)
 }
 
 async function staleSet(snap: TrackerSnapshot, env: NodeJS.ProcessEnv): Promise<Set<string>> {

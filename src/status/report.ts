@@ -8,9 +8,8 @@ import {statSync} from 'node:fs'
 import {projectPaths} from '../util/root.js'
 import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
-import {readTracker} from '../tracker/store.js'
+import {readTrackerForQuery} from '../tracker/parse-cache.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
-import {renderStatusText} from './text.js'
 import {trackerView} from './tracker-view.js'
 
 export interface StatusOptions {
@@ -57,7 +56,7 @@ export async function statusModel(opts: StatusOptions = {}): Promise<StatusModel
   const now = opts.now ?? new Date()
   const paths = projectPaths(opts.cwd ?? process.cwd(), env)
   const pid = checkPidFile(paths.pidFile)
-  const [snap, runState] = await Promise.all([readTracker(paths.file), readRunState(paths.runState)])
+  const [snap, runState] = await Promise.all([readTrackerForQuery(paths.root, paths.file, env), readRunState(paths.runState)])
   const view = await trackerView(snap, now, env)
   return buildStatusModel({
     snap,
@@ -82,5 +81,7 @@ export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
     warn(staleNotice(model.stalePid))
   }
   if (opts.json) return JSON.stringify(statusJson(model), null, 2) + '\n'
+  // the text renderer is loaded only for the text form: `status --json` starts faster (issue 18)
+  const {renderStatusText} = await import('./text.js')
   return renderStatusText(model, {width: opts.width, height: opts.height})
 }

@@ -12,7 +12,7 @@
  */
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {cloneSnapshot, encodeBeadLine, parseTracker, rawOf} from './codec.js'
+import {copyBead, encodeBeadLine, parseTracker, rawOf, RawLine} from './codec.js'
 import {mergeBead, sameJson} from './merge-fields.js'
 import type {Bead, TrackerSnapshot} from './types.js'
 
@@ -40,6 +40,12 @@ function parseSide(buf: Buffer, label: string, strict: boolean): TrackerSnapshot
   return snap
 }
 
+/** the encoder's answer as bytes or text (an unchanged line comes back as its RawLine) */
+function encoded(b: Bead): string | Buffer {
+  const x = encodeBeadLine(b)
+  return x instanceof RawLine ? x.bytes : x
+}
+
 function bytesOf(b: Bead): Buffer | undefined {
   return rawOf(b)?.bytes
 }
@@ -52,15 +58,15 @@ function sameBytes(a: Bead, b: Bead): boolean {
 
 /** The line for `merged`, encoded from `side`'s line (unchanged values keep their text). */
 function encodeFrom(side: Bead, merged: Bead): string | Buffer {
-  const copy = cloneSnapshot({beads: [side], byId: new Map([[side.id, side]]), duplicateIds: []}).beads[0]
+  const copy = copyBead(side)
   for (const k of Object.keys(copy)) if (!Object.hasOwn(merged, k)) delete copy[k]
   for (const k of Object.keys(merged)) copy[k] = merged[k]
-  return encodeBeadLine(copy)
+  return encoded(copy)
 }
 
 /** The line of a bead both sides have (base undefined: added on both). */
 function resolveLine(base: Bead | undefined, ours: Bead, theirs: Bead): string | Buffer {
-  const line = (b: Bead) => bytesOf(b) ?? encodeBeadLine(b)
+  const line = (b: Bead) => bytesOf(b) ?? encoded(b)
   if (sameBytes(ours, theirs)) return line(ours)
   if (base !== undefined && sameBytes(base, ours)) return line(theirs)
   if (base !== undefined && sameBytes(base, theirs)) return line(ours)

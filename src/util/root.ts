@@ -1,5 +1,4 @@
 import {existsSync, statSync} from 'node:fs'
-import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import {HelixError} from './errors.js'
 
@@ -41,6 +40,9 @@ export function findProjectRoot(cwd: string = process.cwd(), env: NodeJS.Process
 
 /** Where `tracker init` puts `.ddx/`: the git top level, or the cwd without git. */
 export function initRoot(cwd: string = process.cwd()): string {
+  // looked up here, not imported at the top: child_process (and the net/stream modules it
+  // loads) would otherwise cost every command that only needs the project root
+  const {spawnSync} = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
   const git = spawnSync('git', ['rev-parse', '--show-toplevel'], {cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
   if (git.status === 0) {
     const top = git.stdout.trim()

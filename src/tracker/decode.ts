@@ -1,0 +1,95 @@
+/**
+ * Reading a whole tracker file (SPEC 2.1, 13.2): the strict parse every
+ * command uses, the lenient one of doctor, doctor's per-line findings, and
+ * the losing copies of duplicate ids. Every bead remembers its line as
+ * offsets into the one buffer that was read (lines.ts), so a rewrite keeps
+ * unchanged lines byte for byte.
+ */
+import {isUtf8} from 'node:buffer'
+import type {Bead, TrackerSnapshot} from './types.js'
+import {addBead, eachLine, emptySnapshot, finish, hasBom, malformedError, parseRawLine, RawLine, type MalformedLine} from './lines.js'
+import {indexLine, newIndex, withIndex} from './line-index.js'
+import {topLevelEntries} from './json-scan.js'
+
+function asBuffer(input: string | Buffer): Buffer {
+  return typeof input === 'string' ? Buffer.from(input, 'utf8') : input
+}
+
+/**
+ * Strict parse: the first malformed line throws HelixError (exit 1) with
+ * `<file>:<line>: malformed bead (<reason>) — run 'helix tracker doctor' …`.
+ */
+export function parseTracker(input: string | Buffer, file: string): TrackerSnapshot {
+  const buf = asBuffer(input)
+  const snap = emptySnapshot()
+  const dupes = new Set<string>()
+  // a file with a byte order mark is not indexed: its next parse is a full one
+  const index = hasBom(buf) ? null : newIndex(buf)
+  eachLine(buf, 0, buf.length, 1, true, (start, end, n) => {
+    const r = parseRawLine(buf, start, end)
+    if (typeof r === 'string') throw malformedError(file, n, r)
+    addBead(snap, r, dupes)
+    if (index !== null) indexLine(index, start, end, n, r)
+  })
+  return withIndex(finish(snap, dupes), index)
+}
+
+/** Lenient parse for doctor: malformed lines are returned (with their exact bytes), not thrown. */
+export function parseTrackerLenient(input: string | Buffer): {snapshot: TrackerSnapshot; malformed: MalformedLine[]} {
+  const buf = asBuffer(input)
+  const snap = emptySnapshot()
+  const dupes = new Set<string>()
+  const malformed: MalformedLine[] = []
+  eachLine(buf, 0, buf.length, 1, true, (start, end, n) => {
+    const r = parseRawLine(buf, start, end)
+    if (typeof r !== 'string') addBead(snap, r, dupes)
+    else {
+      const raw = new RawLine(buf, start, end)
+      malformed.push({line: n, text: raw.text, bytes: raw.bytes, reason: r})
+    }
+  })
+  return {snapshot: finish(snap, dupes), malformed}
+}
+
+/** Per-line findings for doctor: invalid UTF-8 and duplicate keys inside one record. */
+export function lineFindings(input: string | Buffer): {invalidUtf8: number[]; duplicateKeys: Array<{line: number; keys: string[]}>} {
+  const buf = asBuffer(input)
+  const invalidUtf8: number[] = []
+  const duplicateKeys: Array<{line: number; keys: string[]}> = []
+  eachLine(buf, 0, buf.length, 1, true, (start, end, n) => {
+    const raw = new RawLine(buf, start, end)
+    if (!isUtf8(raw.bytes)) invalidUtf8.push(n)
+    const entries = topLevelEntries(raw.text)
+    if (!entries) return
+    const seen = new Set<string>()
+    const dup = new Set<string>()
+    for (const e of entries) {
+      if (seen.has(e.key)) dup.add(e.key)
+      seen.add(e.key)
+    }
+    if (dup.size) duplicateKeys.push({line: n, keys: [...dup]})
+  })
+  return {invalidUtf8, duplicateKeys}
+}
+
+/**
+ * The losing copies of duplicate ids (every line of a duplicated id except the
+ * last), verbatim (bytes) with their line numbers. A rewrite keeps only the last copy,
+ * so callers save these lines instead of dropping them silently.
+ */
+export function supersededDuplicateLines(input: string | Buffer, snap: TrackerSnapshot): Array<{line: number; text: string; bytes: Buffer}> {
+  if (snap.duplicateIds.length === 0) return []
+  const buf = asBuffer(input)
+  const dup = new Set(snap.duplicateIds)
+  const lastLine = new Map<string, number>()
+  const found: Array<{line: number; text: string; bytes: Buffer; id: string}> = []
+  eachLine(buf, 0, buf.length, 1, true, (start, end, n) => {
+    const r: Bead | string = parseRawLine(buf, start, end)
+    if (typeof r !== 'string' && dup.has(r.id)) {
+      const raw = new RawLine(buf, start, end)
+      found.push({line: n, text: raw.text, bytes: raw.bytes, id: r.id})
+      lastLine.set(r.id, n)
+    }
+  })
+  return found.filter((f) => lastLine.get(f.id) !== f.line).map(({line, text, bytes}) => ({line, text, bytes}))
+}
