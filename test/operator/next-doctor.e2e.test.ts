@@ -45,7 +45,8 @@ describe('helix doctor', () => {
   function healthy(): {root: string; agent: string} {
     const root = project({beads: [{id: 'hx-a', title: 'a'}]})
     const agent = path.join(root, 'my-agent')
-    writeFileSync(agent, '#!/bin/sh\nexit 0\n')
+    // a command agent that can answer a review: doctor's review preflight passes
+    writeFileSync(agent, '#!/bin/sh\necho REVIEW_STATUS: CLEAN\n')
     chmodSync(agent, 0o755)
     return {root, agent}
   }
