@@ -217,7 +217,8 @@ export class Run {
     }
     const ended = this.now()
     s.stop_reason = reason
-    s.stop_message = stop.detail ?? null
+    // the reason in words for status and report (issue 20: not just `Stopped: error`)
+    s.stop_message = stop.detail ?? stop.message?.replace(/^helix: /, '') ?? null
     s.current_bead = null
     s.current_bead_started_at = null
     s.workers = []
@@ -272,6 +273,7 @@ export class Run {
       tokens: s.total_tokens,
       cost_usd: s.total_cost_usd ?? 0,
       stop_reason: reason,
+      stop_message: s.stop_message ?? null,
       exit_code: exitCode,
       paused_ms: this.pausedMs,
       idle_ms: this.idleMs,

@@ -11,7 +11,9 @@ import {readRunState} from '../state/run-state.js'
 import {readTracker} from '../tracker/store.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
 import {renderStatusText} from './text.js'
+import {COMPACT_BELOW, renderCompact} from './compact.js'
 import {trackerView} from './tracker-view.js'
+import {loadConfig} from '../config/project-config.js'
 
 export interface StatusOptions {
   cwd?: string
@@ -59,7 +61,10 @@ export async function statusModel(opts: StatusOptions = {}): Promise<StatusModel
   const pid = checkPidFile(paths.pidFile)
   const [snap, runState] = await Promise.all([readTracker(paths.file), readRunState(paths.runState)])
   const view = await trackerView(snap, now, env)
+  // the project's config (what the next run uses); a bad file is one line, exit 1, as for run
+  const config = loadConfig(paths.root)
   return buildStatusModel({
+    config,
     snap,
     counts: view.counts,
     waiting: view.waiting,
@@ -82,5 +87,7 @@ export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
     warn(staleNotice(model.stalePid))
   }
   if (opts.json) return JSON.stringify(statusJson(model), null, 2) + '\n'
+  // below 60 columns (tmux split-window -h of an 80-column terminal gives 39): the compact layout
+  if (opts.width !== undefined && opts.width < COMPACT_BELOW) return renderCompact(model, {width: opts.width, height: opts.height})
   return renderStatusText(model, {width: opts.width, height: opts.height})
 }
