@@ -1,6 +1,7 @@
 // `helix agent check` (docs/agent-protocol.md): the shipped minimal agents answer every
 // action; an agent that cannot review is caught, by `agent check`, by doctor and by run's
 // preflight, before a night's run reaches its first review.
+import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, readdirSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -91,6 +92,17 @@ describe('review agent preflight', () => {
     const ok = helix(root, ['run', '--agent', agent, '--no-auto-review', '--summary'])
     expect(ok.code).toBe(0)
     expect(helix(root, ['tracker', 'show', 'hx-a', '--json']).stdout).toMatch(/"status":\s*"closed"/)
+  }, 60_000)
+
+  it('with the preflight off, the review stop shows its reason in status (not just "error")', () => {
+    const root = project({beads: [{id: 'hx-a', title: 'a', priority: 0}]})
+    spawnSync('git', ['init', '-q'], {cwd: root})
+    const agent = noReviewAgent(root)
+    const r = helix(root, ['run', '--agent', agent, '--summary', '--review-threshold', '0'], {HELIX_AGENT_PREFLIGHT: '0'})
+    expect(r.stderr).toContain('helix: review output missing REVIEW_STATUS trailer')
+    expect(r.code).toBe(1)
+    const s = helix(root, ['status'])
+    expect(s.stdout).toMatch(/^ {2}Stopped: error \(review output missing REVIEW_STATUS trailer\), /m)
   }, 60_000)
 
   it('a shipped minimal agent passes the preflight and doctor', () => {
