@@ -192,6 +192,8 @@ export async function review(r: Run, id: string, n?: number, slot?: number, work
   if (r.aborted) return interruptStop(r.o.signal)
   const status = trailerValue(res.text, 'REVIEW_STATUS', REVIEW_STATUS)
   if (!status) return new Stop('error', EXIT.ERROR, 'helix: review output missing REVIEW_STATUS trailer')
+  // the verdict, for `helix report` (issue 20)
+  r.log?.event('review', {bead: id, review_status: status, issues: trailerInt(res.text, 'ISSUES_COUNT') ?? 0})
   const st = r.ledger.state
   if (status === 'ISSUES_FOUND') {
     const count = trailerInt(res.text, 'ISSUES_COUNT') ?? 0
