@@ -100,7 +100,7 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
       onLine: (l) => opts.out.stdout(line(sanitize(l))),
     })
     const range = result.logRange ? `log ${result.logRange.first}–${result.logRange.last} in ${log.path}` : `log ${log.path}`
-    opts.out.stderr(line(`helix: [${hhmmss(now())}] ${sel.agent.name} complete (rc=${result.rc}, ${Math.round(result.durationMs / 1000)}s${result.tokensReported === false ? '' : `, ${result.tokens} tokens`}) — ${sanitize(range)}`))
+    opts.out.stderr(line(`helix: [${hhmmss(now())}] ${sel.agent.name} complete (rc=${result.rc}, ${Math.round(result.durationMs / 1000)}s${result.tokensReported === false ? '' : `, ${result.tokens.toLocaleString('en-US')} tokens`}) — ${sanitize(range)}`))
     const code =
       !result.aborted && result.health && result.health.kind !== 'ok'
         ? fail(opts.out, sanitize(healthStopLine(sel.agent.name, result.health, now())), EXIT.AGENT_UNAVAILABLE)

@@ -70,7 +70,7 @@ async function scratchProject(env: NodeJS.ProcessEnv): Promise<{root: string; be
 
 function tokensNote(r: DispatchResult): string[] {
   const notes: string[] = []
-  if (r.tokensReported) notes.push(`${r.tokens} tokens`)
+  if (r.tokensReported) notes.push(`${r.tokens.toLocaleString('en-US')} tokens`)
   if (r.costUsd) notes.push(`$${r.costUsd.toFixed(2)}`)
   return notes
 }

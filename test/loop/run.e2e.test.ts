@@ -245,7 +245,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     const r = helix(p, ['run', '--claude', '-s', '--no-auto-review', '--max-cycles', '1'])
     expect(r.code).toBe(0)
     expect(r.stdout).toBe('')
-    expect(r.stderr).toMatch(/claude complete \(rc=0, \d+s, 1234 tokens\) — log L\d+–L\d+ in \//)
+    expect(r.stderr).toMatch(/claude complete \(rc=0, \d+s, 1,234 tokens\) — log L\d+–L\d+ in \//)
     expect(r.stderr).toContain('cycle 1: hx-c1 → COMPLETE (1 of 1 cycles completed, 1,234 tokens)')
     expect(calls(p)[0].as ?? 'claude').toBe('claude')
     expect(runState(p)).toMatchObject({agent: 'claude', total_tokens: 1234})
