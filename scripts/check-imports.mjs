@@ -27,7 +27,7 @@ export const LAYERS = [
   {name: 'loop engine', folders: ['loop']},
   {name: 'agents, recovery and the remote', folders: ['agents', 'recovery', 'remote']},
   {name: 'tracker and git', folders: ['tracker', 'git']},
-  {name: 'state', folders: ['state']},
+  {name: 'state and config', folders: ['state', 'config']},
   {name: 'proc', folders: ['proc']},
   {name: 'util', folders: ['util']},
 ]

@@ -36,7 +36,11 @@ export function resolveAgent(name: string, env: NodeJS.ProcessEnv = process.env,
     return {kind: kindOf(abs), name: trimmed, path: abs}
   }
   const found = findOnPath(trimmed, env)
-  if (!found) throw new HelixError(`agent '${trimmed}' not found on PATH`, EXIT.ERROR)
+  if (!found) {
+    // `--agent agent.sh` for a script in the project: PATH lookup misses it, so say how to name it
+    const hint = isExecutableFile(path.resolve(cwd, trimmed)) ? ` (did you mean './${trimmed}'?)` : ''
+    throw new HelixError(`agent '${trimmed}' not found on PATH${hint}`, EXIT.ERROR)
+  }
   return {kind: kindOf(trimmed), name: trimmed, path: found}
 }
 

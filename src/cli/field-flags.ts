@@ -13,8 +13,8 @@ type StringFlag = ReturnType<typeof stringFlag>
 
 export function tableFlags(command: 'create' | 'update'): Record<string, StringFlag> {
   const out: Record<string, StringFlag> = {}
-  const dflt = command === 'create' ? 'default: none' : 'default: unchanged'
   for (const f of plainFlagFields(command)) {
+    const dflt = command === 'create' ? `default: ${f.createDefault ?? 'none'}` : 'default: unchanged'
     const what = f.description ?? `sets ${f.key}`
     const description = `${what} (${dflt})`
     out[f.flag!] = f.kind === 'bool' ? (Flags.string({options: ['true', 'false'], description}) as StringFlag) : stringFlag(description)

@@ -26,8 +26,13 @@ export default class Doctor extends HelixCommand {
     if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
     // the agent flags are run's: a value run would refuse is refused here too
     if (flags.timeout !== undefined) parseTimeout(flags.timeout)
-    const report = await doctorReport({agents: {agent: flags.agent, claude: flags.claude, codex: flags.codex, reviewAgent: flags['review-agent']}})
-    process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderDoctor(report))
+    const {configuredEnv} = await import('../config/project-config.js')
+    // the project's .helix/config.json counts as a run would count it (flags > env > config)
+    const env = configuredEnv(process.env, process.cwd())
+    const report = await doctorReport({env, agents: {agent: flags.agent, claude: flags.claude, codex: flags.codex, reviewAgent: flags['review-agent']}})
+    if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
+    // outside a project the `helix: not a helix project` line says it once; the report does not repeat it
+    else process.stdout.write(renderDoctor(report.not_a_project ? {...report, checks: report.checks.filter((c) => c.what !== 'project')} : report))
     if (report.not_a_project) this.err(`helix: ${NOT_A_PROJECT}`)
     if (report.problems) this.exit(EXIT.ERROR)
   }

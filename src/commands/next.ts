@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {nextOutput} from '../status/next.js'
@@ -8,11 +8,15 @@ export default class Next extends HelixCommand {
   // refused in one line, instead of oclif looking for a command 'next:<word>'.
   static override args = {unexpected: Args.string({hidden: true})}
 
-  static override description = "Print the id `helix run` would select now, or 'no ready issues'"
+  static override description = "Print the id and title of the bead `helix run` would select now, or 'no ready issues'"
+
+  static override flags = {
+    json: Flags.boolean({description: 'print {"id", "title"} of that bead, or null', default: false}),
+  }
 
   async run(): Promise<void> {
-    const {args} = await this.parse(Next)
+    const {args, flags} = await this.parse(Next)
     if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
-    process.stdout.write(await nextOutput())
+    process.stdout.write(await nextOutput({json: flags.json}))
   }
 }

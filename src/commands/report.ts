@@ -15,13 +15,24 @@ export default class Report extends HelixCommand {
   static override flags = {
     since: Flags.string({description: 'runs that ended after this: a duration back from now (30m, 24h, 7d, 2w) or a date (2026-11-22, 2026-11-22T18:00)', default: '24h', helpValue: '24h|DATE'}),
     json: Flags.boolean({description: 'print the report as JSON', default: false}),
-    html: Flags.string({description: 'write a self-contained HTML page (timeline of cycles per slot, cumulative beads chart, the tables) to FILE instead of printing the text report (default: text on stdout)', helpValue: 'FILE'}),
+    html: Flags.string({description: "write a self-contained HTML page (timeline of cycles per slot, cumulative beads chart, the tables) to FILE; with no FILE or '-', print the page on stdout (default: the text report)", helpValue: '[FILE|-]'}),
   }
 
   async run(): Promise<void> {
-    const {args, flags} = await this.parse(Report)
+    const {args, flags} = await this.parse(Report, htmlWithoutValue(this.argv))
     if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
     const {reportOutput} = await import('../report/index.js')
     process.stdout.write(await reportOutput({since: flags.since, json: flags.json, html: flags.html}))
   }
+}
+
+/** A bare `--html` (last, or followed by another flag) means `--html -`: the page on stdout. */
+export function htmlWithoutValue(argv: string[]): string[] {
+  const out: string[] = []
+  argv.forEach((a, i) => {
+    out.push(a)
+    const next = argv[i + 1]
+    if (a === '--html' && (next === undefined || (next.startsWith('-') && next !== '-'))) out.push('-')
+  })
+  return out
 }

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {HelixCommand} from '../util/base-command.js'
-import {EXIT} from '../util/errors.js'
+import {EXIT, HelixError} from '../util/errors.js'
 
 export default class Run extends HelixCommand {
   static override summary = 'Drain the ready queue through the agent in bounded cycles'
@@ -10,13 +10,13 @@ export default class Run extends HelixCommand {
 
   static override flags = {
     ...agentFlags,
-    'max-cycles': Flags.integer({description: 'stop after N completed cycles (0 = unlimited)', default: 0, min: 0}),
+    'max-cycles': Flags.integer({description: 'stop after N completed cycles, 0 = unlimited (default: config, else 0)', min: 0}),
     summary: Flags.boolean({char: 's', description: 'summary lines only on stderr; stdout stays empty (implies --quiet)'}),
     quiet: Flags.boolean({char: 'q', description: 'do not echo agent output on stdout'}),
     'review-agent': Flags.string({description: 'review agent (default: HELIX_REVIEW_AGENT, else the other of codex/claude when installed, else the implementation agent)'}),
-    'review-every': Flags.integer({description: 'periodic alignment every N completed cycles (0 disables)', default: 15, min: 0}),
-    'review-threshold': Flags.integer({description: 'review when a cycle changed at least N lines or 3 files (0 = always)', default: 100, min: 0}),
-    'auto-review': Flags.boolean({description: 'post-implementation review (--no-auto-review disables)', allowNo: true, default: true}),
+    'review-every': Flags.integer({description: 'run the alignment action every N completed cycles, 0 disables; this is not the code review (default: config, else 15)', min: 0}),
+    'review-threshold': Flags.integer({description: 'review when a cycle changed at least N lines or 3 files, 0 = always (default: config, else 100)', min: 0}),
+    'auto-review': Flags.boolean({description: 'post-implementation review; --no-auto-review disables (default: config, else on)', allowNo: true}),
     'auto-align': Flags.boolean({description: 'alignment on ALIGN/STOP (default HELIX_AUTO_ALIGN, 1)', allowNo: true}),
     workers: Flags.string({description: 'parallel attempts, each in its own git worktree, 1 to 32 (default HELIX_WORKERS or 1)', helpValue: 'N'}),
     'keep-preserved': Flags.string({description: 'days to keep refs/helix/preserved/* of beads that landed since (default HELIX_KEEP_PRESERVED or 7)', helpValue: 'DAYS'}),
@@ -31,17 +31,42 @@ export default class Run extends HelixCommand {
     remote: Flags.string({description: "several hosts, one queue: the tracker on this git remote's base branch, claims as lease refs there (SPEC 19)", helpValue: 'NAME'}),
     lease: Flags.string({description: 'with --remote: claim lease in seconds, renewed every lease/3 (default 300)', helpValue: 'SECONDS'}),
     'max-offline': Flags.string({description: 'with --remote: stop (exit 4) once the remote was unreachable this long (default 3600)', helpValue: 'SECONDS'}),
+    'save-config': Flags.boolean({description: 'write the flags given here into .helix/config.json (merged), then run; later runs use them as defaults', default: false}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Run)
     const {runLoopCli} = await import('../cli/run-loop.js')
-    const env = process.env
+    const {configuredEnv, loadConfig} = await import('../config/project-config.js')
+    const cwd = process.cwd()
+    if (flags['save-config']) {
+      const {saveRunFlags} = await import('../config/save-flags.js')
+      this.err(saveRunFlags(cwd, flags))
+    }
+    // flags > HELIX_* > .helix/config.json > defaults (docs/decisions.md, h8)
+    const env = configuredEnv(process.env, cwd)
+    const config = loadConfig(cwd)
+    const pick = <T>(flag: T | undefined, key: string, fallback: T): T => flag ?? ((config[key] as T | undefined) ?? fallback)
+    const maxCycles = pick(flags['max-cycles'], 'max-cycles', 0)
+    const reviewEvery = pick(flags['review-every'], 'review-every', 15)
+    const reviewThreshold = pick(flags['review-threshold'], 'review-threshold', 100)
+    const autoReview = pick(flags['auto-review'], 'auto-review', true)
     const autoAlign = flags['auto-align'] ?? !['0', 'false', 'no', 'off'].includes((env.HELIX_AUTO_ALIGN ?? '1').trim().toLowerCase())
+    const agent = {agent: flags.agent, claude: flags.claude, codex: flags.codex, model: flags.model, effort: flags.effort, timeout: flags.timeout}
+    if (autoReview && !flags['dry-run']) {
+      // issue 20: an agent that cannot review is caught now, not after the night's first epic
+      const {findDdxRoot} = await import('../util/root.js')
+      const root = findDdxRoot(cwd)
+      if (root) {
+        const {runReviewPreflight} = await import('../status/review-preflight.js')
+        const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root)
+        if (refusal) throw new HelixError(refusal, EXIT.ERROR)
+      }
+    }
     const code = await runLoopCli({
-      cwd: process.cwd(),
+      cwd,
       env,
-      agent: {agent: flags.agent, claude: flags.claude, codex: flags.codex, model: flags.model, effort: flags.effort, timeout: flags.timeout},
+      agent,
       reviewAgent: flags['review-agent'],
       keepPreserved: flags['keep-preserved'],
       summary: flags.summary,
@@ -59,16 +84,20 @@ export default class Run extends HelixCommand {
       },
       ...(flags.remote !== undefined || flags.lease !== undefined || flags['max-offline'] !== undefined ? {remote: {remote: flags.remote, lease: flags.lease, 'max-offline': flags['max-offline']}} : {}),
       options: {
-        maxCycles: flags['max-cycles'],
+        maxCycles,
         summary: flags.summary,
-        reviewEvery: flags['review-every'],
-        reviewThreshold: flags['review-threshold'],
-        autoReview: flags['auto-review'],
+        reviewEvery,
+        reviewThreshold,
+        autoReview,
         autoAlign,
         dryRun: flags['dry-run'],
         commandName: 'helix run',
         // runs.jsonl keeps what the operator asked for (SPEC 16.5); the agent command stays out of it
-        flags: Object.fromEntries(Object.entries(flags).filter(([k, v]) => v !== undefined && k !== 'notify')),
+        flags: Object.fromEntries(
+          Object.entries({...flags, 'max-cycles': maxCycles, 'review-every': reviewEvery, 'review-threshold': reviewThreshold, 'auto-review': autoReview}).filter(
+            ([k, v]) => v !== undefined && k !== 'notify' && k !== 'save-config',
+          ),
+        ),
       },
     })
     if (code !== EXIT.OK) this.exit(code)

@@ -126,7 +126,7 @@ export function completeLine(r: Run, a: AttemptCtx, res: DispatchResult, outcome
   const c = st.completed_cycles + 1
   const w = r.slotTag(a.slot)
   const id = sanitize(a.target.id)
-  if (outcome === 'COMPLETE') r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → COMPLETE (${c}/${st.attempted_cycles} done, ${st.total_tokens} tokens)`)
+  if (outcome === 'COMPLETE') r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → COMPLETE (${c} of ${st.attempted_cycles} cycles completed, ${st.total_tokens.toLocaleString('en-US')} tokens)`)
   else r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
 }
 

@@ -63,7 +63,7 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
   // the L-range spans this dispatch's records; other slots' records may interleave, `(wN)` picks them out
   const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}${tagged ? ` (w${slot})` : ''}` : 'none'
   const secs = Math.round(res.durationMs / 1000)
-  const tokens = !res.verdict.tokensReported ? '' : `, ${res.tokens} tokens`
+  const tokens = !res.verdict.tokensReported ? '' : `, ${res.tokens.toLocaleString('en-US')} tokens`
   const name = sanitize(agent.name)
   // SPEC 16.3: the implementation keeps `codex complete (…)`, every other call names its action
   const what = action === 'implementation' ? `${name} complete` : `${name} ${action} complete`

@@ -207,7 +207,7 @@ export class Run {
     const tokens = s.total_tokens
     const cost = s.total_cost_usd ?? 0
     this.d.out.both(
-      `helix: ═══ run complete: ${s.attempted_cycles} attempted, ${s.completed_cycles} completed, ${this.skip.size} skipped, ${tokens} tokens${cost > 0 ? `, $${cost.toFixed(2)}` : ''} ═══`,
+      `helix: ═══ run complete: ${s.attempted_cycles} attempted, ${s.completed_cycles} completed, ${this.skip.size} skipped, ${tokens.toLocaleString('en-US')} tokens${cost > 0 ? `, $${cost.toFixed(2)}` : ''} ═══`,
     )
     const entries: BlockerEntry[] = []
     if (this.skip.size > 0) {
@@ -233,7 +233,8 @@ export class Run {
       }
     }
     const ended = this.now()
-    this.ledger.stop(reason, stop.detail ?? null, ended)
+    // the reason in words for status and report (issue 20: not just `Stopped: error`)
+    this.ledger.stop(reason, stop.detail ?? stop.message?.replace(/^helix: /, '') ?? null, ended)
     try {
       await this.ledger.settle()
       await this.ledger.save('stopped')
@@ -274,6 +275,7 @@ export class Run {
       tokens: s.total_tokens,
       cost_usd: s.total_cost_usd ?? 0,
       stop_reason: reason,
+      stop_message: s.stop_message ?? null,
       exit_code: exitCode,
       paused_ms: this.ledger.pausedMs,
       idle_ms: this.ledger.idleMs,

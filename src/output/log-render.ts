@@ -111,7 +111,7 @@ function renderRecord(raw: string): {text: string; level: string} | null {
   }
   if (msg === 'dispatch end' && r.dispatch !== undefined) {
     const bits = [`rc=${r.rc === undefined ? '?' : String(r.rc)}`]
-    if (typeof r.tokens === 'number') bits.push(`${r.tokens} tokens`)
+    if (typeof r.tokens === 'number') bits.push(`${r.tokens.toLocaleString('en-US')} tokens`)
     if (typeof r.duration_ms === 'number') bits.push(`${(r.duration_ms / 1000).toFixed(1)}s`)
     if (r.timed_out === true) bits.push('TIMED OUT')
     return {text: clean(`${head}dispatch #${String(r.dispatch)} end: ${bits.join(', ')}${extras(r, new Set(['rc', 'tokens', 'duration_ms', 'timed_out']))}`), level: lvl}

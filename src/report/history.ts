@@ -110,6 +110,7 @@ export function parseHistory(text: string): History {
       tokens: num(r.tokens) || cycles.reduce((s, c) => s + c.tokens, 0),
       cost_usd: num(r.cost_usd) || cycles.reduce((s, c) => s + c.cost_usd, 0),
       stop_reason: typeof r.stop_reason === 'string' ? (r.stop_reason as RunHistoryRecord['stop_reason']) : null,
+      stop_message: typeof r.stop_message === 'string' ? r.stop_message : null,
       exit_code: num(r.exit_code),
       paused_ms: num(r.paused_ms),
       idle_ms: num(r.idle_ms),
@@ -164,9 +165,46 @@ export interface Report {
   until: string
   runs: number
   /** runs in the window, oldest first, without their cycles */
-  run_list: Array<{started_at: string; ended_at: string; agent: string | null; workers: number; attempted: number; completed: number; tokens: number; cost_usd: number; stop_reason: string | null; log: string | null}>
-  closed: Array<{id: string; title: string; commits: string[]; closed_at: string}>
-  failures: Array<{id: string; title: string; outcome: string; reason: string | null; at: string; slot: number}>
+  /** the runs' real span (first start → last end), null without runs; the window is only the query */
+  span: {start: string; end: string} | null
+  run_list: Array<{
+    started_at: string
+    ended_at: string
+    agent: string | null
+    review_agent: string | null
+    workers: number
+    attempted: number
+    completed: number
+    tokens: number
+    cost_usd: number
+    stop_reason: string | null
+    /** the stop in words (error line, failure, quota reset) */
+    stop_message: string | null
+    log: string | null
+  }>
+  /** `via: 'tracker'`: closed during the runs but not by a cycle (an epic closed when its last child did) */
+  closed: Array<{id: string; title: string; commits: string[]; closed_at: string; via?: 'cycle' | 'tracker'}>
+  failures: Array<{
+    id: string
+    title: string
+    outcome: string
+    reason: string | null
+    at: string
+    slot: number
+    /** this bead's attempt number within the window (1 = its first cycle here) */
+    attempt: number
+    /** the cycle number within its run, and that run's session log */
+    cycle: number
+    log: string | null
+    /** when a later cycle closed the bead: which attempt and when; null when it did not */
+    later_closed: {attempt: number; at: string} | null
+  }>
+  /** cost is shown only when some agent reported one (no `$0.00` for agents that report none) */
+  cost_known: boolean
+  /** check and review answers, from the runs' session logs (report/verdicts.ts) */
+  verdicts: Array<{at: string; kind: 'check' | 'review'; bead: string | null; verdict: string; log: string | null}>
+  /** what is left in the tracker now (not closed), with why it is not done; filled by report/index.ts */
+  left: Array<{id: string; title: string; state: string}>
   blocked: Array<{id: string; title: string; reason: string; attempts: number}>
   beads: BeadSummary[]
   totals: {
@@ -194,6 +232,8 @@ export function buildReport(history: History, since: Date, now: Date): Report {
   const byBead = new Map<string, BeadSummary>()
   const closed: Report['closed'] = []
   const failures: Report['failures'] = []
+  const logOf = new Map<RunHistoryCycle, string | null>()
+  for (const r of runs) for (const c of r.cycles) logOf.set(c, r.log)
   for (const c of cycles) {
     let b = byBead.get(c.bead)
     if (!b) {
@@ -210,9 +250,10 @@ export function buildReport(history: History, since: Date, now: Date): Report {
     if (CLOSED_OUTCOMES.has(c.outcome)) {
       b.closed = true
       b.closed_at = c.ended_at
-      closed.push({id: c.bead, title: c.title || b.title, commits: c.commits, closed_at: c.ended_at})
+      closed.push({id: c.bead, title: c.title || b.title, commits: c.commits, closed_at: c.ended_at, via: 'cycle'})
+      for (const f of failures) if (f.id === c.bead && f.later_closed === null) f.later_closed = {attempt: b.attempts, at: c.ended_at}
     } else {
-      failures.push({id: c.bead, title: c.title || b.title, outcome: c.outcome, reason: c.reason, at: c.ended_at, slot: c.slot})
+      failures.push({id: c.bead, title: c.title || b.title, outcome: c.outcome, reason: c.reason, at: c.ended_at, slot: c.slot, attempt: b.attempts, cycle: c.n, log: logOf.get(c) ?? null, later_closed: null})
     }
   }
   const blocked = new Map<string, Report['blocked'][number]>()
@@ -222,7 +263,26 @@ export function buildReport(history: History, since: Date, now: Date): Report {
     since: since.toISOString(),
     until: now.toISOString(),
     runs: runs.length,
-    run_list: runs.map((r) => ({started_at: r.started_at, ended_at: r.ended_at, agent: r.agent, workers: r.workers, attempted: r.attempted, completed: r.completed, tokens: r.tokens, cost_usd: r.cost_usd, stop_reason: r.stop_reason, log: r.log})),
+    span: runs.length
+      ? {start: runs[0].started_at, end: new Date(Math.max(...runs.map((r) => Date.parse(r.ended_at)))).toISOString()}
+      : null,
+    run_list: runs.map((r) => ({
+      started_at: r.started_at,
+      ended_at: r.ended_at,
+      agent: r.agent,
+      review_agent: r.review_agent,
+      workers: r.workers,
+      attempted: r.attempted,
+      completed: r.completed,
+      tokens: r.tokens,
+      cost_usd: r.cost_usd,
+      stop_reason: r.stop_reason,
+      stop_message: r.stop_message ?? null,
+      log: r.log,
+    })),
+    cost_known: runs.some((r) => r.cost_usd > 0) || cycles.some((c) => c.cost_usd > 0),
+    verdicts: [],
+    left: [],
     closed,
     failures,
     blocked: [...blocked.values()],

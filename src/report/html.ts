@@ -11,7 +11,7 @@
  */
 import {sanitize} from '../util/sanitize.js'
 import {CLOSED_OUTCOMES, type Report} from './history.js'
-import {formatCost, formatMs, formatTokens} from './text.js'
+import {formatCost, formatMs, formatTokens, spanText, stopText} from './text.js'
 
 export const OUTCOME_COLORS: Record<string, string> = {
   COMPLETE: '#2e9e44',
@@ -43,6 +43,30 @@ function hhmm(ms: number): string {
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`
 }
 
+const STEPS_MS = [10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map((s) => s * 1000)
+
+/**
+ * A real time axis (issue 20): ticks at round times (every 10 s … every day, the
+ * smallest step giving at most 8 ticks), labelled HH:MM, or HH:MM:SS when the step is
+ * under a minute, so no two labels read the same.
+ */
+export function axisTicks(t0: number, t1: number): Array<{t: number; label: string}> {
+  const span = Math.max(1, t1 - t0)
+  const step = STEPS_MS.find((s) => span / s <= 8) ?? STEPS_MS[STEPS_MS.length - 1]
+  // round in local time: a 15-minute step lands on :00, :15 … of the operator's clock
+  const offset = new Date(t0).getTimezoneOffset() * 60_000
+  const first = Math.ceil((t0 - offset) / step) * step + offset
+  const out: Array<{t: number; label: string}> = []
+  for (let t = first; t <= t1; t += step) {
+    const d = new Date(t)
+    const p = (n: number) => String(n).padStart(2, '0')
+    const clock = step < 60_000 ? `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}` : `${p(d.getHours())}:${p(d.getMinutes())}`
+    // over most of a day the same clock time comes back: the date goes in front
+    out.push({t, label: span > 20 * 3_600_000 ? `${p(d.getDate())}/${p(d.getMonth() + 1)} ${clock}` : clock})
+  }
+  return out
+}
+
 const W = 960
 const LEFT = 56
 const RIGHT = 16
@@ -66,6 +90,9 @@ export function timelineSvg(r: Report): string {
     parts.push(`<text class="slot-label" x="4" y="${y + ROW / 2 + 4}">w${slot}</text>`)
     parts.push(`<line class="grid" x1="${LEFT}" x2="${W - RIGHT}" y1="${y + ROW - 1}" y2="${y + ROW - 1}"/>`)
   })
+  // vertical grid lines at the ticks, under the bars (drawn first)
+  const ticks = axisTicks(t0, t1)
+  for (const tk of ticks) parts.push(`<line class="grid tick-line" x1="${x(tk.t)}" x2="${x(tk.t)}" y1="0" y2="${slots.length * ROW}"/>`)
   for (const c of cycles) {
     const row = slots.indexOf(c.slot)
     const xs = x(Date.parse(c.started_at))
@@ -77,10 +104,8 @@ export function timelineSvg(r: Report): string {
     )
   }
   const axisY = slots.length * ROW + 16
-  const ticks = 6
-  for (let k = 0; k <= ticks; k++) {
-    const t = t0 + ((t1 - t0) * k) / ticks
-    parts.push(`<text class="tick" x="${x(t)}" y="${axisY}" text-anchor="${k === 0 ? 'start' : k === ticks ? 'end' : 'middle'}">${hhmm(t)}</text>`)
+  for (const tk of ticks) {
+    parts.push(`<text class="tick" x="${x(tk.t)}" y="${axisY}" text-anchor="middle">${tk.label}</text>`)
   }
   parts.push('</svg>')
   return parts.join('\n')
@@ -146,7 +171,28 @@ export function renderReportHtml(r: Report): string {
   const used = [...new Set(r.cycles.map((c) => c.outcome))]
   const legend = used.map((o) => `<span><i style="background:${colorOf(o)}"></i>${esc(o)}</span>`).join('')
   const closedRows = r.closed.map((c) => [`<code>${esc(c.id)}</code>`, esc(c.title), c.commits.length ? c.commits.map((k) => `<code>${esc(k.slice(0, 12))}</code>`).join(' ') : '<span class="muted">no commits</span>', esc(hhmm(Date.parse(c.closed_at)))])
-  const failRows = r.failures.map((f) => [`<code>${esc(f.id)}</code>`, esc(f.title), esc(f.outcome), esc(f.reason ?? ''), `w${f.slot}`, esc(hhmm(Date.parse(f.at)))])
+  const failRows = r.failures.map((f) => [
+    `<code>${esc(f.id)}</code>`,
+    esc(f.title),
+    String(f.attempt),
+    esc(hhmm(Date.parse(f.at))),
+    esc(f.outcome),
+    esc(f.reason ?? ''),
+    f.later_closed ? `closed on attempt ${f.later_closed.attempt}` : '<span class="muted">not closed</span>',
+    f.log ? `<code>${esc(f.log)}</code> cycle ${f.cycle}` : '',
+  ])
+  const runRows = r.run_list.map((run) => [
+    esc(hhmm(Date.parse(run.started_at))),
+    esc(hhmm(Date.parse(run.ended_at))),
+    `<code>${esc(run.agent ?? '?')}</code>`,
+    `<code>${esc(run.review_agent ?? '')}</code>`,
+    String(run.workers),
+    `${run.completed} of ${run.attempted}`,
+    esc(stopText(run)),
+    run.log ? `<code>${esc(run.log)}</code>` : '',
+  ])
+  const verdictRows = r.verdicts.map((v) => [esc(hhmm(Date.parse(v.at))), v.kind, v.bead ? `<code>${esc(v.bead)}</code>` : '', esc(v.verdict)])
+  const leftRows = r.left.map((l) => [`<code>${esc(l.id)}</code>`, esc(l.title), esc(l.state)])
   const blockRows = r.blocked.map((b) => [`<code>${esc(b.id)}</code>`, esc(b.title), esc(b.reason), String(b.attempts)])
   const beadRows = r.beads.map((b) => [
     `<code>${esc(b.id)}</code>`,
@@ -154,7 +200,7 @@ export function renderReportHtml(r: Report): string {
     String(b.attempts),
     esc(formatMs(b.time_ms)),
     formatTokens(b.tokens),
-    formatCost(b.cost_usd),
+    ...(r.cost_known ? [formatCost(b.cost_usd)] : []),
     b.closed ? 'closed' : esc(b.last_outcome),
   ])
   return `<!doctype html>
@@ -168,14 +214,13 @@ export function renderReportHtml(r: Report): string {
 </head>
 <body>
 <h1>helix report</h1>
-<p class="muted">${r.runs} run${r.runs === 1 ? '' : 's'} between ${esc(new Date(r.since).toLocaleString('en-GB'))} and ${esc(new Date(r.until).toLocaleString('en-GB'))}</p>
+<p class="muted" id="span">${r.runs} run${r.runs === 1 ? '' : 's'}, ${esc(spanText(r))}</p>
 <div class="totals">
 <div><b id="total-closed">${t.closed}</b>beads closed</div>
 <div><b>${t.failed}</b>failed cycles</div>
 <div><b>${r.blocked.length}</b>blocked</div>
 <div><b>${formatTokens(t.tokens)}</b>tokens</div>
-<div><b>${formatCost(t.cost_usd)}</b>cost</div>
-<div><b>${esc(formatMs(t.agent_ms))}</b>agents busy</div>
+${r.cost_known ? `<div><b>${formatCost(t.cost_usd)}</b>cost</div>\n` : ''}<div><b>${esc(formatMs(t.agent_ms))}</b>agents busy</div>
 <div><b>${esc(formatMs(t.paused_ms))}</b>paused</div>
 <div><b>${esc(formatMs(t.idle_ms))}</b>idle</div>
 </div>
@@ -184,14 +229,20 @@ export function renderReportHtml(r: Report): string {
 ${timelineSvg(r)}
 <h2>Beads closed over time</h2>
 ${cumulativeSvg(r)}
+<h2>Runs (${r.run_list.length})</h2>
+<div id="runs">${table(['started', 'ended', 'agent', 'review agent', 'workers', 'cycles completed of attempted', 'stopped', 'log'], runRows)}</div>
 <h2>Closed (${r.closed.length})</h2>
 ${table(['bead', 'title', 'commits', 'at'], closedRows)}
 <h2>Failures (${r.failures.length})</h2>
-${table(['bead', 'title', 'outcome', 'reason', 'slot', 'at'], failRows)}
+<div id="failures">${table(['bead', 'title', 'attempt', 'at', 'outcome', 'reason', 'later', 'log'], failRows)}</div>
 <h2>Blocked (${r.blocked.length})</h2>
 ${table(['bead', 'title', 'reason', 'attempts'], blockRows)}
+<h2>Verdicts (${r.verdicts.length})</h2>
+<div id="verdicts">${table(['at', 'action', 'bead', 'verdict'], verdictRows)}</div>
+<h2>Left (${r.left.length})</h2>
+<div id="left">${r.left.length ? table(['bead', 'title', 'state'], leftRows) : '<p class="empty">nothing open in the tracker</p>'}</div>
 <h2>Per bead</h2>
-${table(['bead', 'title', 'attempts', 'time', 'tokens', 'cost', 'outcome'], beadRows)}
+${table(['bead', 'title', 'attempts', 'time', 'tokens', ...(r.cost_known ? ['cost'] : []), 'outcome'], beadRows)}
 </body>
 </html>
 `

@@ -6,6 +6,9 @@ import {projectPaths} from '../util/root.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {buildReport, DEFAULT_SINCE, parseSince, readHistory, type Report} from './history.js'
+import {closedWithoutCycle, leftInTracker, readVerdicts} from './facts.js'
+import {readTracker} from '../tracker/store.js'
+import type {TrackerSnapshot} from '../tracker/types.js'
 
 export interface ReportOptions {
   cwd?: string
@@ -25,7 +28,24 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
   // bad input first: nothing is read or written before the flags are known good
   const since = parseSince(opts.since ?? DEFAULT_SINCE, now)
   const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)
-  return buildReport(readHistory(historyFile(paths.logDir)), since, now)
+  const r = buildReport(readHistory(historyFile(paths.logDir)), since, now)
+  // issue 20: verdicts from the session logs, what is left, closures without a cycle (an epic's)
+  r.verdicts = readVerdicts(r.run_list.map((run) => run.log))
+  let snap: TrackerSnapshot | null = null
+  try {
+    snap = await readTracker(paths.file)
+  } catch {
+    snap = null // a broken tracker: the report still tells the history
+  }
+  if (snap) {
+    r.left = leftInTracker(snap)
+    const extra = closedWithoutCycle(snap, r)
+    if (extra.length) {
+      r.closed = [...r.closed, ...extra].sort((a, b) => Date.parse(a.closed_at) - Date.parse(b.closed_at))
+      r.totals.closed += extra.length
+    }
+  }
+  return r
 }
 
 /** Writes `text` to `file` atomically (util/atomic-write), so a failed write leaves no half page. */
@@ -50,6 +70,8 @@ export async function reportOutput(opts: ReportOptions = {}): Promise<string> {
   if (opts.html !== undefined) {
     if (opts.html.trim() === '') throw new HelixError('--html needs a file name', EXIT.ERROR)
     const {renderReportHtml} = await import('./html.js')
+    // `--html -` (and a bare `--html`): the page on stdout, for `helix report --html > report.html`
+    if (opts.html === '-') return renderReportHtml(r)
     await writePage(opts.html, renderReportHtml(r))
     return opts.json ? JSON.stringify(r, null, 2) + '\n' : `wrote ${sanitize(opts.html)} (${r.runs} run${r.runs === 1 ? '' : 's'}, ${r.totals.cycles} cycles, ${r.totals.closed} closed)\n`
   }

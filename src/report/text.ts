@@ -25,27 +25,56 @@ function short(commit: string): string {
   return /^[0-9a-f]{12,}$/i.test(commit) ? commit.slice(0, 10) : commit
 }
 
+function hhmm(iso: string): string {
+  return localTime(iso).slice(11)
+}
+
+/** `2026-11-24 04:02 → 06:40 (2h 38m)`: the runs' real span, not the query window. */
+export function spanText(r: Report): string {
+  if (!r.span) return `nothing since ${localTime(r.since)}`
+  const a = localTime(r.span.start)
+  const b = localTime(r.span.end)
+  const ms = Date.parse(r.span.end) - Date.parse(r.span.start)
+  return `${a} → ${a.slice(0, 10) === b.slice(0, 10) ? b.slice(11) : b} (${formatMs(ms)})`
+}
+
+/** `error: review output missing REVIEW_STATUS trailer`, or just the reason. */
+export function stopText(run: Report['run_list'][number]): string {
+  const reason = run.stop_reason ? sanitize(run.stop_reason) : 'no stop recorded (killed?)'
+  return run.stop_message ? `${reason}: ${sanitize(run.stop_message)}` : reason
+}
+
+/** `attempt 2 at 04:36` and, when a later cycle closed it, `— closed on attempt 3`. */
+export function failureText(f: Report['failures'][number]): string {
+  const later = f.later_closed ? ` — closed on attempt ${f.later_closed.attempt}` : ' — still not closed'
+  return `attempt ${f.attempt} at ${hhmm(f.at)}: ${sanitize(f.outcome)}${f.reason ? ` (${sanitize(f.reason)})` : ''}${later}`
+}
+
 export function renderReportText(r: Report): string {
   const out: string[] = []
-  out.push(`helix report: ${r.runs} run${r.runs === 1 ? '' : 's'} since ${localTime(r.since)}`)
-  if (r.runs === 0) {
-    out.push('  nothing ran in this window (history: .helix-logs/runs.jsonl)')
-  }
+  const cost = (usd: number) => (r.cost_known ? `, ${formatCost(usd)}` : '')
+  out.push(`helix report: ${r.runs} run${r.runs === 1 ? '' : 's'}, ${spanText(r)}`)
+  if (r.runs === 0) out.push('  nothing ran in this window (history: .helix-logs/runs.jsonl)')
+  if (r.run_list.length) out.push('', 'Runs:')
   for (const run of r.run_list) {
-    const stop = run.stop_reason ? sanitize(run.stop_reason) : 'no stop reason'
-    out.push(`  ${localTime(run.started_at)} → ${localTime(run.ended_at)}  ${run.completed}/${run.attempted} completed, ${stop}${run.agent ? `, ${sanitize(run.agent)}` : ''}${run.workers > 1 ? `, ${run.workers} workers` : ''}`)
+    const who = [run.agent ? sanitize(run.agent) : 'agent ?', run.review_agent && run.review_agent !== run.agent ? `review ${sanitize(run.review_agent)}` : null, `${run.workers} worker${run.workers === 1 ? '' : 's'}`]
+    out.push(`  ${localTime(run.started_at)} → ${hhmm(run.ended_at)}  ${who.filter(Boolean).join(', ')}`)
+    out.push(`    cycles: ${run.completed} completed of ${run.attempted} attempted; ${formatTokens(run.tokens)} tokens${cost(run.cost_usd)}`)
+    out.push(`    stopped: ${stopText(run)}`)
+    if (run.log) out.push(`    log: ${sanitize(run.log)}`)
   }
 
   out.push('', `Closed (${r.closed.length}):`)
   for (const c of r.closed) {
-    const commits = c.commits.length ? `  [${c.commits.map((k) => sanitize(short(k))).join(', ')}]` : '  [no commits]'
+    const commits = c.via === 'tracker' ? '  [closed with its children]' : c.commits.length ? `  [${c.commits.map((k) => sanitize(short(k))).join(', ')}]` : '  [no commits]'
     out.push(`  ${sanitize(c.id)}  ${sanitize(c.title)}${commits}`)
   }
   if (r.closed.length === 0) out.push('  none')
 
   out.push('', `Failures (${r.failures.length}):`)
   for (const f of r.failures) {
-    out.push(`  ${sanitize(f.id)}  ${sanitize(f.outcome)}${f.reason ? ` (${sanitize(f.reason)})` : ''}${f.title ? ` — ${sanitize(f.title)}` : ''}`)
+    out.push(`  ${sanitize(f.id)}  ${failureText(f)}${f.title ? ` — ${sanitize(f.title)}` : ''}`)
+    if (f.log) out.push(`    log: ${sanitize(f.log)} (cycle ${f.cycle})`)
   }
   if (r.failures.length === 0) out.push('  none')
 
@@ -55,16 +84,25 @@ export function renderReportText(r: Report): string {
   }
   if (r.blocked.length === 0) out.push('  none')
 
+  out.push('', `Verdicts (${r.verdicts.length}):`)
+  for (const v of r.verdicts) out.push(`  ${hhmm(v.at)}  ${v.kind}${v.bead ? ` of ${sanitize(v.bead)}` : ''}: ${sanitize(v.verdict)}`)
+  if (r.verdicts.length === 0) out.push('  none recorded')
+
+  out.push('', `Left (${r.left.length}):`)
+  for (const l of r.left) out.push(`  ${sanitize(l.id)}  ${sanitize(l.state)}${l.title ? ` — ${sanitize(l.title)}` : ''}`)
+  if (r.left.length === 0) out.push('  nothing open in the tracker')
+
   if (r.beads.length) {
-    out.push('', 'Per bead:  attempts  time       tokens      cost  outcome')
+    out.push('', `Per bead:  attempts  time       tokens${r.cost_known ? '      cost' : ''}  outcome`)
     for (const b of r.beads) {
-      out.push(`  ${sanitize(b.id)}  ${String(b.attempts).padStart(3)}  ${formatMs(b.time_ms).padStart(9)}  ${formatTokens(b.tokens).padStart(11)}  ${formatCost(b.cost_usd).padStart(8)}  ${b.closed ? 'closed' : sanitize(b.last_outcome)}${b.title ? ` — ${sanitize(b.title)}` : ''}`)
+      const c = r.cost_known ? `  ${formatCost(b.cost_usd).padStart(8)}` : ''
+      out.push(`  ${sanitize(b.id)}  ${String(b.attempts).padStart(3)}  ${formatMs(b.time_ms).padStart(9)}  ${formatTokens(b.tokens).padStart(11)}${c}  ${b.closed ? 'closed' : sanitize(b.last_outcome)}${b.title ? ` — ${sanitize(b.title)}` : ''}`)
     }
   }
 
   const t = r.totals
   out.push('')
-  out.push(`Totals: ${t.cycles} cycle${t.cycles === 1 ? '' : 's'}, ${t.closed} closed, ${t.failed} failed; ${formatTokens(t.tokens)} tokens, ${formatCost(t.cost_usd)}`)
+  out.push(`Totals: ${t.cycles} cycle${t.cycles === 1 ? '' : 's'}, ${t.closed} closed, ${t.failed} failed; ${formatTokens(t.tokens)} tokens${cost(t.cost_usd)}`)
   out.push(`Time:   runs ${formatMs(t.run_ms)}, agents busy ${formatMs(t.agent_ms)}, paused ${formatMs(t.paused_ms)}, idle ${formatMs(t.idle_ms)}`)
   if (r.skipped_lines.length) out.push(`(skipped ${r.skipped_lines.length} unreadable line${r.skipped_lines.length === 1 ? '' : 's'} of runs.jsonl: ${r.skipped_lines.slice(0, 5).join(', ')}${r.skipped_lines.length > 5 ? ', …' : ''})`)
   return out.join('\n') + '\n'

@@ -150,6 +150,8 @@ export interface RunHistoryRecord {
   tokens: number
   cost_usd: number
   stop_reason: StopReason | null
+  /** the stop in words (the error line, the failure, the quota reset); absent in older records */
+  stop_message?: string | null
   exit_code: number
   /** time spent in quota pauses */
   paused_ms: number

@@ -208,6 +208,15 @@ export function pidCheck(paths: ProjectPaths): DoctorCheck {
   }
 }
 
+/** issue 20: a review agent that cannot review is caught here, not after the first epic. */
+async function reviewAgentChecks(env: NodeJS.ProcessEnv, root: string, flags: DoctorAgentFlags = {}): Promise<DoctorCheck[]> {
+  const {checkReviewAgent, reviewFix} = await import('./review-preflight.js')
+  const c = await checkReviewAgent(flags, env, root)
+  if (!c || c.result.how === 'builtin') return []
+  const what = `review agent ${sanitize(c.agent.name)} reviews`
+  return c.result.ok ? [{level: 'ok', what, detail: c.result.detail}] : [{level: 'fail', what, detail: c.result.detail, fix: reviewFix(c.agent)}]
+}
+
 export interface DoctorReport {
   checks: DoctorCheck[]
   problems: number
@@ -240,6 +249,7 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
     ...agentChecks(env, paths.root, opts.agents),
     ...(await trackerChecks(paths, env, now)),
     ...(await (await import('../agents/probe.js')).agentProbeChecks(env, paths.root, opts.agents)), // SPEC 14.6: --version, claude as root
+    ...(await reviewAgentChecks(env, paths.root, opts.agents)),
     pidCheck(paths),
     ...(await worktreeChecks(paths, env)),
     ...(await reconcileChecks(paths, env)),

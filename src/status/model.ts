@@ -54,6 +54,20 @@ export interface RunProgress {
   last_cycle_s: number | null
 }
 
+/** issue 20: where the queue stands, in beads (not cycles), and when it should be done. */
+export interface BeadProgress {
+  closed: number
+  total: number
+  /** beads not closed (blocked ones included: they are left, too) */
+  left: number
+  /** open beads that only wait on unclosed dependencies: they will come */
+  waiting: number
+  /** beads helix gave up on or a person parked (label/status blocked): they need a human */
+  blocked: number
+  /** seconds until the workable beads are done at the run's mean cycle time over its workers; null without a mean */
+  eta_s: number | null
+}
+
 /** One in-flight bead (a busy worker slot, or the single worker's current bead). */
 export interface InFlight {
   slot: number
@@ -72,6 +86,10 @@ export interface InFlight {
 }
 
 export interface StatusModel {
+  /** issue 20: closed/total, left, waiting vs blocked, ETA (ETA only while a run is active) */
+  beads: BeadProgress
+  /** the project's .helix/config.json (what the next `helix run` uses), {} when none */
+  config: Record<string, string | number | boolean>
   /** SPEC 16.4 (null without an active run) */
   progress: RunProgress | null
   in_flight: InFlight[]
@@ -118,6 +136,7 @@ export interface StatusInputs {
   livePid: PidInfo | null
   stalePid?: number | null
   now: Date
+  config?: Record<string, string | number | boolean>
 }
 
 function ageSeconds(iso: unknown, now: Date): number | null {
@@ -268,6 +287,21 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     }
   }
 
+  // waiting on dependencies is not "blocked" in the operator's sense (issue 20): count them apart
+  const waitingOnly = waiting.filter((w) => w.waitingOn.length > 0 && !labelledBlocked(w.bead) && statusOf(w.bead) === 'open').length
+  const blockedHuman = Math.max(0, counts.blocked - waitingOnly)
+  const left = Math.max(0, counts.total - counts.closed - (counts.cancelled ?? 0))
+  const slots = Math.max(1, in_flight.length)
+  const workable = Math.max(0, left - blockedHuman)
+  const beads: BeadProgress = {
+    closed: counts.closed,
+    total: counts.total,
+    left,
+    waiting: waitingOnly,
+    blocked: blockedHuman,
+    eta_s: progress && progress.mean_cycle_s !== null ? Math.round((workable * progress.mean_cycle_s) / slots) : null,
+  }
+
   let lastRun: StatusModel['lastRun'] = null
   let last_stop_reason: string | null = null
   // SPEC 16.4: Last Run describes the previous run; it is hidden while a run is active
@@ -294,6 +328,8 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
   }
 
   return {
+    beads,
+    config: input.config ?? {},
     now: now.toISOString(),
     progress,
     in_flight,
@@ -345,6 +381,7 @@ export function statusJson(m: StatusModel): Record<string, unknown> {
           mean_cycle_s: m.progress.mean_cycle_s,
         }
       : null,
+    beads: m.beads,
     last_output: m.last_output,
     paused_until: m.paused_until,
     workers: m.in_flight,

@@ -15,7 +15,8 @@ import {nextSelectable, type SelectOptions} from '../loop/selection.js'
 
 export const NO_READY = 'no ready issues'
 
-export async function nextOutput(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date} = {}): Promise<string> {
+/** Text: `<id>  <title>` (sanitized), or `no ready issues`. JSON: `{"id", "title"}` or `null`, unaltered data. */
+export async function nextOutput(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date; json?: boolean} = {}): Promise<string> {
   const env = opts.env ?? process.env
   const now = opts.now ?? new Date()
   const paths = projectPaths(opts.cwd ?? process.cwd(), env)
@@ -34,5 +35,8 @@ export async function nextOutput(opts: {cwd?: string; env?: NodeJS.ProcessEnv; n
     }
   }
   const bead = nextSelectable(snap, sel)
-  return (bead ? sanitize(bead.id) : NO_READY) + '\n'
+  const title = bead && typeof bead.title === 'string' ? bead.title : ''
+  if (opts.json) return JSON.stringify(bead ? {id: bead.id, title} : null) + '\n'
+  // issue 20: the id alone said little; the title follows, two spaces apart (`cut -d' ' -f1` still gives the id)
+  return (bead ? `${sanitize(bead.id)}${title ? `  ${sanitize(title)}` : ''}` : NO_READY) + '\n'
 }

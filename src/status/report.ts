@@ -11,6 +11,7 @@ import {readRunState} from '../state/run-state.js'
 import {readTrackerForQuery} from '../tracker/parse-cache.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
 import {trackerView} from './tracker-view.js'
+import {loadConfig} from '../config/project-config.js'
 
 export interface StatusOptions {
   cwd?: string
@@ -58,7 +59,10 @@ export async function statusModel(opts: StatusOptions = {}): Promise<StatusModel
   const pid = checkPidFile(paths.pidFile)
   const [snap, runState] = await Promise.all([readTrackerForQuery(paths.root, paths.file, env), readRunState(paths.runState)])
   const view = await trackerView(snap, now, env)
+  // the project's config (what the next run uses); a bad file is one line, exit 1, as for run
+  const config = loadConfig(paths.root)
   return buildStatusModel({
+    config,
     snap,
     counts: view.counts,
     waiting: view.waiting,
@@ -83,5 +87,10 @@ export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
   if (opts.json) return JSON.stringify(statusJson(model), null, 2) + '\n'
   // the text renderer is loaded only for the text form: `status --json` starts faster (issue 18)
   const {renderStatusText} = await import('./text.js')
+  // below 60 columns (tmux split-window -h of an 80-column terminal gives 39): the compact layout
+  if (opts.width !== undefined) {
+    const {COMPACT_BELOW, renderCompact} = await import('./compact.js')
+    if (opts.width < COMPACT_BELOW) return renderCompact(model, {width: opts.width, height: opts.height})
+  }
   return renderStatusText(model, {width: opts.width, height: opts.height})
 }

@@ -95,7 +95,7 @@ export function formatTime(iso: string | null | undefined): string {
   return new Date(t).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')
 }
 
-function secondsBetween(fromIso: string | null | undefined, now: string): number | null {
+export function secondsBetween(fromIso: string | null | undefined, now: string): number | null {
   if (!fromIso) return null
   const a = Date.parse(fromIso)
   const b = Date.parse(now)
@@ -161,6 +161,39 @@ function listSection(header: string, items: string[], budget: number): string[] 
   return rows.concat(items.slice(0, shown), [`  … and ${items.length - shown} more`])
 }
 
+function runStartedAt(m: StatusModel): string {
+  const rs = m.run?.started_at
+  return typeof rs === 'string' && rs && !Number.isNaN(Date.parse(rs)) ? rs : m.active!.started
+}
+
+/** `in 9s` for a future time, `now` for a past one (backoff ends, pause ends). */
+export function relative(iso: string, now: string): string {
+  const s = secondsBetween(now, iso)
+  if (s === null) return `until ${formatTime(iso)}`
+  return s > 0 ? `in ${formatAge(s)}` : 'now'
+}
+
+/** `3/8 beads closed, 5 left, ETA 42m` (ETA: the workable beads at the mean cycle time over the workers). */
+export function beadProgress(m: StatusModel): string {
+  const b = m.beads
+  const eta = b.left === 0 ? '' : b.eta_s !== null ? `, ETA ${formatAge(b.eta_s)}` : ', ETA after the first cycle'
+  return `${b.closed}/${b.total} beads closed, ${b.left} left${eta}`
+}
+
+/** `3 completed of 4 attempted (max 10)`: cycles, never read as beads. */
+export function cyclesLine(p: NonNullable<StatusModel['progress']>): string {
+  return `${p.completed} completed of ${p.attempted} attempted${p.max_cycles !== null ? ` (max ${p.max_cycles})` : ''}`
+}
+
+/** What the next run uses from .helix/config.json: `agent ./agent.sh, 3 workers`. */
+export function configSummary(config: StatusModel['config']): string {
+  const parts: string[] = []
+  if (config.agent !== undefined) parts.push(`agent ${sanitize(config.agent)}`)
+  if (config['review-agent'] !== undefined) parts.push(`review ${sanitize(config['review-agent'])}`)
+  if (config.workers !== undefined) parts.push(`${sanitize(config.workers)} workers`)
+  return parts.join(', ')
+}
+
 export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string {
   const width = Math.max(40, opts.width ?? 80)
   const height = Math.max(20, opts.height ?? 24)
@@ -174,14 +207,16 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     `  In progress: ${t.in_progress}`,
     `  Closed:      ${t.closed}`,
     `  Ready:       ${t.ready}`,
-    `  Blocked:     ${t.blocked}`,
+    // issue 20: blocked (a human must look) and waiting on dependencies are different things
+    `  Blocked:     ${m.beads.blocked} (needs a human), ${m.beads.waiting} waiting on dependencies`,
   ]
 
   const run: string[] = []
   if (m.active) {
     run.push('Active Run:')
     run.push(`  PID:     ${m.active.pid}`)
-    run.push(`  Started: ${when(m.active.started, m.now)}`)
+    // the run's own start (run-state), so Started's "ago" is the run's elapsed time
+    run.push(`  Started: ${when(runStartedAt(m), m.now)}`)
     run.push(`  Log:     ${m.active.log ? truncateStart(sanitize(m.active.log), width - 11) : '(not yet written)'}`)
     const bead = m.running_bead
       ? `${sanitize(m.running_bead.id)} (claimed ${formatAge(m.running_bead.claim_age_seconds)} ago) ${sanitize(m.running_bead.title)}`
@@ -192,9 +227,9 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     if (m.progress) {
       const p = m.progress
       const cost = p.cost_usd !== null && p.cost_usd > 0 ? `, $${p.cost_usd.toFixed(2)}` : ''
-      run.push(`  Progress: ${p.completed}/${p.max_cycles ?? '∞'} completed (${p.attempted} attempted), ${p.tokens.toLocaleString('en-US')} tokens${cost}`)
-      const mean = p.mean_cycle_s !== null ? `, cycle mean ${formatAge(p.mean_cycle_s)}, last ${formatAge(p.last_cycle_s)}` : ''
-      run.push(`  Time:    ${formatAge(p.elapsed_s)} elapsed${mean}`)
+      run.push(`  Progress: ${beadProgress(m)}; ${p.tokens.toLocaleString('en-US')} tokens${cost}`)
+      const mean = p.mean_cycle_s !== null ? `, mean ${formatAge(p.mean_cycle_s)}, last ${formatAge(p.last_cycle_s)}` : ''
+      run.push(`  Cycles:  ${cyclesLine(p)}${mean}`)
     }
     if (m.paused_until) {
       // the kind only ('quota: <agent message>' → 'quota'): the message would overflow 80 columns
@@ -207,14 +242,15 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
   } else if (m.stalePid !== null) {
     run.push(`Active Run: none (stale PID file removed: pid=${m.stalePid} was not running)`)
   } else {
-    run.push('Active Run: none')
+    const cfg = configSummary(m.config)
+    run.push(`Active Run: none${cfg ? ` (next: ${cfg})` : ''}`)
   }
 
   const last: string[] = []
   if (m.lastRun) {
     const r = m.lastRun
     last.push('Last Run:')
-    last.push(`  Cycles:  ${r.completed_cycles} completed / ${r.attempted_cycles} attempted   Tokens: ${r.total_tokens}`)
+    last.push(`  Cycles:  ${r.completed_cycles} completed of ${r.attempted_cycles} attempted, ${r.total_tokens.toLocaleString('en-US')} tokens`)
     const msg = r.stop_message ? ` (${sanitize(r.stop_message)})` : ''
     last.push(`  Stopped: ${r.stop_reason ? sanitize(r.stop_reason) : 'no stop recorded (killed?)'}${msg}, ${when(r.ended_at, m.now)}`)
   } else if (m.active) {
@@ -241,7 +277,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
   })
 
   const parkedRows = m.parked.map((p) => {
-    const until = p.next_eligible ? ` until ${formatTime(p.next_eligible)}` : ''
+    const until = p.next_eligible ? ` ${relative(p.next_eligible, m.now)}` : ''
     const title = p.title ? ` — ${sanitize(p.title)}` : ''
     return `  ${sanitize(p.id)}  ${sanitize(p.reason)}${until}${title}`
   })

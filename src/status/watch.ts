@@ -71,7 +71,8 @@ export async function watchLoop(opts: WatchOptions): Promise<void> {
       } catch (error) {
         body = `helix status: ${errorMessage(error).split('\n')[0]}\n`
       }
-      const header = `helix status — every ${opts.intervalSec}s — ${hhmmss(now())} (Ctrl-C to quit)`
+      // a narrow pane (39 columns) keeps the clock visible: the hint goes first
+      const header = width < 60 ? `helix status · ${opts.intervalSec}s · ${hhmmss(now())}` : `helix status — every ${opts.intervalSec}s — ${hhmmss(now())} (Ctrl-C to quit)`
       const lines = [header.slice(0, width), ...body.replace(/\n$/, '').split('\n')].slice(0, height)
       out.write(HOME + lines.map((l) => l + CLEAR_EOL).join('\n') + CLEAR_EOS)
       await abortableSleep(opts.intervalSec * 1000, opts.signal)

@@ -21,13 +21,15 @@ export interface FieldSpec {
   /** `update` takes the flag */
   update?: boolean
   description?: string
+  /** what `tracker create` uses when the flag is absent (help text), when not nothing */
+  createDefault?: string
 }
 
 export const FIELDS: readonly FieldSpec[] = [
   {key: 'id', kind: 'id'},
   {key: 'title', kind: 'title', flag: 'title', prop: 'title', update: true, description: 'new title'},
   {key: 'status', kind: 'status', flag: 'status', prop: 'status', update: true, description: 'open, in_progress, closed, blocked, proposed, cancelled'},
-  {key: 'priority', kind: 'priority', flag: 'priority', prop: 'priority', create: true, update: true, description: 'priority 0-4 (0 highest); create defaults to 2'},
+  {key: 'priority', kind: 'priority', flag: 'priority', prop: 'priority', create: true, update: true, description: 'priority 0-4 (0 highest)', createDefault: '2'},
   {key: 'issue_type', kind: 'string', flag: 'type', prop: 'type', create: true, description: 'issue type (task, epic, bug, chore, …); create defaults to task'},
   {key: 'schema_version', kind: 'int'},
   {key: 'owner', kind: 'string'},

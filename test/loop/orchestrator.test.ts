@@ -118,7 +118,7 @@ describe('outcomes', () => {
     const v = h.summaryView()
     expect(v[0]).toMatch(/^helix: \[\d\d:\d\d:\d\d\] cycle 1: a \(1 ready\) — title a$/)
     expect(v[1]).toMatch(/^helix: \[\d\d:\d\d:\d\d\] codex complete \(rc=0, 1s, 10 tokens\) — log L\d+–L\d+ in \/abs\/\.helix-logs\/helix-20260101-000000\.log$/)
-    expect(v[2]).toMatch(/cycle 1: a → COMPLETE \(1\/1 done, 10 tokens\)$/)
+    expect(v[2]).toMatch(/cycle 1: a → COMPLETE \(1 of 1 cycles completed, 10 tokens\)$/)
   })
 
   it.each([

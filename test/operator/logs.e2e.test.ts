@@ -28,7 +28,7 @@ describe('log rendering', () => {
     expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d INFO  dispatch #1: implementation via codex  argv=\["codex","exec"\]$/)
     expect(lines[2]).toBe('           │ working on it %s')
     expect(lines[3]).toBe('           │ ?[31mred?[0m done')
-    expect(lines[4]).toMatch(/dispatch #1 end: rc=0, 1234 tokens, 6\.1s$/)
+    expect(lines[4]).toMatch(/dispatch #1 end: rc=0, 1,234 tokens, 6\.1s$/)
     expect(lines[5]).toMatch(/^\d\d:\d\d:\d\d WARN  claim lost  bead=hx-1$/)
     // an explicit file name (relative to .helix-logs) works too; missing ones are one line, exit 1
     expect(helix(root, ['logs', path.basename(log.path)]).stdout).toBe(r.stdout)

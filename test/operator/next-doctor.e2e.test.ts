@@ -1,7 +1,7 @@
 import {mkdirSync, readdirSync, utimesSync, writeFileSync, chmodSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {helix, killQuietly, project, REAL_HELIX, sleeper} from './helpers.js'
+import {helix, killQuietly, project, REAL_HELIX, sleeper, tempDir as tempDirFor} from './helpers.js'
 
 const kids: number[] = []
 afterEach(() => {
@@ -12,7 +12,8 @@ describe('helix next', () => {
   it('real tracker: the single ready bead', () => {
     const root = project({copy: REAL_HELIX})
     const r = helix(root, ['next'])
-    expect(r).toMatchObject({code: 0, stdout: 'helix-a5b7fac9\n', stderr: ''})
+    expect(r).toMatchObject({code: 0, stderr: ''})
+    expect(r.stdout).toMatch(/^helix-a5b7fac9 {2}\S.*\n$/)
   })
 
   it('SPEC 5.3 tiers: a governed bead beats a higher-priority plain task; blocked label skipped', () => {
@@ -23,7 +24,8 @@ describe('helix next', () => {
         {id: 'hx-gov0', title: 'governed but blocked', priority: 0, 'spec-id': 'S1', labels: ['blocked']},
       ],
     })
-    expect(helix(root, ['next']).stdout).toBe('hx-gov\n')
+    expect(helix(root, ['next']).stdout).toBe('hx-gov  governed\n')
+    expect(JSON.parse(helix(root, ['next', '--json']).stdout)).toEqual({id: 'hx-gov', title: 'governed'})
   })
 
   it("honours an active run's skip list", () => {
@@ -32,12 +34,13 @@ describe('helix next', () => {
     kids.push(s.pid!)
     writeFileSync(path.join(root, '.ddx', 'helix.pid'), `${s.pid} ${new Date().toISOString()}\n`)
     writeFileSync(path.join(root, '.ddx', 'run-state.json'), JSON.stringify({pid: s.pid, skipped: [{id: 'hx-a', reason: 'x', attempts: 4}]}))
-    expect(helix(root, ['next']).stdout).toBe('hx-b\n')
+    expect(helix(root, ['next']).stdout).toBe('hx-b  b\n')
   })
 
   it('nothing ready: "no ready issues"', () => {
     const root = project({beads: [{id: 'hx-a', title: 'a', status: 'closed'}]})
     expect(helix(root, ['next'])).toMatchObject({code: 0, stdout: 'no ready issues\n'})
+    expect(helix(root, ['next', '--json']).stdout).toBe('null\n')
   })
 })
 
@@ -45,7 +48,8 @@ describe('helix doctor', () => {
   function healthy(): {root: string; agent: string} {
     const root = project({beads: [{id: 'hx-a', title: 'a'}]})
     const agent = path.join(root, 'my-agent')
-    writeFileSync(agent, '#!/bin/sh\nexit 0\n')
+    // a command agent that can answer a review: doctor's review preflight passes
+    writeFileSync(agent, '#!/bin/sh\necho REVIEW_STATUS: CLEAN\n')
     chmodSync(agent, 0o755)
     return {root, agent}
   }
@@ -140,5 +144,23 @@ describe('helix doctor', () => {
     expect(j.problems).toBe(2)
     expect(j.checks.find((c: any) => c.what === 'implementation agent no-such-agent-xyz').level).toBe('fail')
     expect(j.checks.find((c: any) => c.what === 'tracker').detail).toMatch(/1 malformed line\(s\), first \.ddx\/beads\.jsonl:2/)
+  })
+})
+
+describe('helix next prints the title too, sanitized (issue 20)', () => {
+  it('a title with control characters cannot reach the terminal raw; --json keeps the data', () => {
+    const title = 'Fix \u001b]0;pwned\u0007 the \u202eparser'
+    const root = project({beads: [{id: 'hx-t', title, priority: 0}]})
+    expect(helix(root, ['next']).stdout).toBe('hx-t  Fix ?]0;pwned? the ?parser\n')
+    expect(JSON.parse(helix(root, ['next', '--json']).stdout)).toEqual({id: 'hx-t', title})
+  })
+})
+
+describe('helix doctor outside a project', () => {
+  it('says "not a helix project" once', () => {
+    const dir = tempDirFor()
+    const r = helix(dir, ['doctor'])
+    expect(r.code).toBe(1)
+    expect(`${r.stdout}${r.stderr}`.match(/not a helix project/g)).toHaveLength(1)
   })
 })

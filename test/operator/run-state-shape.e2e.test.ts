@@ -31,6 +31,6 @@ describe('run-state with values of the wrong type', () => {
     const json = helix(root, ['status', '--json'])
     expect(json.code).toBe(0)
     expect(JSON.parse(json.stdout).running_bead).toBeNull()
-    expect(helix(root, ['next'])).toMatchObject({code: 0, stdout: 'hx-a\n', stderr: ''})
+    expect(helix(root, ['next'])).toMatchObject({code: 0, stdout: 'hx-a  a\n', stderr: ''})
   })
 })

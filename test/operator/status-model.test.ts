@@ -18,7 +18,7 @@ describe('status model', () => {
     const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: null, livePid: null, now: NOW})
     const j = statusJson(m)
     expect(Object.keys(j).sort()).toEqual(
-      ['active_run', 'current_cycle', 'injected_supervisory', 'last_stop_reason', 'parked_beads', 'run', 'running_bead', 'tracker', 'progress', 'last_output', 'paused_until', 'workers'].sort(),
+      ['active_run', 'beads', 'current_cycle', 'injected_supervisory', 'last_stop_reason', 'parked_beads', 'run', 'running_bead', 'tracker', 'progress', 'last_output', 'paused_until', 'workers'].sort(),
     )
     expect(j).toMatchObject({active_run: null, running_bead: null, current_cycle: null, parked_beads: [], last_stop_reason: null, run: null, progress: null, workers: []})
     const text = renderStatusText(m)
@@ -95,7 +95,8 @@ describe('status model', () => {
     expect(j.parked_beads[1].reason).toContain('queue drift')
     expect(j.parked_beads[4]).toMatchObject({reason: 'waiting on a', next_eligible: null})
     const text = renderStatusText(m)
-    expect(text).toMatch(/^  a +backoff after 2 failed attempts until 2026-11-22 04:00:40Z/m)
+    // issue 20: relative, "in 40s", not a UTC timestamp
+    expect(text).toMatch(/^  a +backoff after 2 failed attempts (in \d+[smh]|now)/m)
     expect(text).toMatch(/^  c +label 'blocked'/m)
   })
 
@@ -193,8 +194,10 @@ describe('status progress (SPEC 16.4)', () => {
     const lines = renderStatusText(m).trimEnd().split('\n')
     expect(lines.length).toBeLessThanOrEqual(24)
     for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(80)
-    expect(lines).toContain('  Progress: 6/∞ completed (8 attempted), 1,234,567 tokens, $12.50')
-    expect(lines).toContain('  Time:    2h elapsed, cycle mean 2m, last 2m')
+    expect(lines.find((l) => l.startsWith('  Progress: '))).toMatch(/^ {2}Progress: \d+\/\d+ beads closed, \d+ left/)
+    expect(lines.find((l) => l.startsWith('  Progress: '))).toMatch(/; 1,234,567 tokens, \$12\.50$/)
+    expect(lines).toContain('  Cycles:  6 completed of 8 attempted, mean 2m, last 2m')
+    expect(lines.find((l) => l.startsWith('  Started: '))).toMatch(/\(2h ago\)$/)
     expect(lines).toContain('  Cycle:   9  (paused)  Workers: 4 busy')
     for (const slot of [1, 2, 3, 4]) expect(lines.some((l) => l.startsWith(`  w${slot} hx-${slot}  ${slot}m ${slot}s of 45m  » slot ${slot} says`))).toBe(true)
     expect(lines.some((l) => l.startsWith('  Paused: quota, resumes at '))).toBe(true)

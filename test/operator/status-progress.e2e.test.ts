@@ -109,8 +109,9 @@ describe.runIf(hasTmux)('helix status during a run, in a real 80×24 tmux pane',
     expect(lines.length).toBeLessThanOrEqual(24)
     // the whole answer is on screen: the pane did not scroll (Tracker: is the first line)
     expect(lines[0]).toBe('Tracker:')
-    expect(screen).toMatch(/^  Progress: 3\/10 completed \(4 attempted\), 15,018 tokens, \$0\.42$/m)
-    expect(screen).toMatch(/^  Time: +1h 2m elapsed, cycle mean 3m 16s, last 3m 2s$/m)
+    expect(screen).toMatch(/^  Progress: 0\/5 beads closed, 5 left, ETA \d+m( \d+s)?; 15,018 tokens, \$0\.42$/m)
+    expect(screen).toMatch(/^  Cycles: +3 completed of 4 attempted \(max 10\), mean 3m 16s, last 3m 2s$/m)
+    expect(screen).toMatch(/^  Started: .*\(1h 2m ago\)$/m)
     expect(screen).toContain(`  Paused: quota, resumes at ${hhmm(pausedUntil!)}`)
     expect(screen).toMatch(/^  Cycle: +5 +\(paused\) +Workers: 2 busy$/m)
     expect(screen).toMatch(/^  w1 hx-w1 +12m 3\ds of 45m +Slot one bead\?\]0;x\?\?\[2J\?\?\?$/m)
@@ -120,7 +121,7 @@ describe.runIf(hasTmux)('helix status during a run, in a real 80×24 tmux pane',
     // 16.2: the labelled bead is blocked, not ready; 16.4: another owner's stale claim
     // (another owner's stale claim is ready again: SPEC 2.4)
     expect(screen).toMatch(/^  Ready: +2$/m)
-    expect(screen).toMatch(/^  Blocked: +1$/m)
+    expect(screen).toMatch(/^  Blocked: +1 \(needs a human\), 0 waiting on dependencies$/m)
     expect(screen).toMatch(/^  hx-alice +Alice was here — claimed by alice \(stale\), pid 99999999, 2h ago$/m)
     // Last Run (the previous run) is hidden while a run is active
     expect(screen).not.toMatch(/Last Run/)

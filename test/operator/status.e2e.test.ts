@@ -57,6 +57,8 @@ describe('helix status (built CLI)', () => {
       injected_supervisory: [],
       last_stop_reason: null,
       tracker: {total: 966, open: 2, in_progress: 0, closed: 927, blocked: 0, proposed: 0, cancelled: 36, ready: 1},
+      // issue 20: closed/total, left (cancelled are not left), waiting apart from blocked; no ETA without a run
+      beads: {closed: 927, total: 966, left: 3, waiting: 0, blocked: 0, eta_s: null},
       run: null,
       active_run: null,
       // SPEC 16.4 keys, empty without an active run

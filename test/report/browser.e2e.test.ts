@@ -10,7 +10,7 @@ import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {helix, project} from '../operator/helpers.js'
-import {overnight} from './helpers.js'
+import {morning, overnight} from './helpers.js'
 import {colorBoxes, readPng} from './png.js'
 import {OUTCOME_COLORS} from '../../src/report/html.js'
 import {makeTempDir} from '../support/tmp.js'
@@ -142,6 +142,49 @@ describe.runIf(chromium)('helix report --html in headless chromium', () => {
       // no request left the file
       expect(pageRequests(net)).toEqual([])
       expect(hits).toEqual([])
+    } finally {
+      rmSync(root, {recursive: true, force: true})
+    }
+  })
+
+  it('the morning sections (issue 20): span, runs, failures with attempts, verdicts, left, a real time axis, no cost', async () => {
+    const root = project({beads: []})
+    try {
+      morning(root, Date.now())
+      // `--html` with no value: the page on stdout (helix report --html > report.html)
+      const r = helix(root, ['report', '--html'])
+      expect(r.code).toBe(0)
+      const file = path.join(root, 'morning.html')
+      writeFileSync(file, r.stdout)
+      const dom = await browser(['--dump-dom', `file://${file}`], path.join(dir, 'profile-morning'))
+      expect(dom.status).toBe(0)
+      const html = dom.stdout
+      // text of the element with this id, tags stripped, entities of our escaping undone
+      const section = (id: string) => {
+        const m = new RegExp(`<div id="${id}">([\\s\\S]*?)</div>`).exec(html)
+        return (m?.[1] ?? '').replace(/<[^>]+>/g, ' ').replace(/&amp;/g, '&').replace(/\s+/g, ' ').trim()
+      }
+      expect(html).toMatch(/<p class="muted" id="span">1 run, \d{4}-\d\d-\d\d \d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d \(1h\)<\/p>/)
+      expect(section('runs')).toMatch(/\.\/agent\.sh .*\b3\b 2 of 7 error: review output missing REVIEW_STATUS trailer/)
+      const failures = section('failures')
+      expect(failures).toMatch(/hx-b2 Write the output 1 \d\d:\d\d FAILED rc=1: tests failed closed on attempt 3 .*helix-morning\.log cycle 2/)
+      expect(failures).toMatch(/hx-g7 Flaky network test 3 \d\d:\d\d NOT_COMPLETED bead still open not closed/)
+      expect(section('verdicts')).toMatch(/review hx-a1 CLEAN .*review hx-b2 ISSUES_FOUND \(2 issues\) .*check STOP/)
+      expect(section('left')).toMatch(/hx-g7 Flaky network test blocked: failed 3 times .*hx-w8 Docs for the exporter waiting on hx-g7 .*hx-r9 Tidy the README ready/)
+      expect(html).toMatch(/<b id="total-closed">3<\/b>/) // the epic's closure counted
+      expect(html).not.toMatch(/\$\d/) // no agent reported a cost
+      // the time axis: distinct tick labels
+      const ticks = [...html.matchAll(/<text class="tick" [^>]*>([^<]+)<\/text>/g)].map((m) => m[1])
+      const axis = ticks.slice(0, ticks.length - 2) // the cumulative chart's two end labels come last
+      expect(axis.length).toBeGreaterThanOrEqual(3)
+      expect(new Set(axis).size).toBe(axis.length)
+      // and the page renders: a screenshot with the bars of three slots
+      const shot = path.join(root, 'morning.png')
+      const s = await browser([`--screenshot=${shot}`, '--window-size=1024,1800', `file://${file}`], path.join(dir, 'profile-morning'))
+      expect(s.status).toBe(0)
+      const img = readPng(shot)
+      const failed = colorBoxes(img, OUTCOME_COLORS.FAILED, {minH: 18, maxH: 22, minW: 3})
+      expect(failed).toHaveLength(2)
     } finally {
       rmSync(root, {recursive: true, force: true})
     }

@@ -66,7 +66,7 @@ describe('history', () => {
     }
     const r = buildReport(h, parseSince('24h', NOW), NOW)
     expect(r.runs).toBe(1)
-    expect(r.closed).toEqual([{id: 'hx-a', title: 'Title of hx-a', commits: ['c1', 'c2'], closed_at: new Date(now - 60 * 60_000).toISOString()}])
+    expect(r.closed).toEqual([{id: 'hx-a', title: 'Title of hx-a', commits: ['c1', 'c2'], closed_at: new Date(now - 60 * 60_000).toISOString(), via: 'cycle'}])
     expect(r.failures).toMatchObject([{id: 'hx-a', outcome: 'FAILED', reason: 'rc=1: x'}])
     expect(r.beads).toMatchObject([{id: 'hx-a', attempts: 2, closed: true, tokens: 2000, cost_usd: 0.1, time_ms: 30 * 60_000}])
     expect(r.totals).toMatchObject({cycles: 2, closed: 1, failed: 1, tokens: 2000, paused_ms: 1000, idle_ms: 2000, run_ms: 90 * 60_000})

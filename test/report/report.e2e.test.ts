@@ -27,14 +27,22 @@ describe('helix report (built CLI)', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const out = r.stdout
-    expect(out).toMatch(/^helix report: 2 runs since /)
+    // issue 20: the runs' real span (5h ago → 1h ago), not the 24h query window
+    expect(out).toMatch(/^helix report: 2 runs, \d{4}-\d\d-\d\d \d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d \(4h\)$/m)
     expect(out).toMatch(/^Closed \(4\):$/m)
     expect(out).toMatch(/^  hx-a1  Title of hx-a1  \[aaaa1000de\]$/m)
     expect(out).not.toContain('hx-old') // 2 days ago: outside the default window
     expect(out).toMatch(/^Failures \(6\):$/m)
-    expect(out).toMatch(/^  hx-b2  FAILED \(rc=1: npm test failed\) — Title of hx-b2$/m)
-    expect(out).toMatch(/^  hx-e5  NOT_LANDED \(conflict in a\.ts\)/m)
-    expect(out).toMatch(/^  hx-g7  STALLED \(no output for 600s\)/m)
+    expect(out).toMatch(/^  hx-b2  attempt 1 at \d\d:\d\d: FAILED \(rc=1: npm test failed\) — closed on attempt 2 — Title of hx-b2$/m)
+    expect(out).toMatch(/^  hx-e5  attempt 1 at \d\d:\d\d: NOT_LANDED \(conflict in a\.ts\) — still not closed/m)
+    expect(out).toMatch(/^  hx-g7  attempt 1 at \d\d:\d\d: NOT_COMPLETED \(bead still open\)/m)
+    expect(out).toMatch(/^  hx-g7  attempt 2 at \d\d:\d\d: NOT_COMPLETED \(bead still open\)/m)
+    expect(out).toMatch(/^  hx-g7  attempt 3 at \d\d:\d\d: STALLED \(no output for 600s\) — still not closed/m)
+    // the runs table: agent, workers, stop reason
+    expect(out).toMatch(/^  \d{4}-\d\d-\d\d \d\d:\d\d → \d\d:\d\d  codex, review claude, 2 workers$/m)
+    expect(out).toMatch(/^    cycles: 3 completed of 6 attempted; 9,000 tokens, \$0\.45$/m)
+    expect(out).toMatch(/^    stopped: completed$/m)
+    expect(out).toMatch(/^    stopped: blocked$/m)
     expect(out).toMatch(/^Blocked \(1\):$/m)
     expect(out).toMatch(/^  hx-g7  failed 3 times \(3 attempts\) — Title of hx-g7$/m)
     // per bead: attempts, agent time, tokens, cost
@@ -113,7 +121,8 @@ describe('helix report (built CLI)', () => {
     const r = helix(root, ['report'])
     expect(r.code).toBe(0)
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
-    expect(r.stdout).toContain('hx-z?]0;x??[2J???⏎next  FAILED (rc=1: ?]0;x??[2J???⏎next) — T?]0;x??[2J???⏎next')
+    expect(r.stdout).toContain('hx-z?]0;x??[2J???⏎next  attempt 1 at ')
+    expect(r.stdout).toContain('FAILED (rc=1: ?]0;x??[2J???⏎next) — still not closed — T?]0;x??[2J???⏎next')
     expect(r.stdout).toContain('why?]0;x??[2J???⏎next (1 attempt)')
     expect(r.stdout).toContain('error?]0;x??[2J???⏎next')
   })

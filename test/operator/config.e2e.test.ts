@@ -1,0 +1,82 @@
+// issue 20 item 7: .helix/config.json remembers the agent and the run's settings.
+// flags > HELIX_* > config > defaults; a bad file is one line naming the file and key.
+import {copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {helix, project, REPO} from './helpers.js'
+
+const MINIMAL = path.join(REPO, 'fixtures', 'agents', 'minimal-agent.sh')
+/** PATH with node/git but certainly no codex or claude */
+const BARE_PATH = `${path.dirname(process.execPath)}:/usr/bin:/bin`
+
+function withAgent(): string {
+  const root = project({beads: [{id: 'hx-a', title: 'a', priority: 0}]})
+  copyFileSync(MINIMAL, path.join(root, 'agent.sh'))
+  mkdirSync(path.join(root, '.helix'))
+  return root
+}
+
+const config = (root: string) => path.join(root, '.helix', 'config.json')
+
+describe('.helix/config.json', () => {
+  it('--save-config writes the flags typed (agent relative to the root), and a later run in a subdirectory uses them', () => {
+    const root = withAgent()
+    const r = helix(root, ['run', '--agent', './agent.sh', '--workers', '2', '--timeout', '120', '--save-config', '--dry-run'])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain('helix: saved agent, timeout, workers to .helix/config.json')
+    expect(JSON.parse(readFileSync(config(root), 'utf8'))).toEqual({agent: './agent.sh', timeout: 120, workers: 2})
+    const sub = path.join(root, 'src')
+    mkdirSync(sub)
+    const again = helix(sub, ['run', '--dry-run'])
+    expect(again.code).toBe(0)
+    expect(again.stdout).toContain(`command: ${path.join(root, 'agent.sh')}\n`)
+  })
+
+  it('a flag beats HELIX_AGENT, which beats the file', () => {
+    const root = withAgent()
+    writeFileSync(config(root), JSON.stringify({agent: './agent.sh'}))
+    expect(helix(root, ['run', '--dry-run'], {HELIX_AGENT: '/bin/true'}).stdout).toContain('command: /bin/true\n')
+    expect(helix(root, ['run', '--dry-run', '--agent', '/bin/echo'], {HELIX_AGENT: '/bin/true'}).stdout).toContain('command: /bin/echo\n')
+  })
+
+  it('a whole run with only the config file: the agent runs, the bead closes', () => {
+    const root = withAgent()
+    writeFileSync(config(root), JSON.stringify({agent: './agent.sh', 'auto-review': false, 'max-cycles': 1}))
+    const r = helix(root, ['run', '--summary'])
+    expect(r.code).toBe(0)
+    expect(helix(root, ['tracker', 'show', 'hx-a', '--json']).stdout).toMatch(/"status":\s*"closed"/)
+  }, 60_000)
+
+  it('doctor in a project configured for ./agent.sh does not fail on a missing codex', () => {
+    const root = withAgent()
+    writeFileSync(config(root), JSON.stringify({agent: './agent.sh'}))
+    const d = helix(root, ['doctor'], {PATH: BARE_PATH})
+    expect(d.stdout).toMatch(/^ok +implementation agent .*agent\.sh/m)
+    expect(d.stdout).not.toMatch(/^FAIL.*codex/m)
+    expect(d.code).toBe(0)
+  }, 30_000)
+
+  it.each([
+    ['{"workers": "three"}', `key 'workers' must be a whole number ≥ 0 (got "three")`],
+    ['{"agnet": "./agent.sh"}', "unknown key 'agnet'"],
+    ['{"agent": ', 'not valid JSON'],
+    ['[1]', 'must hold one JSON object'],
+  ])('invalid %s: one line naming the file and the key, exit 1, nothing run', (text, msg) => {
+    const root = withAgent()
+    writeFileSync(config(root), text)
+    for (const cmd of [['run', '--dry-run'], ['doctor'], ['status']]) {
+      const r = helix(root, cmd)
+      expect(r.code, cmd.join(' ')).toBe(1)
+      expect(r.stderr).toMatch(new RegExp(`^helix: ${config(root).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .*\n$`))
+      expect(r.stderr).toContain(msg)
+    }
+    expect(existsSync(path.join(root, '.ddx', 'run-state.json'))).toBe(false)
+  }, 30_000)
+
+  it("--agent agent.sh (not on PATH) hints './agent.sh'", () => {
+    const root = withAgent()
+    const r = helix(root, ['run', '--agent', 'agent.sh'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe("helix: agent 'agent.sh' not found on PATH (did you mean './agent.sh'?)\n")
+  })
+})
