@@ -15,6 +15,8 @@ import {sanitize} from '../util/sanitize.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
+  /** runs once every flag is checked and before anything starts (the review preflight, --save-config) */
+  beforeStart?: () => Promise<void>
   /** `--keep-preserved DAYS` (issue 20 item 8) */
   keepPreserved?: string
   /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
@@ -48,6 +50,7 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const keepDays = parseKeepPreserved(input.keepPreserved, input.env)
   const where = await linkedWorktreeProblem(input.cwd, input.env)
   if (where) throw new HelixError(where, EXIT.ERROR)
+  await input.beforeStart?.()
   const ac = new AbortController()
   const real = realLoopDeps({...input, signal: ac.signal})
   const {deps, timeoutSec} = real

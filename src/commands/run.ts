@@ -28,7 +28,7 @@ export default class Run extends HelixCommand {
     'max-bead-cost': Flags.string({description: "don't dispatch a bead again once its attempts (all runs) cost this much in USD; it is blocked (default HELIX_MAX_BEAD_COST, none)", helpValue: 'USD'}),
     'max-quota-wait': Flags.string({description: 'longest quota pause in seconds before stopping (default HELIX_MAX_QUOTA_WAIT or 21600)', helpValue: 'SECONDS'}),
     notify: Flags.string({description: 'command run with one JSON event on stdin when the run stops, pauses, resumes or blocks a bead (default HELIX_NOTIFY)', helpValue: 'CMD'}),
-    remote: Flags.string({description: "several hosts, one queue: the tracker on this git remote's base branch, claims as lease refs there (SPEC 19)", helpValue: 'NAME'}),
+    remote: Flags.string({description: "several hosts, one queue: the tracker on this git remote's base branch, claims as lease refs there (default: none, one host)", helpValue: 'NAME'}),
     lease: Flags.string({description: 'with --remote: claim lease in seconds, renewed every lease/3 (default 300)', helpValue: 'SECONDS'}),
     'max-offline': Flags.string({description: 'with --remote: stop (exit 4) once the remote was unreachable this long (default 3600)', helpValue: 'SECONDS'}),
     'save-config': Flags.boolean({description: 'write the flags given here into .helix/config.json (merged), then run; later runs use them as defaults', default: false}),
@@ -39,10 +39,6 @@ export default class Run extends HelixCommand {
     const {runLoopCli} = await import('../cli/run-loop.js')
     const {configuredEnv, loadConfig} = await import('../config/project-config.js')
     const cwd = process.cwd()
-    if (flags['save-config']) {
-      const {saveRunFlags} = await import('../config/save-flags.js')
-      this.err(saveRunFlags(cwd, flags))
-    }
     // flags > HELIX_* > .helix/config.json > defaults (docs/decisions.md, h8)
     const env = configuredEnv(process.env, cwd)
     const config = loadConfig(cwd)
@@ -53,19 +49,27 @@ export default class Run extends HelixCommand {
     const autoReview = pick(flags['auto-review'], 'auto-review', true)
     const autoAlign = flags['auto-align'] ?? !['0', 'false', 'no', 'off'].includes((env.HELIX_AUTO_ALIGN ?? '1').trim().toLowerCase())
     const agent = {agent: flags.agent, claude: flags.claude, codex: flags.codex, model: flags.model, effort: flags.effort, timeout: flags.timeout}
-    if (autoReview && !flags['dry-run']) {
-      // issue 20: an agent that cannot review is caught now, not after the night's first epic
-      const {findDdxRoot} = await import('../util/root.js')
-      const root = findDdxRoot(cwd)
-      if (root) {
-        const {runReviewPreflight} = await import('../status/review-preflight.js')
-        const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root)
-        if (refusal) throw new HelixError(refusal, EXIT.ERROR)
+    // after every flag was checked (bad input changes nothing on disk), before anything starts
+    const beforeStart = async (): Promise<void> => {
+      if (autoReview && !flags['dry-run']) {
+        // issue 20: an agent that cannot review is caught now, not after the night's first epic
+        const {findDdxRoot} = await import('../util/root.js')
+        const root = findDdxRoot(cwd)
+        if (root) {
+          const {runReviewPreflight} = await import('../status/review-preflight.js')
+          const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root)
+          if (refusal) throw new HelixError(refusal, EXIT.ERROR)
+        }
+      }
+      if (flags['save-config']) {
+        const {saveRunFlags} = await import('../config/save-flags.js')
+        this.err(saveRunFlags(cwd, flags))
       }
     }
     const code = await runLoopCli({
       cwd,
       env,
+      beforeStart,
       agent,
       reviewAgent: flags['review-agent'],
       keepPreserved: flags['keep-preserved'],

@@ -70,7 +70,7 @@ describe('npm run demo', () => {
       expect(run.all).toMatch(new RegExp(`cycle \\d+: ${id} → COMPLETE`))
     }
     // summary-mode agent lines point into the session log
-    expect(run.all).toMatch(/codex complete \(rc=0, \d+s, \d+ tokens\) — log L\d+–L\d+ in \/\S+\.log/)
+    expect(run.all).toMatch(/codex complete \(rc=0, \d+s, [\d,]+ tokens\) — log L\d+–L\d+ in \/\S+\.log/)
   })
 
   it('shows the failed first attempt and its retry after the backoff', () => {
@@ -99,7 +99,7 @@ describe('npm run demo', () => {
   it('drains the queue into check, which says STOP, and prints the run summary and status', () => {
     expect(run.all).toMatch(/NEXT_ACTION: STOP/)
     expect(run.all).toContain('helix: stopping after check returned STOP')
-    expect(run.all).toMatch(/run complete: 7 attempted, 6 completed, 0 skipped, \d+ tokens/)
+    expect(run.all).toMatch(/run complete: 7 attempted, 6 completed, 0 skipped, [\d,]+ tokens/)
     expect(run.all).toContain('$ helix status')
     expect(run.all).toMatch(/^Tracker:/m)
     expect(run.all).toMatch(/^\s+Closed:\s+7/m)

@@ -94,6 +94,9 @@ if (action === 'implementation') {
   await sleep(plan.sleepAfterCloseMs ?? Math.floor(Math.random() * random))
   process.stdout.write((plan.answer ?? 'closed ' + id) + '\\n')
   process.exit(plan.rc ?? 0)
+} else if (action === 'review' && process.env.HELIX_AGENT_CHECK === '1') {
+  // the run's review preflight: answer at once, leave no trace
+  process.stdout.write('REVIEW_STATUS: CLEAN\\n')
 } else if (action === 'review') {
   rec({phase: 'review'})
   await sleep(existsSync(stub + '/review-sleep') ? Number(readFileSync(stub + '/review-sleep', 'utf8')) : Math.floor(Math.random() * random))

@@ -146,7 +146,7 @@ async function watchIn(root: string, cols: number, rows: number, ready: RegExp):
   sessions.push(name)
   const cmd = `cd '${root}' && NODE_ENV=production '${process.execPath}' '${BIN}' status --watch 1; sleep 30`
   expect(spawnSync('tmux', ['new-session', '-d', '-s', name, '-x', String(cols), '-y', String(rows), cmd]).status).toBe(0)
-  expect(await waitFor(() => ready.test(capture(name)), 20_000)).toBe(true)
+  await waitFor(() => ready.test(capture(name)), {timeoutMs: 20_000, what: `status screen matching ${ready}`})
   return capture(name)
 }
 
