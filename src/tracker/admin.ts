@@ -239,7 +239,8 @@ export function doctorText(r: DoctorReport): string {
   for (const l of [r.lock, ...(r.other_locks ?? [])]) {
     if (!l) continue
     const who = l.owner === 'ddx' ? `DDx writer${l.ddx_pid === null ? '' : ` pid ${l.ddx_pid}`}` : 'helix writer'
-    const age = l.future ? `${-l.age_seconds}s in the future` : `${l.age_seconds}s old`
+    // a lock made within the last second can read a hair ahead of this clock: 0s old, not -1s
+    const age = l.future ? `${-l.age_seconds}s in the future` : `${Math.max(0, l.age_seconds)}s old`
     out.push(`lock ${s(l.path)}: ${who}, ${age}, ${l.stale ? `stale (${l.why}) — the next writer breaks it` : `not stale (${l.why})`}`)
   }
   for (const f of r.leftover_temp_files) out.push(`leftover temp file ${s(f)} (from an interrupted writer; safe to delete)`)

