@@ -142,13 +142,8 @@ export function start(p: Project, workers: number, more: string[] = []): {child:
   return {child, done, output: () => out}
 }
 
-export async function waitFor(cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+// the one wait of the test rig (test/support/wait.ts)
+export {waitFor} from '../support/wait.js'
 
 /** the commits on main whose subject is `work on <id>` (or helix's leftover commit of it) */
 export function landedCount(root: string, id: string): number {

@@ -1,33 +1,12 @@
 import {describe, expect, it} from 'vitest'
 import {runLoop} from '../../src/loop/orchestrator.js'
-import type {LandResult, LoopLanding, Workspace} from '../../src/loop/ports.js'
-import {check, closeIt, harness, opts, type Harness} from './fakes.js'
+import {FakeLanding, check, closeIt, harness, opts, type Harness} from './fakes.js'
 
 const B = (id: string, extra: Record<string, unknown> = {}) => ({id, title: `title ${id}`, ...extra})
 /** every out.* call is one session-log record (src/output/terminal.ts) */
 const logged = (h: Harness, re: RegExp) => [...h.normal, ...h.summary, ...h.both].filter((l) => re.test(l))
 
-const landing: LoopLanding = {
-  async base() {
-    return 'main'
-  },
-  async ensureExcludes() {},
-  async prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
-    return {slot, bead, attempt, dir: `/p/wt/${bead}`, branch: `helix/${bead}-${attempt}`, baseTip: 'b0'}
-  },
-  async land(ws: Workspace): Promise<LandResult> {
-    return {landed: true, sha: `sha-${ws.bead}`, commits: [`c-${ws.bead}`]}
-  },
-  async preserve() {
-    return null
-  },
-  async keepBranch(ws: Workspace) {
-    return ws.branch
-  },
-  async preservedRef() {
-    return null
-  },
-}
+const landing = new FakeLanding()
 
 describe('loop noise (issue 20 item 9)', () => {
   it('`landed <id>` is one line per landing, shown in both modes', async () => {

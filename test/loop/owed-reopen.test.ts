@@ -2,29 +2,13 @@
 // as owed and written by the next start (SPEC 18.2), with fakes for every port.
 import {describe, expect, it} from 'vitest'
 import {runLoop} from '../../src/loop/orchestrator.js'
-import type {LandResult, LoopLanding, PendingReopen, Workspace} from '../../src/loop/ports.js'
-import {check, closeIt, harness, opts} from './fakes.js'
+import type {LandResult, PendingReopen, Workspace} from '../../src/loop/ports.js'
+import {FakeLanding, check, closeIt, harness, opts} from './fakes.js'
 
-class Landing implements LoopLanding {
+class Landing extends FakeLanding {
   owed: PendingReopen[] = []
-  async base() {
-    return 'main'
-  }
-  async ensureExcludes() {}
-  async prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
-    return {slot, bead, attempt, dir: `/p/.helix/worktrees/${bead}-${attempt}`, branch: `helix/${bead}-${attempt}`, baseTip: 'b0'}
-  }
-  async land(ws: Workspace): Promise<LandResult> {
+  override async land(ws: Workspace): Promise<LandResult> {
     return {landed: false, reason: 'conflict in a.ts', preservedRef: `refs/helix/preserved/${ws.bead}/${ws.attempt}`}
-  }
-  async preserve() {
-    return null
-  }
-  async keepBranch(ws: Workspace) {
-    return ws.branch
-  }
-  async preservedRef() {
-    return null
   }
   async leftovers() {
     return []

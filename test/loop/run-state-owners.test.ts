@@ -2,9 +2,8 @@ import {describe, expect, it} from 'vitest'
 import {BUILDS_BEFORE_BREAKER, START, alignedSinceBuild, backfilledSinceBuild, breakerDue, nextDrain, passesExhausted, spins, type DrainEvent, type DrainState} from '../../src/loop/drain-state.js'
 import {RunLedger} from '../../src/loop/ledger.js'
 import {runLoop} from '../../src/loop/orchestrator.js'
-import type {LandResult, LoopLanding, Workspace} from '../../src/loop/ports.js'
 import {HEALTHY, holdsDispatch, nextQuota, windowOf} from '../../src/loop/quota-state.js'
-import {closeIt, harness, opts} from './fakes.js'
+import {FakeLanding, closeIt, harness, opts} from './fakes.js'
 
 const B = (id: string) => ({id, title: `title ${id}`})
 const tick = () => new Promise((r) => setTimeout(r, 5))
@@ -103,33 +102,9 @@ describe('the run ledger: named operations, one slot never edits another', () =>
   })
 })
 
-class SlotLanding implements LoopLanding {
-  landed: string[] = []
-  async base() {
-    return 'main'
-  }
-  async ensureExcludes() {}
-  async prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
-    return {slot, bead, attempt, dir: `/p/.helix/worktrees/${bead}-${attempt}`, branch: `helix/${bead}-${attempt}`, baseTip: 'b0'}
-  }
-  async land(ws: Workspace): Promise<LandResult> {
-    this.landed.push(ws.bead)
-    return {landed: true, sha: `sha-${ws.bead}`, commits: [`c-${ws.bead}`]}
-  }
-  async preserve() {
-    return null
-  }
-  async keepBranch(ws: Workspace) {
-    return ws.branch
-  }
-  async preservedRef() {
-    return null
-  }
-}
-
 describe('--workers: one slot never clears the record of another (SPEC 18.5)', () => {
   it("slot 1's gate and landing leave slot 2's current bead in run-state", async () => {
-    const landing = new SlotLanding()
+    const landing = new FakeLanding()
     let bStarted = false
     const h = harness(
       [B('a'), B('b')],
@@ -138,7 +113,7 @@ describe('--workers: one slot never clears the record of another (SPEC 18.5)', (
           if (c.beadId === 'a') await until(() => bStarted)
           else {
             bStarted = true
-            await until(() => landing.landed.includes('a'))
+            await until(() => landing.events.includes('landed a'))
           }
           closeIt(c, t)
         },
