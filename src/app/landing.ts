@@ -9,7 +9,7 @@ import {mkdir, rm} from 'node:fs/promises'
 import path from 'node:path'
 import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
-import {assertAttempt, assertSafeId, branchName, idProblem, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
+import {assertAttempt, assertSafeId, branchName, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
 import {createLandLock} from '../git/land-lock.js'
 import {readAttemptMeta, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
 import {checkedOutAt as checkedOut} from '../git/checked-out.js'
@@ -18,6 +18,7 @@ import {addPendingReopen, readPendingReopens, removePendingReopen} from '../stat
 import {ensureIgnored} from '../util/runtime-paths.js'
 import {errorMessage, HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
+import {createPreserve} from './preserve-work.js'
 
 export interface GitLandingOptions {
   /** the project root (may be a subdirectory of the repository) */
@@ -42,9 +43,6 @@ interface Repo {
   /** the tracker directory relative to `top` when it lies inside the repository */
   trackerRel: string | null
 }
-
-/** what became of the agent's uncommitted changes */
-type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} | {kind: 'refused'; why: string; archive: string}
 
 const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a branch'
 const MAX_LAND_ROUNDS = 3
@@ -93,6 +91,8 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const nul = (s: string): string[] => s.split('\0').filter(Boolean)
 
   const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).env)
+
+  const {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef} = createPreserve({root, log, run, revParse, refExists, base, wtTop, trackerFile})
 
   async function base(): Promise<string> {
     if (baseName) return baseName
@@ -151,50 +151,6 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     return ws
   }
 
-  /**
-   * Commit what the agent left uncommitted (never tracker files) as one commit,
-   * running the repository's hooks (SPEC 18.3a: no --no-verify). A hook that
-   * refuses gives `refused`: the leftovers are then written with plumbing
-   * (`commit-tree`, no hooks) as `archive`, for the preserved ref only.
-   * `failed` (a stale index.lock of a killed git, a full disk…) means the worktree
-   * still holds work that exists nowhere else, so it must not be removed.
-   */
-  async function commitLeftovers(ws: Workspace): Promise<Leftovers> {
-    const top = wtTop(ws)
-    if (!existsSync(top)) return {kind: 'none'}
-    const fail = (r: GitResult): Leftovers => {
-      log(`helix: could not commit the uncommitted work of ${ws.bead} attempt ${ws.attempt}: ${sanitize(firstLine(r))}`)
-      return {kind: 'failed'}
-    }
-    await abortRebase(top)
-    const add = await run(['add', '-A'], top)
-    if (add.code !== 0) return fail(add)
-    const staged = nul((await run(['diff', '--cached', '--name-only', '-z', '--no-renames'], top)).stdout)
-    const tracker = staged.filter(trackerFile)
-    if (tracker.length) await run(['restore', '--staged', '--', ...tracker], top)
-    if ((await run(['diff', '--cached', '--quiet'], top)).code === 0) return {kind: 'none'}
-    const msg = `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`
-    const c = await run(['commit', '-q', '-m', msg], top)
-    if (c.code === 0) return {kind: 'committed'}
-    const tree = await run(['write-tree'], top)
-    const head = await revParse('HEAD', top)
-    if (tree.code !== 0 || !head) return fail(c)
-    const archived = await run(['commit-tree', tree.stdout.trim(), '-p', head, '-m', msg], top)
-    if (archived.code !== 0) return fail(archived)
-    return {kind: 'refused', why: firstLine(c), archive: archived.stdout.trim()}
-  }
-
-  /** a rebase a killed helix left half done: put the branch back where it was */
-  async function abortRebase(top: string): Promise<void> {
-    for (const d of ['rebase-merge', 'rebase-apply']) {
-      const p = (await run(['rev-parse', '--git-path', d], top)).stdout.trim()
-      if (p && existsSync(path.resolve(top, p))) {
-        await run(['rebase', '--abort'], top)
-        return
-      }
-    }
-  }
-
   /** the attempt's work: the worktree's HEAD, or the branch once the worktree is gone */
   const workTip = async (ws: Workspace): Promise<string | null> => (existsSync(wtTop(ws)) ? await revParse('HEAD', wtTop(ws)) : null) ?? (await revParse(`refs/heads/${ws.branch}`))
 
@@ -216,22 +172,6 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const sha = await revParse(ref)
     if (sha) await run(['update-ref', '-d', ref, sha], root)
     if (!(await revParse(ref)) && !existsSync(wtTop(ws))) await removeAttemptMeta(root, ws.bead, ws.attempt)
-  }
-
-  /** create-only (never overwrite) the preserved ref; the next free attempt number if another process took this one */
-  async function keepRef(ws: Workspace, tip: string): Promise<string | null> {
-    for (let n = ws.attempt; n < ws.attempt + 100; n++) {
-      const ref = preservedRefName(ws.bead, n)
-      if ((await revParse(ref)) === tip) return ref
-      const r = await run(['update-ref', '-m', `helix: preserved ${ws.bead} attempt ${ws.attempt}`, ref, tip, ''], root)
-      if (r.code === 0) return ref
-      // only a ref that exists is "number taken"; a failed write (ENOSPC, EACCES) is a failure, not a reason to try /63
-      if (!(await refExists(ref))) {
-        log(`helix: could not write ${ref}: ${sanitize(firstLine(r))}`)
-        return null
-      }
-    }
-    return null
   }
 
   async function preserve(ws: Workspace, reason: string): Promise<string | null> {
@@ -257,15 +197,6 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     await removeWorktree(ws)
     await deleteBranch(ws)
     return ref
-  }
-
-  /** a branch whose tip is not in the preserved work (its worktree's HEAD was detached and moved) gets a ref of its own */
-  async function keepBranchTip(ws: Workspace, kept: string | null): Promise<void> {
-    const bt = await revParse(`refs/heads/${ws.branch}`)
-    if (!bt || bt === kept || bt === ws.baseTip) return
-    if (kept && (await run(['merge-base', '--is-ancestor', bt, kept], root)).code === 0) return
-    if ((await run(['merge-base', '--is-ancestor', bt, `refs/heads/${await base()}`], root)).code === 0) return
-    await keepRef(ws, bt)
   }
 
   /** the Workspace of a leftover attempt (SPEC 18.2) */
@@ -402,17 +333,6 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     await writeAttemptMeta(root, {...((await readAttemptMeta(root, ws.bead, ws.attempt)) ?? {bead: ws.bead, attempt: ws.attempt, branch: ws.branch, base_tip: ws.baseTip}), kept: true})
     if ((await commitLeftovers(ws)).kind !== 'failed') await removeWorktree(ws)
     return ws.branch
-  }
-
-  async function preservedRef(bead: string): Promise<string | null> {
-    if (idProblem(bead)) return null
-    const r = await run(['for-each-ref', '--format=%(refname)', `refs/helix/preserved/${bead}/`], root)
-    let best: {n: number; ref: string} | null = null
-    for (const ref of r.stdout.split('\n').map((l) => l.trim()).filter(Boolean)) {
-      const n = Number(ref.slice(ref.lastIndexOf('/') + 1))
-      if (Number.isSafeInteger(n) && (!best || n > best.n)) best = {n, ref}
-    }
-    return best?.ref ?? null
   }
 
   return {

@@ -15,21 +15,16 @@
  *   when the remote answers again; past --max-offline `onMaxOffline` fires once.
  */
 import {randomBytes} from 'node:crypto'
-import {appendNote, addLabel, closeBead, createBead, setFields} from '../tracker/ops.js'
 import {parseTracker} from '../tracker/codec.js'
-import {mutateTracker, readTracker} from '../tracker/store.js'
-import {addSpend} from '../tracker/spend.js'
+import {readTracker} from '../tracker/store.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
-import type {ProjectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
 import {claimState, createClaims, skewMs, type Claims, type RemoteClaim} from '../remote/claims.js'
 import {createRemoteBase, type RemoteBase} from '../remote/base.js'
 import type {LoopTracker, Workspace} from '../loop/ports.js'
-import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from '../loop/backoff.js'
 
-/** fleet-wide attempt bookkeeping on the bead at the base (SPEC 19.2 step 6) */
-export const ATTEMPTS_FIELD = 'helix-attempts'
-export const RETRY_AFTER_FIELD = 'helix-retry-after'
+import {createRemoteTracker, RETRY_AFTER_FIELD} from './remote-tracker.js'
+export {ATTEMPTS_FIELD, RETRY_AFTER_FIELD} from './remote-tracker.js'
 
 export interface FleetOptions {
   root: string
@@ -329,50 +324,7 @@ export function createFleet(o: FleetOptions): Fleet {
     timer.unref?.()
   }
 
-  const commit = (what: string, edit: (p: ProjectPaths) => Promise<void>) =>
-    later(what, async () => ((await rb.commitTracker(`helix(${o.host}): ${what}`, edit)) === 'unreachable' ? 'unreachable' : 'done'))
-
-  const tracker: LoopTracker = {
-    read,
-    staleClaims: async () => new Set<string>(),
-    claim,
-    unclaim: release,
-    async close(id) {
-      await commit(`close ${id}`, async (p) => void (await closeBead(p, id)))
-    },
-    async addSpend(id, tokens, costUsd) {
-      // SPEC 14.6 with 19.1: the bead's spend is a tracker commit on the base, so every host counts it
-      await commit(`spend on ${id}`, async (p) => void (await addSpend(p, id, tokens, costUsd)))
-    },
-    async reopen(id, reason) {
-      // the base never saw this attempt's close (it travels with the landing): the note is what is left to say
-      await commit(`note on ${id}`, async (p) => {
-        await appendNote(p, id, reason, {once: true})
-      })
-    },
-    async appendNote(id, text) {
-      await commit(`note on ${id}`, async (p) => void (await appendNote(p, id, text, {once: true})))
-    },
-    async addLabel(id, label) {
-      await commit(`label ${label} on ${id}`, async (p) => void (await addLabel(p, id, label)))
-    },
-    async setFields(id, fields) {
-      await commit(`update ${id}`, async (p) => void (await setFields(p, id, fields)))
-    },
-    async create(i) {
-      let id = ''
-      const r = await rb.commitTracker(`helix(${o.host}): new bead ${i.title.slice(0, 60)}`, async (p) => {
-        const b = await createBead(
-          p,
-          {title: i.title, type: i.issue_type, priority: i.priority, labels: i.labels, acceptance: i.acceptance, description: i.description, specId: i['spec-id']},
-          o.env,
-        )
-        id = b.id
-      })
-      if (r === 'unreachable') throw new Error(`the remote ${o.remote} is unreachable; bead '${i.title.slice(0, 60)}' not created`)
-      return id
-    },
-  }
+  const {tracker, recordFailure} = createRemoteTracker({o, rb, later, read, claim, release})
 
   return {
     tracker,
@@ -400,26 +352,7 @@ export function createFleet(o: FleetOptions): Fleet {
       return out.sort((a, b) => a.until.localeCompare(b.until))
     },
     release: (id) => release(id, true),
-    async recordFailure(id, reason) {
-      await commit(`attempt on ${id} failed`, async (p) => {
-        await mutateTracker(p, (snap) => {
-          const b = snap.byId.get(id)
-          if (!b || b.status === 'closed') return {beads: null, result: null}
-          const raw = Number(b[ATTEMPTS_FIELD])
-          const n = (Number.isSafeInteger(raw) && raw > 0 ? raw : 0) + 1
-          b[ATTEMPTS_FIELD] = n
-          const t = o.now()
-          b[RETRY_AFTER_FIELD] = new Date(t.getTime() + backoffSeconds(n, o.env) * 1000).toISOString()
-          if (n >= BLOCK_AFTER_ATTEMPTS && !(b.labels ?? []).includes('blocked')) {
-            b.labels = [...(b.labels ?? []), 'blocked']
-            const note = `BLOCKED [${t.toISOString()}]: ${n} attempts across the fleet did not land (last on ${o.host}: ${reason})`
-            b.notes = typeof b.notes === 'string' && b.notes.trim() !== '' ? `${b.notes.replace(/\s+$/, '')}\n\n${note}` : note
-          }
-          b.updated_at = t.toISOString()
-          return {beads: snap.beads, result: null}
-        })
-      })
-    },
+    recordFailure,
     offlineExceeded: () => exceeded,
     offline: () => offlineSince !== null,
     later,
