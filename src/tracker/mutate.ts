@@ -14,7 +14,7 @@
  * function gets a copy-on-write view (cow.ts), unchanged lines are copied as
  * blocks of bytes, and the written parse is kept for the next read.
  */
-import {existsSync, writeFileSync} from 'node:fs'
+import {existsSync, renameSync, writeFileSync} from 'node:fs'
 import {HelixError, EXIT} from '../util/errors.js'
 import {appendDurable, atomicWrite} from '../util/atomic-write.js'
 import type {ProjectPaths} from '../util/root.js'
@@ -58,7 +58,9 @@ const yieldToTimers = () => new Promise((r) => setTimeout(r, 0))
 async function testPauseBeforeRename(env: NodeJS.ProcessEnv): Promise<void> {
   const marker = env.HELIX_TEST_PAUSE_BEFORE_RENAME
   if (!marker) return
-  writeFileSync(marker, `${process.pid}\n`)
+  // whole or absent: the test reads the pid as soon as the file exists
+  writeFileSync(`${marker}.tmp`, `${process.pid}\n`)
+  renameSync(`${marker}.tmp`, marker)
   while (existsSync(marker)) await sleep(10)
 }
 

@@ -32,11 +32,13 @@ export async function tortureTrials(trials: number): Promise<{lost: number; exit
   let lost = 0
   for (let i = 1; i <= trials; i++) {
     const a = helixAsync(root, ['tracker', 'update', 'w-a', '--title', `a-${i}`], {HELIX_TEST_PAUSE_BEFORE_RENAME: marker})
-    const pid = Number(await (async () => {
-      await waitFor(() => existsSync(marker), 20_000)
-      const {readFileSync} = await import('node:fs')
-      return readFileSync(marker, 'utf8').trim()
-    })())
+    // the writer creates the marker, then writes its pid: wait for a whole pid. An empty
+    // read is Number('') = 0, and kill(0, SIGSTOP) would stop this test's own process group
+    const {readFileSync} = await import('node:fs')
+    const pidIn = () => (existsSync(marker) ? readFileSync(marker, 'utf8').trim() : '')
+    await waitFor(() => /^[1-9]\d*$/.test(pidIn()), 20_000)
+    const pid = Number(pidIn())
+    if (!(pid > 1) || pid === process.pid) throw new Error(`torture: bad writer pid '${pidIn()}' in ${marker}`)
     process.kill(pid, 'SIGSTOP')
     try {
       // the paused writer stopped refreshing its lock: age it past the stale window
