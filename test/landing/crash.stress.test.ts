@@ -49,8 +49,11 @@ describe('crash-consistent workers (kill -9 and SIGTERM at random points)', () =
         const res = await h.done
         for (const c of p.calls()) if (!pidGone(c.pid as number)) trackProcess(c.pid as number)
         log.push(`run ${run}: exit ${res.code ?? res.signal}`)
-        if (res.signal !== 'SIGKILL') expect(invariant(p, ids), `${log.join('; ')}\n${h.output()}`).toEqual([])
-        if (res.signal === 'SIGKILL') {
+        // a run that exited (0, 143 after a handled SIGTERM…) leaves the invariant whole; one that died
+        // of a signal (kill -9, or a SIGTERM before its handlers were in place) is a crash, which the
+        // next start reconciles: the invariant is checked after that run and at the trial's end
+        if (res.signal === null) expect(invariant(p, ids), `${log.join('; ')}\n${h.output()}`).toEqual([])
+        if (res.signal !== null) {
           // the dead run's agents finish on their own within a second; its claims go stale then
           await waitFor(() => p.calls().every((c) => pidGone(c.pid as number)), 30_000)
         }
