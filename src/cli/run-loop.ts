@@ -51,15 +51,11 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const where = await linkedWorktreeProblem(input.cwd, input.env)
   if (where) throw new HelixError(where, EXIT.ERROR)
   await input.beforeStart?.()
+  // The handlers go in before anything of the run is written or started (the remote's fetch,
+  // the landing's set-up, the loop's pid file), so a SIGTERM from here on ends in the orderly
+  // way (exit 143, attempts preserved), never by the signal itself. A signal that comes
+  // before the loop starts leaves it to stop at its first check.
   const ac = new AbortController()
-  const real = realLoopDeps({...input, signal: ac.signal})
-  const {deps, timeoutSec} = real
-  if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
-  let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
-  // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
-  if (remoteFlags && !input.options.dryRun) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort('SIGTERM'))
-  // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
-  else if (!once) await attachLanding(real, input.env, input.options.dryRun ? undefined : keepDays)
   let signals = 0
   const onSignal = (sig: NodeJS.Signals) => {
     signals++
@@ -75,6 +71,14 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   // with the bead claimed and the pid file left behind
   process.on('SIGHUP', onSignal)
   try {
+    const real = realLoopDeps({...input, signal: ac.signal})
+    const {deps, timeoutSec} = real
+    if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
+    let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
+    // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
+    if (remoteFlags && !input.options.dryRun) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort('SIGTERM'))
+    // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
+    else if (!once) await attachLanding(real, input.env, input.options.dryRun ? undefined : keepDays)
     const r = await runLoop(deps, {
       ...input.options,
       signal: ac.signal,
