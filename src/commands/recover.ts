@@ -27,7 +27,7 @@ export default class Recover extends HelixCommand {
   static override flags = {
     'dry-run': Flags.boolean({description: 'list what would be reclaimed; change nothing', default: false}),
     preserved: Flags.boolean({description: 'prune refs/helix/preserved/* of beads that landed since (closed), now; never those of an open bead', default: false}),
-    worktrees: Flags.boolean({description: 'remove stale .helix/worktrees/* of --workers runs (never refs/helix/preserved/*) instead', default: false}),
+    worktrees: Flags.boolean({description: 'only reconcile stale .helix/worktrees/* of --workers runs (work kept on refs/helix/preserved/*, never removed); plain recover does this after the claims', default: false}),
   }
 
   async run(): Promise<void> {
@@ -64,5 +64,10 @@ export default class Recover extends HelixCommand {
       say: (line) => this.out(sanitize(line)),
     })
     if (res.recovered.length === 0) this.out('helix: no orphaned claims to recover')
+    // SPEC 18.2: `helix recover` also reconciles what dead --workers runs left: their
+    // work is kept on a preserved ref and a bead they had closed is reopened NOT LANDED
+    // (finishing such an attempt, gate, review and landing, needs the agents: `helix run`
+    // does that at its start)
+    await recoverWorktrees(projectPaths(process.cwd(), env), {env, dryRun: flags['dry-run'], say: (line) => this.out(sanitize(line)), quietWhenNone: true})
   }
 }

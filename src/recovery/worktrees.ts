@@ -182,14 +182,16 @@ export async function worktreeChecks(
  */
 export async function recoverWorktrees(
   paths: Pick<ProjectPaths, 'root' | 'pidFile' | 'runState'> & Partial<ProjectPaths>,
-  opts: {env: NodeJS.ProcessEnv; dryRun: boolean; say: (line: string) => void; now?: number},
+  opts: {env: NodeJS.ProcessEnv; dryRun: boolean; say: (line: string) => void; now?: number; quietWhenNone?: boolean},
 ): Promise<{removed: string[]; keptBranches: string[]}> {
   const u = await unowned(paths, opts.env, opts.now)
   const res = {removed: [] as string[], keptBranches: [] as string[]}
   if (!u.git) {
-    opts.say('helix: not a git repository; no worktrees to recover')
+    if (!opts.quietWhenNone) opts.say('helix: not a git repository; no worktrees to recover')
     return res
   }
+  // plain `helix recover` (quietWhenNone) says nothing about worktrees when there are none
+  if (opts.quietWhenNone && u.worktrees.length === 0) return res
   const named = (await inRoot(paths, opts.env, ['config', 'user.email'])).code === 0 && (await inRoot(paths, opts.env, ['config', 'user.name'])).code === 0
   const env = gitEnv(opts.env, named ? null : {name: 'helix', email: 'helix@localhost'})
   const run = (args: string[], cwd = paths.root): Promise<GitResult> => git(args, {cwd, env})
@@ -279,7 +281,7 @@ export async function recoverWorktrees(
     }
     if (reopen && parsed) {
       try {
-        await reopenBead(paths as ProjectPaths, parsed.bead, `NOT LANDED [${new Date().toISOString()}]: left by a run that ended, removed by helix recover --worktrees; work kept at ${kept.join(', ')}`)
+        await reopenBead(paths as ProjectPaths, parsed.bead, `NOT LANDED [${new Date().toISOString()}]: left by a run that ended, removed by helix recover; work kept at ${kept.join(', ')}`)
       } catch (error) {
         opts.say(`helix: kept worktree ${sanitize(w.rel)}: could not reopen ${sanitize(parsed.bead)} (${sanitize(errorMessage(error))})`)
         continue

@@ -1,5 +1,5 @@
 // `helix doctor` and `helix recover --worktrees` through the built CLI (npm run build first).
-import {existsSync, realpathSync, rmSync} from 'node:fs'
+import {existsSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/app/landing.js'
@@ -48,5 +48,34 @@ describe('doctor and recover --worktrees (built CLI)', () => {
 
     const after = helix(root, ['doctor'])
     expect(after.stdout).toMatch(/^ok +worktrees: no stale worktrees$/m)
+  })
+
+  it('plain recover reconciles too (SPEC 18.2): a dead run\'s attempt of a closed bead goes to a preserved ref and the bead is reopened NOT LANDED', async () => {
+    const root = realpathSync(makeRepo())
+    dirs.push(root)
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
+    const ws = await landing.prepare('hx-1', 1, 1)
+    const sha = agentCommit(ws.dir, 'c.ts', 'c\n')
+    // the agent closed its bead, then the run died before landing
+    writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), '{"id":"hx-1","title":"one","status":"closed"}\n')
+
+    const dry = helix(root, ['recover', '--dry-run'])
+    expect(dry.code).toBe(0)
+    expect(dry.stdout).toContain('helix: would remove worktree .helix/worktrees/hx-1-1; branch helix/hx-1-1 would be deleted (work kept at refs/helix/preserved/hx-1/…); hx-1 would be reopened')
+    expect(existsSync(ws.dir)).toBe(true)
+
+    const r = helix(root, ['recover'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('helix: no orphaned claims to recover')
+    expect(r.stdout).toContain('helix: removed worktree .helix/worktrees/hx-1-1; branch helix/hx-1-1 deleted (work kept at refs/helix/preserved/hx-1/1); reopened hx-1')
+    expect(worktrees(root)).toEqual([root])
+    expect(branches(root)).toEqual([])
+    expect(g(root, 'rev-parse', 'refs/helix/preserved/hx-1/1')).toBe(sha)
+    const bead = JSON.parse(readFileSync(path.join(root, '.ddx', 'beads.jsonl'), 'utf8').trim()) as {status: string; notes?: string}
+    expect(bead.status).toBe('open')
+    expect(bead.notes).toMatch(/NOT LANDED \[[^\]]+\]: left by a run that ended, removed by helix recover; work kept at refs\/helix\/preserved\/hx-1\/1/)
+    // nothing left: a second recover says nothing about worktrees
+    const again = helix(root, ['recover'])
+    expect(again.stdout.trim()).toBe('helix: no orphaned claims to recover')
   })
 })
