@@ -49,8 +49,13 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** Attaches the remote ports; throws HelixError(1) when the remote is unknown or never answers at start. */
-export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void): Promise<Fleet> {
+/**
+ * Attaches the remote ports; throws HelixError(1) when the remote is unknown or never answers at start.
+ * `dryRun`: only the queue (one fetch, then the tracker at the fetched tip with live claims
+ * shown as claimed), so `run --dry-run --remote` previews what this host would pick; it
+ * registers nothing, claims nothing and starts no renewals.
+ */
+export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void, dryRun = false): Promise<Fleet> {
   const {createGitLanding} = await import('./landing.js')
   const {deps, paths} = real
   const root = paths.root
@@ -64,7 +69,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   const log = (line: string) => deps.out.normal(line)
   // SPEC 19.3: --remote runs register the tracker merge driver, and say so once
   const {registerMergeDriver} = await import('./merge-driver.js')
-  const reg = await registerMergeDriver(root, env)
+  const reg = dryRun ? {added: []} : await registerMergeDriver(root, env)
   if (reg.added.length > 0) deps.out.normal(`helix: registered the tracker merge driver (${reg.added.join(', ')})`)
   const local = createGitLanding({root, trackerDir: paths.dir, env, now: () => new Date(), log})
   const base = await local.base()
@@ -90,6 +95,10 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   })
   if (!(await fleet.rb.fetch())) throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: cannot fetch ${sanitize(base)} from it (unreachable, or no branch ${sanitize(base)} there)`, EXIT.ERROR)
   deps.tracker = fleet.tracker
+  if (dryRun) {
+    deps.out.normal(`helix: --remote ${sanitize(flags.remote)}: previewing the queue ${sanitize(flags.remote)}/${sanitize(base)}:${sanitize(trackerRel)} as host ${sanitize(host)}`)
+    return fleet
+  }
   deps.landing = createRemoteLanding({root, top, prefix, remote: flags.remote, base, trackerRel, scratch, host, pid: process.pid, fleet, local, now: () => new Date(), log})
   deps.alwaysWorktree = true
   deps.remoteWaiting = () => (fleet.offline() ? [{until: new Date(Date.now() + 5000).toISOString()}] : fleet.waiting())

@@ -6,6 +6,7 @@
 import {killAllAgentGroups} from '../proc/groups.js'
 import {parseRunLimits, type LimitFlags} from './run-limits.js'
 import {runLoop} from '../loop/orchestrator.js'
+import {OfflineAbort} from '../loop/stop.js'
 import type {LoopNotifier, LoopOptions} from '../loop/ports.js'
 import {attachLanding, realLoopDeps, type WiringInput} from '../app/wiring.js'
 import {createNotifier} from '../app/notify.js'
@@ -76,9 +77,12 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
     if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
     let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
     // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
-    if (remoteFlags && !input.options.dryRun) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort('SIGTERM'))
+    const dry = input.options.dryRun === true
+    if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)))
     // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
-    else if (!once) await attachLanding(real, input.env, input.options.dryRun ? undefined : keepDays)
+    else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays)
+    // --dry-run --remote previews the remote's queue (at its fetched tip, live claims shown), not the local tracker
+    if (remoteFlags && dry) await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => {}, true)
     const r = await runLoop(deps, {
       ...input.options,
       signal: ac.signal,

@@ -75,7 +75,17 @@ export class Stop {
 export type Step = 'continue' | Stop
 
 /** SIGINT → 130, SIGTERM → 143, SIGHUP → 129 (the terminal or ssh session went away). */
+/**
+ * The reason of an abort that is not an operator's signal: a `--remote` run whose remote
+ * was unreachable past `--max-offline` (SPEC 19.4). It stops like a signal (every attempt
+ * preserved), but as `agent_unavailable`, exit 4: the run could not go on, nobody asked it to stop.
+ */
+export class OfflineAbort {
+  constructor(readonly message: string) {}
+}
+
 export function interruptStop(signal: AbortSignal | undefined): Stop {
+  if (signal?.reason instanceof OfflineAbort) return new Stop('agent_unavailable', undefined, signal.reason.message)
   const reason = String(signal?.reason ?? 'SIGINT')
   const sig: StopSignal = reason === 'SIGTERM' || reason === 'SIGHUP' ? reason : 'SIGINT'
   return new Stop({reason: 'interrupted', signal: sig}, `helix: interrupted (${sig})`)

@@ -42,6 +42,10 @@ describe('helix run --remote (built CLI)', () => {
     expect(g(dir, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-1/1')).toBe('helix: uncommitted work of hx-1 attempt 1')
     expect(g(dir, 'show', 'refs/helix/preserved/hx-1/1:work/hx-1.partial')).toBe('started by host-p')
     expect(tipBeads(f.bare)[0]?.status).toBe('open')
+    // the run's history says why it stopped: the remote was away, not an operator's signal
+    const runs = readFileSync(path.join(dir, '.helix-logs', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {stop_reason: string; exit_code: number; stop_message: string | null})
+    expect(runs.at(-1)).toMatchObject({stop_reason: 'agent_unavailable', exit_code: 4})
+    expect(runs.at(-1)?.stop_message).toMatch(/the remote origin was unreachable for more than 2s \(--max-offline\)/)
   }, 240_000)
 
   it('bad input: one line naming the flag, exit 1, nothing changed', () => {
