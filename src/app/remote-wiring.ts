@@ -4,12 +4,12 @@
  * every attempt run in a worktree, stops an attempt whose lease is lost, and
  * waits for beads other hosts hold instead of draining past them.
  */
-import os from 'node:os'
 import path from 'node:path'
 import {git, gitEnv} from '../git/run.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {createFleet, type Fleet} from './remote-fleet.js'
+import {hostName} from '../remote/claims.js'
 import {createRemoteLanding} from './remote-landing.js'
 import type {RealLoop} from './wiring.js'
 
@@ -38,7 +38,6 @@ export function parseRemoteFlags(f: {remote?: string; lease?: string; 'max-offli
   return {remote: name, leaseSec: wholeSeconds(f.lease, '--lease', 300, 3), maxOfflineSec: wholeSeconds(f['max-offline'], '--max-offline', 3600, 1)}
 }
 
-export const hostName = (env: NodeJS.ProcessEnv): string => env.HELIX_HOST?.trim() || os.hostname()
 
 function pidAlive(pid: number): boolean {
   try {

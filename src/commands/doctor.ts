@@ -19,6 +19,7 @@ export default class Doctor extends HelixCommand {
     ...agentFlags,
     'review-agent': Flags.string({description: 'review agent to check (default: HELIX_REVIEW_AGENT, else none required)', helpValue: 'AGENT'}),
     json: Flags.boolean({description: 'print {checks: [{level, what, detail, fix?}], problems} as JSON', default: false}),
+    remote: Flags.string({description: "also check this git remote of a --remote fleet: it answers, and this host's clock is within 30 s of the remote's and the other hosts' (SPEC 19.1)", helpValue: 'NAME'}),
   }
 
   async run(): Promise<void> {
@@ -29,7 +30,7 @@ export default class Doctor extends HelixCommand {
     const {configuredEnv} = await import('../config/project-config.js')
     // the project's .helix/config.json counts as a run would count it (flags > env > config)
     const env = configuredEnv(process.env, process.cwd())
-    const report = await doctorReport({env, agents: {agent: flags.agent, claude: flags.claude, codex: flags.codex, reviewAgent: flags['review-agent']}})
+    const report = await doctorReport({env, remote: flags.remote, agents: {agent: flags.agent, claude: flags.claude, codex: flags.codex, reviewAgent: flags['review-agent']}})
     if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
     // outside a project the `helix: not a helix project` line says it once; the report does not repeat it
     else process.stdout.write(renderDoctor(report.not_a_project ? {...report, checks: report.checks.filter((c) => c.what !== 'project')} : report))

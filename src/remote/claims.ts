@@ -10,6 +10,7 @@
  * One `git ls-remote` lists every claim; messages are read from the commits,
  * fetched only when not already known, and cached by sha.
  */
+import os from 'node:os'
 import {git, gitEnv, firstLine} from '../git/run.js'
 import {idProblem} from '../git/names.js'
 import {push, refLine, type PushResult} from './push.js'
@@ -63,6 +64,9 @@ export interface ClaimsOptions {
 }
 
 export const claimRef = (bead: string): string => `${CLAIMS_PREFIX}${bead}`
+
+/** this host's name in claims (SPEC 19.1): HELIX_HOST, else the host name */
+export const hostName = (env: NodeJS.ProcessEnv): string => env.HELIX_HOST?.trim() || os.hostname()
 
 /** A claim message, or null when `text` is not one (wrong shape, wrong types). */
 export function parseClaimMessage(text: string): ClaimMessage | null {

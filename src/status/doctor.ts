@@ -227,7 +227,7 @@ export interface DoctorReport {
 /** The agent flags of `helix run` that doctor accepts, to check the agent such a run would use (the probe's own type). */
 export type DoctorAgentFlags = ProbeAgentFlags
 
-export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date; agents?: DoctorAgentFlags} = {}): Promise<DoctorReport> {
+export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv; now?: Date; agents?: DoctorAgentFlags; remote?: string} = {}): Promise<DoctorReport> {
   const env = opts.env ?? process.env
   const now = opts.now ?? new Date()
   const cwd = opts.cwd ?? process.cwd()
@@ -253,6 +253,8 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
     pidCheck(paths),
     ...(await worktreeChecks(paths, env)),
     ...(await reconcileChecks(paths, env)),
+    // SPEC 19.1: with --remote, the remote answers and the clocks agree
+    ...(opts.remote !== undefined ? await (await import('./doctor-remote.js')).remoteChecks(paths.root, opts.remote, env) : []),
   ]
   return {checks, problems: checks.filter((c) => c.level === 'fail').length}
 }
