@@ -18,6 +18,7 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import path from 'node:path'
+import {fencedEnv} from '../git/run.js'
 import {currentStartToken} from '../proc/probe.js'
 import {forgetGroup, registerGroup} from '../proc/groups.js'
 import {projectTag} from '../proc/tagged.js'
@@ -352,7 +353,8 @@ function spawnAgent(req: DispatchRequest, inv: Invocation, dispatchId: string, l
 
 /** helix's environment, the request's extras, and the HELIX_* variables of SPEC 3 / 14.5 */
 function agentEnv(req: DispatchRequest, dispatchId: string, logPath: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {...process.env, ...(req.env ?? {})}
+  // an agent in a worker's worktree never reaches the operator's checkout through git discovery
+  const env: NodeJS.ProcessEnv = fencedEnv(req.cwd ?? req.root, {...process.env, ...(req.env ?? {})})
   for (const k of ['HELIX_BEAD_ID', 'HELIX_CLAIM_TOKEN'] as const) delete env[k]
   if (req.beadId) env.HELIX_BEAD_ID = req.beadId
   if (req.claimToken) env.HELIX_CLAIM_TOKEN = req.claimToken

@@ -6,12 +6,13 @@ import {execFile} from 'node:child_process'
 import {access, readdir, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {isExecutableFile, isNotFound} from '../util/files.js'
+import {fencedEnv} from '../git/run.js'
 import {runScript} from '../proc/process.js'
 import type {LoopGates} from '../loop/ports.js'
 
 function run(file: string, args: string[], cwd: string): Promise<{code: number; stdout: string}> {
   return new Promise((resolve) => {
-    execFile(file, args, {cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024}, (error, stdout) => {
+    execFile(file, args, {cwd, env: fencedEnv(cwd, process.env), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024}, (error, stdout) => {
       const code = error ? (typeof (error as {code?: unknown}).code === 'number' ? ((error as {code: number}).code) : 1) : 0
       resolve({code, stdout: stdout ?? ''})
     })
@@ -114,7 +115,7 @@ export function gitGates(
       if (cwd && !rel.startsWith('..') && !path.isAbsolute(rel)) file = path.join(cwd, rel)
       // own process group, bounded by the agent timeout, killed on helix's own SIGINT/SIGTERM (proc/process.ts):
       // a hanging acceptance script must not wedge the run
-      const r = await runScript(file, {cwd: cwd ?? root, timeoutSec: limits.timeoutSec, ...(limits.signal ? {signal: limits.signal} : {})})
+      const r = await runScript(file, {cwd: cwd ?? root, env: fencedEnv(cwd ?? root, process.env), timeoutSec: limits.timeoutSec, ...(limits.signal ? {signal: limits.signal} : {})})
       if (r.timedOut) onLog('acceptance script timed out', {script: file, timeout_sec: limits.timeoutSec})
       onLog('acceptance output', {script: file, output: r.output})
       return r.code

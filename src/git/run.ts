@@ -4,6 +4,7 @@
  * are validated in `names.ts` before they get here.
  */
 import {spawn} from 'node:child_process'
+import path from 'node:path'
 import {errorMessage} from '../util/errors.js'
 
 export interface GitResult {
@@ -35,14 +36,34 @@ export function gitEnv(env: NodeJS.ProcessEnv, identity?: {name: string; email: 
   return out
 }
 
-/** `git <args>` in `cwd`; never throws for a non-zero exit (a missing git binary gives code 127). */
+const WORKTREES = `${path.sep}.helix${path.sep}worktrees${path.sep}`
+
+/**
+ * `env` fenced for a process whose cwd is inside an attempt worktree
+ * (`<root>/.helix/worktrees/<id>-<n>/…`): GIT_CEILING_DIRECTORIES stops git's
+ * repository discovery at `.helix/worktrees`. A worktree whose `.git` file is gone
+ * (a `git worktree remove` or `rm -r` cut short by a kill, a dead run's orphaned
+ * agent) is then "not a git repository" instead of silently being the project's
+ * own checkout, where an `add -A`, `commit` or `restore` would rewrite the
+ * operator's index and branch. Any other cwd gets `env` unchanged.
+ */
+export function fencedEnv(cwd: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const dir = path.resolve(cwd)
+  const at = dir.lastIndexOf(WORKTREES)
+  if (at < 0) return env
+  const ceiling = dir.slice(0, at + WORKTREES.length - 1)
+  const prev = env.GIT_CEILING_DIRECTORIES
+  return {...env, GIT_CEILING_DIRECTORIES: prev ? `${ceiling}${path.delimiter}${prev}` : ceiling}
+}
+
+/** `git <args>` in `cwd` (fenced, see `fencedEnv`); never throws for a non-zero exit (a missing git binary gives code 127). */
 export function git(args: string[], opts: {cwd: string; env: NodeJS.ProcessEnv}): Promise<GitResult> {
   return new Promise((resolve) => {
     let stdout = ''
     let stderr = ''
     let child
     try {
-      child = spawn('git', args, {cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe']})
+      child = spawn('git', args, {cwd: opts.cwd, env: fencedEnv(opts.cwd, opts.env), stdio: ['ignore', 'pipe', 'pipe']})
     } catch (error) {
       resolve({code: 127, stdout: '', stderr: errorMessage(error)})
       return

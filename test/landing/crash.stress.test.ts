@@ -29,6 +29,7 @@ describe('crash-consistent workers (kill -9 and SIGTERM at random points)', () =
       const ids = Array.from({length: BEADS}, (_, i) => `hx-${String(i + 1).padStart(2, '0')}`)
       const p = project(ids, {}, {random: 250})
       const log: string[] = []
+      const outputs: string[] = []
       let kills = 0
       for (let run = 1; run <= KILLS + 8; run++) {
         const h = start(p, 3, ['--review-threshold', '0'])
@@ -47,6 +48,7 @@ describe('crash-consistent workers (kill -9 and SIGTERM at random points)', () =
           }
         }
         const res = await h.done
+        outputs.push(`--- run ${run}\n${h.output()}`)
         for (const c of p.calls()) if (!pidGone(c.pid as number)) trackProcess(c.pid as number)
         log.push(`run ${run}: exit ${res.code ?? res.signal}`)
         // a run that exited (0, 143 after a handled SIGTERM…) leaves the invariant whole; one that died
@@ -65,7 +67,8 @@ describe('crash-consistent workers (kill -9 and SIGTERM at random points)', () =
       for (const id of ids) expect(landedCount(p.root, id), id).toBe(1)
       expect(invariant(p, ids), log.join('; ')).toEqual([])
       // the operator's checkout holds nothing helix left (the committed tracker file changes, as it should)
-      expect(g(p.root, 'status', '--porcelain', '--untracked-files=no', '--', '.', ':!.ddx')).toBe('')
+      const why = () => [log.join('; '), g(p.root, 'reflog', '-n', '12', '--date=iso', 'main'), g(p.root, 'log', '--stat', '--format=%h %s', '-4'), ...outputs.slice(-3)].join('\n')
+      expect(g(p.root, 'status', '--porcelain', '--untracked-files=no', '--', '.', ':!.ddx'), why()).toBe('')
       expect(kills).toBe(KILLS)
     })
 })

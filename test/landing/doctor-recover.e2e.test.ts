@@ -50,6 +50,30 @@ describe('doctor and recover --worktrees (built CLI)', () => {
     expect(after.stdout).toMatch(/^ok +worktrees: no stale worktrees$/m)
   })
 
+  it("a worktree whose .git is gone (a removal cut short) never makes recover touch the operator's checkout", async () => {
+    const root = realpathSync(makeRepo())
+    dirs.push(root)
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
+    const ws = await landing.prepare('hx-1', 1, 1)
+    const sha = agentCommit(ws.dir, 'c.ts', 'c\n')
+    writeFileSync(path.join(ws.dir, 'left.ts'), 'uncommitted\n')
+    // a kill -9 during `git worktree remove`: the directory is half deleted, its .git file first
+    rmSync(path.join(ws.dir, '.git'))
+    // the operator is editing in the project root meanwhile
+    writeFileSync(path.join(root, 'a.ts'), 'operator edit\n')
+    const main = g(root, 'rev-parse', 'main')
+
+    const r = helix(root, ['recover'])
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    // git discovery from the broken worktree would have found the root: its add -A and commit
+    // then commit the operator's edit onto main as "uncommitted work of hx-1"
+    expect(g(root, 'rev-parse', 'main')).toBe(main)
+    expect(g(root, 'status', '--porcelain', '--untracked-files=no')).toBe('M a.ts')
+    expect(g(root, 'rev-parse', 'refs/helix/preserved/hx-1/1')).toBe(sha)
+    expect(worktrees(root)).toEqual([root])
+    expect(branches(root)).toEqual([])
+  })
+
   it('plain recover reconciles too (SPEC 18.2): a dead run\'s attempt of a closed bead goes to a preserved ref and the bead is reopened NOT LANDED', async () => {
     const root = realpathSync(makeRepo())
     dirs.push(root)
