@@ -46,6 +46,8 @@ interface Repo {
 
 const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a branch'
 const MAX_LAND_ROUNDS = 3
+/** `git worktree add` errors that mean another git process changed .git/worktrees/ under it */
+const ADMIN_RACE = /commondir|gitdir|\.git\/worktrees\//
 
 export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const root = path.resolve(opts.root)
@@ -140,8 +142,16 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const branch = branchName(bead, n)
     // written before the worktree exists, so a crash at any later moment finds the claim's fingerprint (SPEC 18.2)
     await writeAttemptMeta(root, {bead, attempt: n, branch, base_tip: tip, started_at: opts.now().toISOString(), ...(meta ?? {})})
-    const add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
     const ws: Workspace = {slot, bead, attempt: n, dir: path.resolve(top, r.prefix || '.'), branch, baseTip: tip}
+    let add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
+    if (add.code !== 0 && ADMIN_RACE.test(add.stderr)) {
+      // another git process (a `worktree prune` of someone else's cleanup) touched
+      // .git/worktrees/ while this one was being made: clean up and try once more
+      await removeWorktree(ws, true)
+      const made = await revParse(`refs/heads/${branch}`)
+      if (made) await run(['update-ref', '-d', `refs/heads/${branch}`, made], root)
+      add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
+    }
     if (add.code !== 0) {
       // a failing post-checkout hook (or a full disk) fails this attempt only, and leaves nothing behind (SPEC 18.3a)
       await removeWorktree(ws)
@@ -154,16 +164,22 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   /** the attempt's work: the worktree's HEAD, or the branch once the worktree is gone */
   const workTip = async (ws: Workspace): Promise<string | null> => (existsSync(wtTop(ws)) ? await revParse('HEAD', wtTop(ws)) : null) ?? (await revParse(`refs/heads/${ws.branch}`))
 
-  async function removeWorktree(ws: Workspace): Promise<void> {
+  /**
+   * `git worktree remove` deletes the directory and its entry under .git/worktrees/.
+   * `worktree prune` is only for what it could not remove (and `prune` = true): a
+   * routine prune races another slot's `worktree add`, whose half-made entry it may delete.
+   */
+  async function removeWorktree(ws: Workspace, prune = false): Promise<void> {
     const top = wtTop(ws)
     if (existsSync(top)) {
       const r = await run(['worktree', 'remove', '--force', '--force', top], root)
       if (r.code !== 0) {
         log(`helix: git worktree remove ${worktreeRel(ws.bead, ws.attempt)}: ${sanitize(firstLine(r))}; deleting the directory`)
         await rm(top, {recursive: true, force: true})
+        prune = true
       }
-    }
-    await run(['worktree', 'prune'], root)
+    } else prune = true
+    if (prune) await run(['worktree', 'prune'], root)
   }
 
   /** compare-and-delete of the attempt's branch (only at the value just read) */

@@ -130,8 +130,11 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
 
   async function removeWorktree(ws: Workspace): Promise<void> {
     const top = wtTop(ws)
-    if (existsSync(top) && (await g(['worktree', 'remove', '--force', '--force', top])).code !== 0) await rm(top, {recursive: true, force: true})
-    await g(['worktree', 'prune'])
+    // prune only what `worktree remove` could not: a routine prune races another slot's `worktree add`
+    if (!existsSync(top) || (await g(['worktree', 'remove', '--force', '--force', top])).code !== 0) {
+      await rm(top, {recursive: true, force: true})
+      await g(['worktree', 'prune'])
+    }
     const sha = (await g(['rev-parse', '--verify', '-q', `refs/heads/${ws.branch}`])).stdout.trim()
     if (sha) await g(['update-ref', '-d', `refs/heads/${ws.branch}`, sha])
   }
