@@ -125,8 +125,10 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   /** an attempt number is free when no branch, worktree directory or preserved ref uses it */
-  async function taken(bead: string, n: number): Promise<boolean> {
-    return existsSync(wtTop({bead, attempt: n})) || (await refExists(`refs/heads/${branchName(bead, n)}`)) || (await refExists(preservedRefName(bead, n)))
+  async function takenBy(bead: string): Promise<(n: number) => boolean> {
+    // one for-each-ref for both namespaces (ids are SAFE_ID: no glob characters)
+    const refs = new Set((await run(['for-each-ref', '--format=%(refname)', `refs/heads/helix/${bead}-*`, `refs/helix/preserved/${bead}/`], root)).stdout.split('\n'))
+    return (n) => existsSync(wtTop({bead, attempt: n})) || refs.has(`refs/heads/${branchName(bead, n)}`) || refs.has(preservedRefName(bead, n))
   }
 
   async function prepare(bead: string, attempt: number, slot: number, meta?: Record<string, unknown>): Promise<Workspace> {
@@ -135,7 +137,8 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const r = await ctx()
     if (!excluded) await ensureExcludes()
     let n = attempt
-    while (await taken(bead, n)) n++
+    const taken = await takenBy(bead)
+    while (taken(n)) n++
     const tip = await baseTip()
     const top = wtTop({bead, attempt: n})
     await mkdir(path.dirname(top), {recursive: true})
@@ -265,28 +268,50 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     if (dirty.length) await run(['restore', '--source=HEAD', '--staged', '--worktree', '--', ...dirty], top)
   }
 
-  async function landLocked(ws: Workspace): Promise<LandResult> {
+  type Refused = {landed: false; reason: string; preservedRef: null}
+  const refused = (reason: string): Refused => ({landed: false, reason, preservedRef: null})
+
+  /** rebase the attempt onto `onto` in its worktree; a refusal when it conflicts */
+  async function rebaseOnto(top: string, onto: string): Promise<Refused | null> {
+    if ((await run(['merge-base', '--is-ancestor', onto, 'HEAD'], top)).code === 0) return null
+    const rb = await run(['rebase', '-q', '--no-autostash', onto], top)
+    if (rb.code === 0) return null
+    const files = nul((await run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout)
+    await run(['rebase', '--abort'], top)
+    return refused(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}${files.length > 5 ? ', …' : ''}` : `rebase failed: ${sanitize(firstLine(rb))}`)
+  }
+
+  /**
+   * What a landing checks and prepares in the attempt's own worktree, before the
+   * land lock (issue 18: the lock is held only while the base moves): its leftovers
+   * committed, its tracker copy put back, still on its branch, no tracker file in its
+   * commits, and rebased onto the base as it is now. Null when it is ready.
+   */
+  async function readyToLand(ws: Workspace): Promise<Refused | null> {
     const top = wtTop(ws)
     const b = await base()
-    if (!existsSync(top)) return {landed: false, reason: `the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`, preservedRef: null}
+    if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     const left = await commitLeftovers(ws)
-    if (left.kind === 'failed') return {landed: false, reason: 'could not commit the work the agent left uncommitted', preservedRef: null}
-    if (left.kind === 'refused') return {landed: false, reason: `a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`, preservedRef: null}
+    if (left.kind === 'failed') return refused('could not commit the work the agent left uncommitted')
+    if (left.kind === 'refused') return refused(`a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`)
     await discardTrackerCopy(top)
     const head = await run(['symbolic-ref', '-q', 'HEAD'], top)
-    if (head.stdout.trim() !== `refs/heads/${ws.branch}`) return {landed: false, reason: `the worktree is no longer on its branch ${ws.branch}`, preservedRef: null}
+    if (head.stdout.trim() !== `refs/heads/${ws.branch}`) return refused(`the worktree is no longer on its branch ${ws.branch}`)
     const touched = nul((await run(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).stdout).filter(trackerFile)
-    if (touched.length) return {landed: false, reason: `the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`, preservedRef: null}
+    if (touched.length) return refused(`the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`)
+    return rebaseOnto(top, await baseTip())
+  }
+
+  /** under the land lock: move the base to the attempt's tip by fast-forward only (SPEC 15.2, 18.3a) */
+  async function landLocked(ws: Workspace): Promise<{landed: true; sha: string; from: string} | Refused> {
+    const top = wtTop(ws)
+    const b = await base()
+    if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     for (let round = 0; round < MAX_LAND_ROUNDS; round++) {
       const cur = await baseTip()
-      if ((await run(['merge-base', '--is-ancestor', cur, 'HEAD'], top)).code !== 0) {
-        const rb = await run(['rebase', '-q', '--no-autostash', cur], top)
-        if (rb.code !== 0) {
-          const files = nul((await run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout)
-          await run(['rebase', '--abort'], top)
-          return {landed: false, reason: files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}${files.length > 5 ? ', …' : ''}` : `rebase failed: ${sanitize(firstLine(rb))}`, preservedRef: null}
-        }
-      }
+      // the base moved since readyToLand (another slot or process landed): rebase again
+      const rb = await rebaseOnto(top, cur)
+      if (rb) return rb
       const next = await ok(['rev-parse', `refs/heads/${ws.branch}`], root)
       const where = await checkedOutAt(b)
       if (where !== null) {
@@ -297,51 +322,51 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
           if (/not possible to fast-forward/i.test(text) && (await revParse(`refs/heads/${b}`)) !== cur) continue
           const files = /would be overwritten/.test(text) ? text.split('\n').filter((l) => /^\t/.test(l)).map((l) => l.trim()) : []
           const at = where === root ? 'the project root' : sanitize(where)
-          return {
-            landed: false,
-            reason: files.length ? `${at} has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in ${at} refused: ${sanitize(firstLine(m))}`,
-            preservedRef: null,
-          }
+          return refused(files.length ? `${at} has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in ${at} refused: ${sanitize(firstLine(m))}`)
         }
         const after = await revParse(`refs/heads/${b}`)
-        if (after !== next) return {landed: false, reason: `the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`, preservedRef: null}
+        if (after !== next) return refused(`the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`)
       } else {
         const u = await run(['update-ref', '-m', `helix: landed ${ws.bead} attempt ${ws.attempt} ${opts.now().toISOString()}`, `refs/heads/${b}`, next, cur], root)
         if (u.code !== 0) continue
       }
-      const commits = (await run(['rev-list', '--reverse', `${cur}..${next}`], root)).stdout.split('\n').map((s) => s.trim()).filter(Boolean)
-      // the worktree and branch go in land(), after the land lock is released
-      return {landed: true, sha: next, commits}
+      return {landed: true, sha: next, from: cur}
     }
-    return {landed: false, reason: `the base branch ${sanitize(b)} kept moving during landing`, preservedRef: null}
+    return refused(`the base branch ${sanitize(b)} kept moving during landing`)
   }
 
   async function land(ws: Workspace): Promise<LandResult> {
-    let result: LandResult
+    let result: {landed: true; sha: string; from: string} | Refused
     try {
-      const release = await (lock ??= createLandLock(path.join((await ctx()).commonDir, 'helix-land.lock'), {waitMs: opts.lockWaitMs})).acquire()
-      try {
-        result = await landLocked(ws)
-      } finally {
-        await release()
-      }
+      result = (await readyToLand(ws)) ?? (await underLandLock(() => landLocked(ws)))
     } catch (error) {
-      result = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
+      result = refused(sanitize(errorMessage(error).replace(/^helix: /, '')))
     }
     if (result.landed) {
-      // The base already holds the commits, so removing the worktree and deleting the
-      // branch need no lock: the next slot's landing does not wait for them (issue 18).
-      // A crash here leaves a landed attempt's worktree for reconciliation (18.2) and
-      // `recover --worktrees`, exactly as a crash after the cleanup's first step would.
+      // The base already holds the commits, so listing them, removing the worktree and
+      // deleting the branch need no lock: the next slot's landing does not wait for
+      // them (issue 18). A crash here leaves a landed attempt's worktree for
+      // reconciliation (18.2) and `recover --worktrees`, exactly as a crash after the
+      // cleanup's first step would.
+      const commits = (await run(['rev-list', '--reverse', `${result.from}..${result.sha}`], root)).stdout.split('\n').map((c) => c.trim()).filter(Boolean)
       try {
         await removeWorktree(ws)
         await deleteBranch(ws)
       } catch (error) {
         log(`helix: landed ${ws.bead}, but could not remove its worktree or branch: ${sanitize(errorMessage(error))}`)
       }
-      return result
+      return {landed: true, sha: result.sha, commits}
     }
     return {landed: false, reason: result.reason, preservedRef: await preserve(ws, result.reason)}
+  }
+
+  async function underLandLock<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await (lock ??= createLandLock(path.join((await ctx()).commonDir, 'helix-land.lock'), {waitMs: opts.lockWaitMs})).acquire()
+    try {
+      return await fn()
+    } finally {
+      await release()
+    }
   }
 
   async function keepBranch(ws: Workspace): Promise<string> {

@@ -280,7 +280,8 @@ git update-ref refs/heads/main "$c"
     agentCommit(ws.dir, 'c.ts', 'c\n')
     const r = await landing.land(ws)
     expect(r).toEqual({landed: false, reason: 'the base branch main kept moving during landing', preservedRef: 'refs/helix/preserved/hx-1/1'})
-    expect(g(root, 'log', '--format=%s', 'main').split('\n')).toEqual(['operator 2', 'operator 1', 'operator 0', 'operator commit', 'initial'])
+    // one rebase before the land lock, then three rounds under it, each lost to the hook's commit
+    expect(g(root, 'log', '--format=%s', 'main').split('\n')).toEqual(['operator 3', 'operator 2', 'operator 1', 'operator 0', 'operator commit', 'initial'])
     expect(g(root, 'show', '--format=', '--name-only', 'refs/helix/preserved/hx-1/1')).toBe('c.ts')
     expect(branches(root)).toEqual([])
   })
