@@ -39,7 +39,7 @@ try {
   if (got.workers) {
     const w = got.workers
     row(`${w.beads} beads × ${w.sleepMs / 1000} s agent, --workers 4 / --workers 1`, `${w.ratio.toFixed(2)} (${(w.wN / 1000).toFixed(1)} vs ${(w.w1 / 1000).toFixed(1)} s)`, '≤ 0.33', w.ratio <= 1 / 3)
-    row('  fixed git cost per attempt (prepare + locked + cleanup)', `${w.fixed.toFixed(0)} ms (${w.git.prepare.toFixed(0)} + ${w.git.locked.toFixed(0)} + ${w.git.after.toFixed(0)})`, '', undefined)
+    row('  fixed git cost per attempt (prepare + land; lock held)', `${w.fixed.toFixed(0)} ms (${w.git.prepare.toFixed(0)} + ${w.git.land.toFixed(0)}; ${w.git.locked.toFixed(0)})`, '', undefined)
   }
   if (rows.length) {
     console.log(`\n== issue 18: the four figures, this run (load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after)`)

@@ -107,68 +107,51 @@ function drain(agent, workers) {
 }
 
 /**
- * The fixed git cost of one attempt with workers: the git commands src/app/landing.ts
- * runs for an attempt that lands (prepare: free-number checks, base tip, worktree add;
- * land: leftovers commit check, tracker-copy check, branch checks, fast-forward, cleanup),
- * timed on a real repository, one attempt after another. `locked` is the part landing
- * runs under the land lock (one slot at a time); `after` is the cleanup.
+ * The fixed git cost of one attempt with workers, measured on the real landing adapter
+ * (dist/app/landing.js) and a real repository, one attempt after another:
+ * `prepare` (free attempt number, base tip, worktree add), `land` (leftovers, checks
+ * and rebase in the worktree, then the fast-forward under the land lock, then the
+ * cleanup), and of `land` the part that held the land lock, the only part that
+ * serializes the slots.
  */
-function gitCostPerAttempt(attempts = 8) {
+async function gitCostPerAttempt(attempts = 8) {
+  const {createGitLanding} = await import(path.join(repoRoot, 'dist', 'app', 'landing.js'))
   const root = mkdtempSync(path.join(tmpdir(), 'helix-workers-git-'))
-  const t = (fn) => {
+  const ms = async (fn) => {
     const t0 = process.hrtime.bigint()
-    fn()
-    return Number(process.hrtime.bigint() - t0) / 1e6
+    const v = await fn()
+    return [Number(process.hrtime.bigint() - t0) / 1e6, v]
   }
-  const q = (cwd, ...args) => spawnSync('git', args, {cwd, env: gitEnv, encoding: 'utf8'})
   try {
     git(root, 'init', '-q', '-b', 'main')
     git(root, 'config', 'user.email', 'bench@example.com')
     git(root, 'config', 'user.name', 'bench')
+    mkdirSync(path.join(root, '.ddx'))
     writeFileSync(path.join(root, 'README.md'), 'bench\n')
+    writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), '')
     git(root, 'add', '-A')
     git(root, 'commit', '-q', '-m', 'initial')
+    let held = 0
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitEnv, now: () => new Date(), onLockHeld: (t) => (held = t)})
+    await landing.base()
     const prep = []
+    const lands = []
     const locked = []
-    const after = []
     for (let i = 0; i < attempts; i++) {
       const id = `hx-${String(i).padStart(8, '0')}`
-      const branch = `helix/${id}-1`
-      const top = path.join(root, '.helix', 'worktrees', `${id}-1`)
-      let tip
-      prep.push(t(() => {
-        q(root, 'rev-parse', '--verify', '-q', `refs/heads/${branch}`)
-        q(root, 'rev-parse', '--verify', '-q', `refs/helix/preserved/${id}/1`)
-        tip = git(root, 'rev-parse', '--verify', '-q', 'refs/heads/main^{commit}')
-        git(root, 'worktree', 'add', '-q', '-b', branch, top, tip)
-      }))
+      const [tp, ws] = await ms(() => landing.prepare(id, 1, 1))
+      prep.push(tp)
       // the agent's work
-      writeFileSync(path.join(top, `${id}.txt`), id + '\n')
-      git(top, 'add', '-A')
-      git(top, 'commit', '-q', '-m', `work on ${id}`)
-      let next
-      locked.push(t(() => {
-        q(top, 'add', '-A')
-        q(top, 'diff', '--cached', '--name-only', '-z', '--no-renames')
-        q(top, 'diff', '--cached', '--quiet')
-        q(top, 'diff', '--name-only', '-z', '--no-renames', 'HEAD')
-        q(top, 'symbolic-ref', '-q', 'HEAD')
-        q(root, 'log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${branch}`, '--not', 'refs/heads/main', tip)
-        const cur = git(root, 'rev-parse', '--verify', '-q', 'refs/heads/main^{commit}')
-        q(top, 'merge-base', '--is-ancestor', cur, 'HEAD')
-        next = git(root, 'rev-parse', `refs/heads/${branch}`)
-        q(root, 'symbolic-ref', '-q', 'HEAD')
-        git(root, 'merge', '--ff-only', '-q', '--no-edit', branch)
-        q(root, 'rev-list', '--reverse', `${cur}..${next}`)
-      }))
-      after.push(t(() => {
-        git(root, 'worktree', 'remove', '--force', '--force', top)
-        git(root, 'worktree', 'prune')
-        const sha = git(root, 'rev-parse', `refs/heads/${branch}`)
-        git(root, 'update-ref', '-d', `refs/heads/${branch}`, sha)
-      }))
+      writeFileSync(path.join(ws.dir, `${id}.txt`), id + '\n')
+      git(ws.dir, 'add', '-A')
+      git(ws.dir, 'commit', '-q', '-m', `work on ${id}`)
+      const [tl, r] = await ms(() => landing.land(ws))
+      if (!r.landed) throw new Error(`bench attempt ${id} did not land: ${r.reason}`)
+      lands.push(tl)
+      locked.push(held)
     }
-    return {prepare: median(prep), locked: median(locked), after: median(after)}
+    if (git(root, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length !== 1) throw new Error('bench: worktrees left')
+    return {prepare: median(prep), land: median(lands), locked: median(locked)}
   } finally {
     rmSync(root, {recursive: true, force: true})
   }
@@ -187,10 +170,10 @@ try {
   const w1 = median(one)
   const wN = median(wide)
   const ratio = wN / w1
-  const g = gitCostPerAttempt()
-  const fixed = g.prepare + g.locked + g.after
+  const g = await gitCostPerAttempt()
+  const fixed = g.prepare + g.land
   console.log(
-    `workers: fixed git cost per attempt ${fixed.toFixed(0)} ms = prepare (worktree add) ${g.prepare.toFixed(0)} + under the land lock ${g.locked.toFixed(0)} + cleanup (worktree remove, branch delete) ${g.after.toFixed(0)}`,
+    `workers: fixed git cost per attempt ${fixed.toFixed(0)} ms = prepare (worktree add) ${g.prepare.toFixed(0)} + land ${g.land.toFixed(0)} (checks and rebase in the worktree, the fast-forward, the cleanup), of which the land lock was held ${g.locked.toFixed(0)}`,
   )
   record('workers', {w1, wN, ratio, git: g, fixed, beads: N, sleepMs: SLEEP_MS})
   console.log(

@@ -18,7 +18,8 @@ import {addPendingReopen, readPendingReopens, removePendingReopen} from '../stat
 import {ensureIgnored} from '../util/runtime-paths.js'
 import {errorMessage, HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {createPreserve} from './preserve-work.js'
+import {createLandBase, refused, type Landed, type Refused} from './land-base.js'
+import {createPreserve, newestPreserved} from './preserve-work.js'
 
 export interface GitLandingOptions {
   /** the project root (may be a subdirectory of the repository) */
@@ -31,6 +32,8 @@ export interface GitLandingOptions {
   log?: (line: string) => void
   /** how long `land` waits for another helix process's land lock (default 120 s) */
   lockWaitMs?: number
+  /** told how long each landing held the land lock, in ms (the bench's fixed-cost figure) */
+  onLockHeld?: (ms: number) => void
 }
 
 interface Repo {
@@ -45,7 +48,6 @@ interface Repo {
 }
 
 const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a branch'
-const MAX_LAND_ROUNDS = 3
 /** `git worktree add` errors that mean another git process changed .git/worktrees/ under it */
 const ADMIN_RACE = /commondir|gitdir|\.git\/worktrees\//
 
@@ -90,7 +92,6 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const refExists = async (ref: string): Promise<boolean> => (await run(['rev-parse', '--verify', '-q', ref], root)).code === 0
   const wtTop = (ws: {bead: string; attempt: number}): string => path.join(root, worktreeRel(ws.bead, ws.attempt))
   const trackerFile = (f: string): boolean => touchesTracker(f) || (repo?.trackerRel ? f === repo.trackerRel || f.startsWith(`${repo.trackerRel}/`) : false)
-  const nul = (s: string): string[] => s.split('\0').filter(Boolean)
 
   const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).env)
 
@@ -125,9 +126,13 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   /** an attempt number is free when no branch, worktree directory or preserved ref uses it */
+  /** the newest preserved ref of a bead, as `prepare` just listed it: the attempt's prompt asks right after (forgotten once the attempt lands or is preserved) */
+  const preservedSeen = new Map<string, string | null>()
+
   async function takenBy(bead: string): Promise<(n: number) => boolean> {
     // one for-each-ref for both namespaces (ids are SAFE_ID: no glob characters)
     const refs = new Set((await run(['for-each-ref', '--format=%(refname)', `refs/heads/helix/${bead}-*`, `refs/helix/preserved/${bead}/`], root)).stdout.split('\n'))
+    preservedSeen.set(bead, newestPreserved(bead, refs))
     return (n) => existsSync(wtTop({bead, attempt: n})) || refs.has(`refs/heads/${branchName(bead, n)}`) || refs.has(preservedRefName(bead, n))
   }
 
@@ -186,14 +191,20 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   /** compare-and-delete of the attempt's branch (only at the value just read) */
-  async function deleteBranch(ws: Workspace): Promise<void> {
+  /** compare-and-delete of the attempt's branch at `at` (a landing knows its tip), else at the value just read */
+  async function deleteBranch(ws: Workspace, at?: string): Promise<void> {
     const ref = `refs/heads/${ws.branch}`
+    if (at && (await run(['update-ref', '-d', ref, at], root)).code === 0) {
+      if (!existsSync(wtTop(ws))) await removeAttemptMeta(root, ws.bead, ws.attempt)
+      return
+    }
     const sha = await revParse(ref)
     if (sha) await run(['update-ref', '-d', ref, sha], root)
     if (!(await revParse(ref)) && !existsSync(wtTop(ws))) await removeAttemptMeta(root, ws.bead, ws.attempt)
   }
 
   async function preserve(ws: Workspace, reason: string): Promise<string | null> {
+    preservedSeen.delete(ws.bead)
     const left = await commitLeftovers(ws)
     const leftovers = left.kind
     const tip = left.kind === 'refused' ? left.archive : await workTip(ws)
@@ -262,83 +273,14 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     await deleteBranch(ws)
   }
 
-  /** the worktree's own tracker copy is neither read nor committed: put it back so a rebase is not refused */
-  async function discardTrackerCopy(top: string): Promise<void> {
-    const dirty = nul((await run(['diff', '--name-only', '-z', '--no-renames', 'HEAD'], top)).stdout).filter(trackerFile)
-    if (dirty.length) await run(['restore', '--source=HEAD', '--staged', '--worktree', '--', ...dirty], top)
-  }
-
-  type Refused = {landed: false; reason: string; preservedRef: null}
-  const refused = (reason: string): Refused => ({landed: false, reason, preservedRef: null})
-
-  /** rebase the attempt onto `onto` in its worktree; a refusal when it conflicts */
-  async function rebaseOnto(top: string, onto: string): Promise<Refused | null> {
-    if ((await run(['merge-base', '--is-ancestor', onto, 'HEAD'], top)).code === 0) return null
-    const rb = await run(['rebase', '-q', '--no-autostash', onto], top)
-    if (rb.code === 0) return null
-    const files = nul((await run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout)
-    await run(['rebase', '--abort'], top)
-    return refused(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}${files.length > 5 ? ', …' : ''}` : `rebase failed: ${sanitize(firstLine(rb))}`)
-  }
-
-  /**
-   * What a landing checks and prepares in the attempt's own worktree, before the
-   * land lock (issue 18: the lock is held only while the base moves): its leftovers
-   * committed, its tracker copy put back, still on its branch, no tracker file in its
-   * commits, and rebased onto the base as it is now. Null when it is ready.
-   */
-  async function readyToLand(ws: Workspace): Promise<Refused | null> {
-    const top = wtTop(ws)
-    const b = await base()
-    if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
-    const left = await commitLeftovers(ws)
-    if (left.kind === 'failed') return refused('could not commit the work the agent left uncommitted')
-    if (left.kind === 'refused') return refused(`a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`)
-    await discardTrackerCopy(top)
-    const head = await run(['symbolic-ref', '-q', 'HEAD'], top)
-    if (head.stdout.trim() !== `refs/heads/${ws.branch}`) return refused(`the worktree is no longer on its branch ${ws.branch}`)
-    const touched = nul((await run(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).stdout).filter(trackerFile)
-    if (touched.length) return refused(`the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`)
-    return rebaseOnto(top, await baseTip())
-  }
-
-  /** under the land lock: move the base to the attempt's tip by fast-forward only (SPEC 15.2, 18.3a) */
-  async function landLocked(ws: Workspace): Promise<{landed: true; sha: string; from: string} | Refused> {
-    const top = wtTop(ws)
-    const b = await base()
-    if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
-    for (let round = 0; round < MAX_LAND_ROUNDS; round++) {
-      const cur = await baseTip()
-      // the base moved since readyToLand (another slot or process landed): rebase again
-      const rb = await rebaseOnto(top, cur)
-      if (rb) return rb
-      const next = await ok(['rev-parse', `refs/heads/${ws.branch}`], root)
-      const where = await checkedOutAt(b)
-      if (where !== null) {
-        // SPEC 18.3a: a checked-out base moves only by merge --ff-only in its own worktree, then is verified
-        const m = await run(['merge', '--ff-only', '-q', '--no-edit', next], where)
-        if (m.code !== 0) {
-          const text = `${m.stderr}\n${m.stdout}`
-          if (/not possible to fast-forward/i.test(text) && (await revParse(`refs/heads/${b}`)) !== cur) continue
-          const files = /would be overwritten/.test(text) ? text.split('\n').filter((l) => /^\t/.test(l)).map((l) => l.trim()) : []
-          const at = where === root ? 'the project root' : sanitize(where)
-          return refused(files.length ? `${at} has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in ${at} refused: ${sanitize(firstLine(m))}`)
-        }
-        const after = await revParse(`refs/heads/${b}`)
-        if (after !== next) return refused(`the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`)
-      } else {
-        const u = await run(['update-ref', '-m', `helix: landed ${ws.bead} attempt ${ws.attempt} ${opts.now().toISOString()}`, `refs/heads/${b}`, next, cur], root)
-        if (u.code !== 0) continue
-      }
-      return {landed: true, sha: next, from: cur}
-    }
-    return refused(`the base branch ${sanitize(b)} kept moving during landing`)
-  }
+  const {readyToLand, landLocked} = createLandBase({root, now: opts.now, run, ok, revParse, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
 
   async function land(ws: Workspace): Promise<LandResult> {
-    let result: {landed: true; sha: string; from: string} | Refused
+    preservedSeen.delete(ws.bead)
+    let result: Landed | Refused
     try {
-      result = (await readyToLand(ws)) ?? (await underLandLock(() => landLocked(ws)))
+      const ready = await readyToLand(ws)
+      result = 'onto' in ready ? await underLandLock(() => landLocked(ws, ready.onto)) : ready
     } catch (error) {
       result = refused(sanitize(errorMessage(error).replace(/^helix: /, '')))
     }
@@ -351,7 +293,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       const commits = (await run(['rev-list', '--reverse', `${result.from}..${result.sha}`], root)).stdout.split('\n').map((c) => c.trim()).filter(Boolean)
       try {
         await removeWorktree(ws)
-        await deleteBranch(ws)
+        await deleteBranch(ws, result.sha)
       } catch (error) {
         log(`helix: landed ${ws.bead}, but could not remove its worktree or branch: ${sanitize(errorMessage(error))}`)
       }
@@ -362,10 +304,12 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
 
   async function underLandLock<T>(fn: () => Promise<T>): Promise<T> {
     const release = await (lock ??= createLandLock(path.join((await ctx()).commonDir, 'helix-land.lock'), {waitMs: opts.lockWaitMs})).acquire()
+    const t0 = performance.now()
     try {
       return await fn()
     } finally {
       await release()
+      opts.onLockHeld?.(performance.now() - t0)
     }
   }
 
@@ -383,7 +327,11 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     land,
     preserve,
     keepBranch,
-    preservedRef,
+    preservedRef: async (bead) => {
+      const seen = preservedSeen.get(bead)
+      preservedSeen.delete(bead)
+      return seen !== undefined ? seen : preservedRef(bead)
+    },
     leftovers,
     adopt,
     discard,

@@ -11,6 +11,19 @@ import {firstLine, type GitResult} from '../git/run.js'
 import {idProblem, preservedRefName} from '../git/names.js'
 import {sanitize} from '../util/sanitize.js'
 
+/** the highest-numbered `refs/helix/preserved/<bead>/<n>` among `refs` */
+export function newestPreserved(bead: string, refs: Iterable<string>): string | null {
+  const prefix = `refs/helix/preserved/${bead}/`
+  let best: {n: number; ref: string} | null = null
+  for (const raw of refs) {
+    const ref = raw.trim()
+    if (!ref.startsWith(prefix)) continue
+    const n = Number(ref.slice(prefix.length))
+    if (Number.isSafeInteger(n) && (!best || n > best.n)) best = {n, ref}
+  }
+  return best?.ref ?? null
+}
+
 /** what became of the agent's uncommitted changes */
 export type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} | {kind: 'refused'; why: string; archive: string}
 
@@ -64,13 +77,8 @@ export function createPreserve(d: PreserveDeps) {
 
   /** a rebase a killed helix left half done: put the branch back where it was */
   async function abortRebase(top: string): Promise<void> {
-    for (const d of ['rebase-merge', 'rebase-apply']) {
-      const p = (await run(['rev-parse', '--git-path', d], top)).stdout.trim()
-      if (p && existsSync(path.resolve(top, p))) {
-        await run(['rebase', '--abort'], top)
-        return
-      }
-    }
+    const dirs = (await run(['rev-parse', '--git-path', 'rebase-merge', '--git-path', 'rebase-apply'], top)).stdout.split('\n').map((l) => l.trim())
+    if (dirs.some((p) => p && existsSync(path.resolve(top, p)))) await run(['rebase', '--abort'], top)
   }
 
   /** create-only (never overwrite) the preserved ref; the next free attempt number if another process took this one */
@@ -101,12 +109,7 @@ export function createPreserve(d: PreserveDeps) {
   async function preservedRef(bead: string): Promise<string | null> {
     if (idProblem(bead)) return null
     const r = await run(['for-each-ref', '--format=%(refname)', `refs/helix/preserved/${bead}/`], root)
-    let best: {n: number; ref: string} | null = null
-    for (const ref of r.stdout.split('\n').map((l) => l.trim()).filter(Boolean)) {
-      const n = Number(ref.slice(ref.lastIndexOf('/') + 1))
-      if (Number.isSafeInteger(n) && (!best || n > best.n)) best = {n, ref}
-    }
-    return best?.ref ?? null
+    return newestPreserved(bead, r.stdout.split('\n'))
   }
 
   return {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef}
