@@ -1,163 +1,16 @@
-import {once} from 'node:events'
-import {existsSync, readdirSync, rmSync} from 'node:fs'
+import {rmSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {isAlive, readLog, stubProject, type StubEnv} from './helpers.js'
-import {runCli, startCli} from '../support/cli.js'
+import {stubProject, type StubEnv} from './helpers.js'
+import {runCli} from '../support/cli.js'
+
+// The one-shot commands, part 2 of 2: review, backfill, design, align, polish (part 1: check.e2e).
 
 // End-to-end: the BUILT cli (npm run build first) driving stub agents.
 
 function helix(p: StubEnv, args: string[], env: NodeJS.ProcessEnv = {}) {
   return runCli(args, {cwd: p.root, env: {...p.env, ...env}})
 }
-
-function logs(p: StubEnv): string[] {
-  const dir = path.join(p.root, '.helix-logs')
-  return existsSync(dir) ? readdirSync(dir) : []
-}
-
-describe('helix check', () => {
-  it('prints the agent output and NEXT_ACTION, exit 0, one new log', () => {
-    const p = stubProject()
-    p.script({check: [['print:looked at everything', 'next:DESIGN']]})
-    const r = helix(p, ['check'])
-    expect(r.code).toBe(0)
-    expect(r.stdout).toContain('looked at everything')
-    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('NEXT_ACTION: DESIGN')
-    expect(logs(p)).toHaveLength(1)
-    expect(p.calls()[0]).toMatchObject({as: 'codex', action: 'check', cwd: p.root, stdin: 'devnull'})
-    expect(p.calls()[0].argv).toContain('model_reasoning_effort=low')
-    const recs = readLog(path.join(p.root, '.helix-logs', logs(p)[0]))
-    expect(recs.find((x) => x.msg === 'dispatch')).toMatchObject({dispatch: 1, action: 'check', agent: 'codex'})
-    expect(recs.find((x) => x.msg === 'dispatch end')).toMatchObject({dispatch: 1, rc: 0, end: 'exited', timed_out: false})
-    // the same `log LA–LB in <path>` pointer as the loop's summary lines (docs/agents.md)
-    expect(r.stderr).toMatch(/ codex complete \(rc=0, \d+s(, \d+ tokens)?\) — log L\d+–L\d+ in \S+\.log\n/)
-    // a second invocation opens its own log
-    expect(helix(p, ['check']).code).toBe(0)
-    expect(logs(p)).toHaveLength(2)
-  })
-
-  it('an invalid trailer is no trailer: exit 1', () => {
-    const p = stubProject()
-    p.script({check: ['print:NEXT_ACTION:BUILDING']})
-    const r = helix(p, ['check', '--claude'])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toContain('helix: unable to determine NEXT_ACTION from check output')
-    expect(r.stdout).not.toMatch(/^NEXT_ACTION: BUILD$/m)
-  })
-
-  it('a failing agent fails the check even with a trailer', () => {
-    const p = stubProject()
-    p.script({check: ['next:BUILD fail']})
-    const r = helix(p, ['check'])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toContain('helix: check failed (agent rc=1)')
-  })
-
-  it('--dry-run prints command line and prompt and starts no process', () => {
-    const p = stubProject()
-    const r = helix(p, ['check', 'src/x', '--dry-run', '--model', 'm1'])
-    expect(r.code).toBe(0)
-    expect(r.stdout).toContain(`command: ${p.paths.codex} --dangerously-bypass-approvals-and-sandbox exec -C ${p.root} -m m1 -c model_reasoning_effort=low --ephemeral --json <prompt>`)
-    expect(r.stdout).toContain('check action')
-    expect(r.stdout).toContain('Scope: src/x')
-    expect(existsSync(path.join(p.stubDir, 'calls.jsonl'))).toBe(false)
-    expect(logs(p)).toHaveLength(0)
-  })
-
-  it('help never starts an agent or writes a log', () => {
-    const p = stubProject()
-    for (const args of [['check', '--help'], ['help', 'check'], ['review', '--help'], ['help']]) {
-      const r = helix(p, args)
-      expect(r.code, args.join(' ')).toBe(0)
-    }
-    expect(existsSync(path.join(p.stubDir, 'calls.jsonl'))).toBe(false)
-    expect(logs(p)).toHaveLength(0)
-  })
-
-  it('a missing agent binary: SPEC error, exit 1, nothing written', () => {
-    const p = stubProject()
-    rmSync(p.paths.codex)
-    const r = helix(p, ['check'], {PATH: `${p.bin}${path.delimiter}/usr/bin${path.delimiter}/bin`})
-    expect(r.code).toBe(1)
-    expect(r.stderr).toBe("helix: agent 'codex' not found on PATH\n")
-    expect(logs(p)).toHaveLength(0)
-    const r2 = helix(p, ['align', '--agent', 'no-such-agent'])
-    expect(r2.stderr).toBe("helix: agent 'no-such-agent' not found on PATH\n")
-    expect(r2.code).toBe(1)
-  })
-
-  it('bad flags: one line, exit 1', () => {
-    const p = stubProject()
-    expect(helix(p, ['check', '--timeout', 'soon'])).toMatchObject({code: 1, stderr: "helix: invalid --timeout 'soon' (expected a positive number of seconds)\n"})
-    expect(helix(p, ['check', '--claude', '--codex'])).toMatchObject({code: 1})
-    expect(logs(p)).toHaveLength(0)
-  })
-
-  it('timeout: exit 1 with the SPEC message', () => {
-    const p = stubProject()
-    p.script({check: ['hang']})
-    const r = helix(p, ['check', '--timeout', '1'])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^helix: \[\d\d:\d\d:\d\d\] codex timeout after 1s — killed$/m)
-    expect(isAlive(p.calls()[0].pid)).toBe(false)
-  })
-
-  it('shell syntax in the scope is data', () => {
-    const p = stubProject()
-    const r = helix(p, ['check', '$(touch pwned); touch pwned2'])
-    expect(r.code).toBe(0)
-    expect(existsSync(path.join(p.root, 'pwned'))).toBe(false)
-    expect(existsSync(path.join(p.root, 'pwned2'))).toBe(false)
-    expect(p.calls()[0].prompt).toContain('Scope: $(touch pwned); touch pwned2')
-  })
-
-  it('SIGTERM kills the agent group and exits 143', async () => {
-    const p = stubProject()
-    p.script({check: ['hang-ignore-term-fork']})
-    const {child} = startCli(['check', '--agent', p.paths.command], {cwd: p.root, env: p.env, stdin: 'ignore'})
-    let out = ''
-    child.stdout.on('data', (d) => (out += d))
-    while (!out.includes('hanging with grandchild')) await once(child.stdout, 'data')
-    child.kill('SIGTERM')
-    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
-    expect(code).toBe(143)
-    const {readFileSync} = await import('node:fs')
-    const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
-    for (const pid of pids) expect(isAlive(pid)).toBe(false)
-  }, 30_000)
-})
-
-describe('helix check interrupted', () => {
-  it('SIGINT kills the agent and exits 130; a second SIGINT exits at once and still kills the group', async () => {
-    const p = stubProject()
-    p.script({check: ['hang']})
-    const {readFileSync} = await import('node:fs')
-    const start = async () => {
-      const {child} = startCli(['check', '--claude'], {cwd: p.root, env: p.env, stdin: 'ignore'})
-      const n = p.calls().length
-      while (p.calls().length === n) await new Promise((r) => setTimeout(r, 50))
-      return child
-    }
-    const c1 = await start()
-    c1.kill('SIGINT')
-    expect(await new Promise((r) => c1.on('exit', (c) => r(c)))).toBe(130)
-    expect(isAlive(p.calls()[0].pid)).toBe(false)
-
-    p.script({check: ['hang-ignore-term-fork']})
-    const c2 = await start()
-    while (!existsSync(path.join(p.stubDir, 'pids'))) await new Promise((r) => setTimeout(r, 50))
-    c2.kill('SIGINT')
-    await new Promise((r) => setTimeout(r, 300))
-    c2.kill('SIGINT')
-    const code = await new Promise((r) => c2.on('exit', (c, sig) => r(c ?? sig)))
-    expect([130, 'SIGINT']).toContain(code)
-    const pids = readFileSync(path.join(p.stubDir, 'pids'), 'utf8').trim().split('\n').map(Number)
-    // SIGKILL was sent before helix exited; give the kernel a moment to finish them off
-    for (let i = 0; i < 100 && pids.some(isAlive); i++) await new Promise((r) => setTimeout(r, 20))
-    for (const pid of pids) expect(isAlive(pid)).toBe(false)
-  }, 30_000)
-})
 
 describe('helix review', () => {
   it('defaults to the other agent, exit 0 when CLEAN', () => {

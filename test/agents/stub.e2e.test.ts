@@ -7,7 +7,7 @@ import {stubProject, type StubEnv} from './helpers.js'
 // The stub agent is test infrastructure: what other tests rely on is its script format
 // (per-bead step lists, a default list, the last step repeating) in each dialect, and that
 // its `close` goes through the real (built) tracker CLI. Its other steps (set:,
-// create-children:, review:…) are pinned where they are used (loop/run.e2e).
+// create-children:, review:…) are pinned where they are used (loop/run-*.e2e).
 
 function stub(p: StubEnv, as: 'codex' | 'claude' | 'command', prompt: string) {
   const file = p.paths[as]

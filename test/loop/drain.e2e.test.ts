@@ -12,7 +12,7 @@ const run = (script: Record<string, unknown>, extra: string[] = [], env: Record<
 // BUILD's orphan-recovery breaker, DESIGN's 3-pass bound, WAIT and GUIDANCE, a
 // failing check and a missing trailer, is an orchestrator.test.ts unit ('queue drain');
 // exit 1 end to end is 'BACKFILL without a report' here, and an invalid trailer from a
-// real agent is commands.e2e.test.ts 'an invalid trailer is no trailer'.
+// real agent is check.e2e.test.ts 'an invalid trailer is no trailer'.
 describe('queue drain through the built CLI', () => {
   it('POLISH then STOP', () => {
     const {r, actions} = run({check: ['next:POLISH', 'next:STOP']})

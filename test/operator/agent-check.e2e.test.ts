@@ -3,7 +3,6 @@
 // preflight, before a night's run reaches its first review.
 import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, readdirSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {helix, project, REPO, tempDir} from './helpers.js'
@@ -30,20 +29,20 @@ function noReviewAgent(dir: string): string {
   return file
 }
 
-const scratchDirs = () => readdirSync(tmpdir()).filter((n) => n.startsWith('helix-agent-check-')).sort()
-
 describe('helix agent check', () => {
   it.each(['minimal-agent.sh', 'minimal-agent.mjs'])('the shipped %s answers all seven actions (exit 0)', (name) => {
-    const before = scratchDirs()
-    const r = helix(tempDir(), ['agent', 'check', path.join(AGENTS, name)])
+    // its own TMPDIR: other files' runs (doctor, run's review preflight) make and remove
+    // helix-agent-check-* scratch projects in the shared one at the same time
+    const tmp = tempDir('helix-agent-check-tmp-')
+    const r = helix(tempDir(), ['agent', 'check', path.join(AGENTS, name)], {TMPDIR: tmp})
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     for (const a of ['implementation', 'check', 'review', 'alignment', 'plan', 'polish', 'backfill']) expect(r.stdout).toMatch(new RegExp(`^  ${a} +ok `, 'm'))
     expect(r.stdout).toContain('bead closed')
     expect(r.stdout).toContain('REVIEW_STATUS: CLEAN')
     expect(r.stdout).toContain('all 7 actions answered')
-    // the throw-away project is gone
-    expect(scratchDirs()).toEqual(before)
+    // the throw-away project is gone (the runner's helix-shim-* PATH cache stays, by design)
+    expect(readdirSync(tmp).filter((n) => !n.startsWith('helix-shim-'))).toEqual([])
   }, 60_000)
 
   it('an agent lacking review: one MISSING line naming REVIEW_STATUS, exit 1', () => {

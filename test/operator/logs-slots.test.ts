@@ -9,7 +9,7 @@ describe('parseLinePointer', () => {
     expect(parseLinePointer('12-340')).toEqual({from: 12, to: 340})
     expect(parseLinePointer('L12–L340')).toEqual({from: 12, to: 340})
     expect(parseLinePointer('L7')).toEqual({from: 7, to: 7})
-    // every spelling of the --lines e2e (surface.e2e.test.ts runs only L2–L4)
+    // every spelling of the --lines e2e (surface-small.e2e.test.ts runs only L2–L4)
     for (const spec of ['L2–L4', 'L2-L4', '2-4', '2–4']) expect(parseLinePointer(spec), spec).toEqual({from: 2, to: 4})
   })
   it('takes a slot in parentheses, and a whole pasted pointer with its file', () => {

@@ -1,5 +1,5 @@
 // SPEC 19.6: three clones of one bare remote as hosts, each `helix run --remote origin
-// --workers 2 --lease 10` with a command agent. One host is kill -9'd and restarted;
+// --workers 2 --lease 10` (6 in npm test's smoke) with a command agent. One host is kill -9'd and restarted;
 // another loses the remote (its URL goes through a symlink the test removes) for
 // longer than its lease, then gets it back. Afterwards every bead is closed exactly
 // once at the remote tip, each bead's work is on the base exactly once, no two hosts'
@@ -7,11 +7,16 @@
 import {symlinkSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {trials} from '../support/stress.js'
+import {STRESS_FULL, trials} from '../support/stress.js'
 import {bead, makeFleet, remoteRefs} from './helpers.js'
 import {cloneBehindLink, events, fleetProblems, startHost, tipBeads, until, type HostRun} from './fleet-harness.js'
 
-const LEASE = ['--workers', '2', '--lease', '10']
+// the smoke's lease is shorter (6 s, renewed every 2 s), so the partition that outlasts it, and
+// with it the test, stays under 15 s on a quiet machine; the full run keeps 10 s
+const LEASE_S = STRESS_FULL ? 10 : 6
+const LEASE = ['--workers', '2', '--lease', String(LEASE_S)]
+// host-p's agents outlast the lease by 4 s: their claims live only by renewal
+const OUTLAST_MS = String((LEASE_S + 4) * 1000)
 
 function killAgents(log: string): void {
   for (const e of events(log)) {
@@ -38,7 +43,7 @@ describe('a fleet of three hosts on one bare remote', () => {
         let k: HostRun = startHost(kDir, 'host-k', log, LEASE, {FLEET_SLEEP_MS: '400'})
         const p = cloneBehindLink(f, 'host-p')
         // host-p's agents outlast the lease: their claims live only by renewal
-        const ph = startHost(p.dir, 'host-p', log, LEASE, {FLEET_SLEEP_MS: '14000'})
+        const ph = startHost(p.dir, 'host-p', log, LEASE, {FLEET_SLEEP_MS: OUTLAST_MS})
 
         // kill -9 host-k's helix as soon as one of its agents works, then start it again
         await until(() => started('host-k') || k.child.exitCode !== null, 120_000, 'host-k to dispatch')
@@ -61,7 +66,7 @@ describe('a fleet of three hosts on one bare remote', () => {
         expect(killed).toBe(true)
         expect(codes, outs).toEqual([0, 0, 0])
         expect(ph.out()).toMatch(/lost the claim on hx-\d+ \(its lease expired unrenewed\)/)
-        expect(fleetProblems(f.bare, ids, log, 10_000), outs).toEqual([])
+        expect(fleetProblems(f.bare, ids, log, LEASE_S * 1000), outs).toEqual([])
         expect(tipBeads(f.bare)).toHaveLength(n)
         // what is left on the remote is preserved work only
         expect(remoteRefs(f.bare).filter((r) => !r.startsWith('refs/helix/preserved/'))).toEqual([])

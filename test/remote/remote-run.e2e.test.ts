@@ -32,11 +32,13 @@ describe('helix run --remote (built CLI)', () => {
     const f = makeFleet([bead('hx-1')])
     const {dir, link} = cloneBehindLink(f, 'host-p')
     const log = path.join(f.dir, 'agents.jsonl')
-    const h = startHost(dir, 'host-p', log, ['--lease', '30', '--max-offline', '2'], {FLEET_SLEEP_MS: '60000'})
+    // --lease 15: the first renewal (a third into the lease, 5 s) finds the remote gone; its retry
+    // 2 s later is past --max-offline, well before the lease (15 s) could run out instead
+    const h = startHost(dir, 'host-p', log, ['--lease', '15', '--max-offline', '1'], {FLEET_SLEEP_MS: '60000'})
     await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
     rmSync(link)
     expect(await h.done, h.out()).toBe(4)
-    expect(h.out()).toMatch(/unreachable for more than 2s \(--max-offline\)/)
+    expect(h.out()).toMatch(/unreachable for more than 1s \(--max-offline\)/)
     // the attempt's uncommitted work is on a local preserved ref (pushed once the remote is back), its worktree gone
     expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
     expect(g(dir, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-1/1')).toBe('helix: uncommitted work of hx-1 attempt 1')
@@ -45,7 +47,7 @@ describe('helix run --remote (built CLI)', () => {
     // the run's history says why it stopped: the remote was away, not an operator's signal
     const runs = readFileSync(path.join(dir, '.helix-logs', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {stop_reason: string; exit_code: number; stop_message: string | null})
     expect(runs.at(-1)).toMatchObject({stop_reason: 'agent_unavailable', exit_code: 4})
-    expect(runs.at(-1)?.stop_message).toMatch(/the remote origin was unreachable for more than 2s \(--max-offline\)/)
+    expect(runs.at(-1)?.stop_message).toMatch(/the remote origin was unreachable for more than 1s \(--max-offline\)/)
   }, 240_000)
 
   it('bad input: one line naming the flag, exit 1, nothing changed', () => {

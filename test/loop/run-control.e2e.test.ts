@@ -1,0 +1,140 @@
+import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {spawn} from 'node:child_process'
+import {describe, expect, it} from 'vitest'
+import {beads, calls, helix, helixAsync, implOrder, pidGone, project, runState, writeExecutable} from './e2e-helpers.js'
+import {makeTempDir, trackProcess} from '../support/tmp.js'
+import {runCli} from '../support/cli.js'
+
+// helix run end to end, part 3 of 3: gates, the run mutex, signals, --dry-run, helix build, bad flags.
+
+const NO_REVIEW = ['--no-auto-review']
+
+describe('helix run end to end (built CLI, stub agents)', () => {
+  it('acceptance gate files a de-duplicated failure bead', () => {
+    const p = project([{id: 'hx-g1'}], {check: ['next:WAIT']})
+    writeExecutable(path.join(p.root, 'scripts', 'check-acceptance-demo.sh'), '#!/bin/sh\necho failing\nexit 1\n')
+    writeExecutable(path.join(p.root, 'scripts', 'check-acceptance-ok.sh'), '#!/bin/sh\nexit 0\n')
+    const r = helix(p, ['run', ...NO_REVIEW])
+    expect(r.stderr).toContain('helix: acceptance criteria not met after cycle 1 — failures filed as tracker issues')
+    const filed = [...beads(p).values()].filter((b) => String(b.title).startsWith('Acceptance failure:'))
+    expect(filed[0]).toMatchObject({title: 'Acceptance failure: check-acceptance-demo.sh after hx-g1', labels: ['helix', 'acceptance-failure'], 'spec-id': 'check-acceptance-demo.sh', acceptance: 'check-acceptance-demo.sh passes cleanly'})
+    expect(filed).toHaveLength(1)
+  })
+
+  it('mutex: a live holder → exit 2, tracker untouched, denied count incremented', async () => {
+    const sleeper = trackProcess(spawn('sleep', ['60'], {stdio: 'ignore'}))
+    try {
+      const p = project([{id: 'hx-m'}])
+      // the holder's recorded start must not predate its process (a pid reused
+      // by a later process is not a live run: see the next test)
+      const started = new Date().toISOString()
+      writeFileSync(path.join(p.root, '.ddx', 'helix.pid'), `${sleeper.pid} ${started}\n`)
+      const before = readFileSync(p.tracker, 'utf8')
+      const r = helix(p, ['run'])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toBe(`helix run: already running (pid=${sleeper.pid}, started=${started})\n`)
+      expect(readFileSync(p.tracker, 'utf8')).toBe(before)
+      expect(runState(p).parallel_run_denied_count).toBe(1)
+      expect(calls(p)).toEqual([])
+      // a dead holder's file is replaced
+      writeFileSync(path.join(p.root, '.ddx', 'helix.pid'), `999999 2026-01-01T00:00:00.000Z\n`)
+      const ok = helix(p, ['run', ...NO_REVIEW, '--max-cycles', '1'])
+      expect(ok.code).toBe(0)
+      expect(runState(p).parallel_run_denied_count).toBe(1)
+    } finally {
+      sleeper.kill('SIGKILL')
+    }
+  })
+
+  it('mutex: a pid reused by an unrelated later process is not a live run', async () => {
+    const sleeper = trackProcess(spawn('sleep', ['60'], {stdio: 'ignore'}))
+    try {
+      const p = project([{id: 'hx-r'}])
+      // the file says the run started long before this `sleep` process existed
+      writeFileSync(path.join(p.root, '.ddx', 'helix.pid'), `${sleeper.pid} 2026-01-01T00:00:00.000Z\n`)
+      const r = helix(p, ['run', ...NO_REVIEW, '--max-cycles', '1'])
+      expect(r.code).toBe(0)
+      expect(existsSync(path.join(p.root, '.ddx', 'helix.pid'))).toBe(false)
+      expect(runState(p).parallel_run_denied_count).toBe(0)
+    } finally {
+      sleeper.kill('SIGKILL')
+    }
+  })
+
+  it('SIGTERM in the middle of an agent call: 143, bead unclaimed, no agent left, interrupted, pid file gone', async () => {
+    const p = project([{id: 'hx-hang'}], {implementation: ['hang']})
+    const {child, done} = helixAsync(p, ['run', ...NO_REVIEW])
+    const started = Date.now()
+    while (!calls(p).some((c) => c.action === 'implementation')) {
+      if (Date.now() - started > 20_000) throw new Error('agent never started')
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    // the claim is the supervisor's: its pid, its start token, the token handed to the agent
+    const claimed = beads(p).get('hx-hang')!
+    expect(claimed).toMatchObject({status: 'in_progress', owner: 'helix', 'claimed-pid': child.pid})
+    expect(String(claimed['claimed-start'])).toMatch(/^\d+$/)
+    expect(claimed['claim-token']).toBe(calls(p)[0].env.HELIX_CLAIM_TOKEN)
+    child.kill('SIGTERM')
+    const r = await done
+    expect(r.code).toBe(143)
+    const b = beads(p).get('hx-hang')!
+    expect(b.status).toBe('open')
+    expect(b['claim-token']).toBeUndefined()
+    expect(pidGone(calls(p)[0].pid)).toBe(true)
+    expect(runState(p).stop_reason).toBe('interrupted')
+    expect(existsSync(path.join(p.root, '.ddx', 'helix.pid'))).toBe(false)
+    expect(r.stderr).toContain('helix: ═══ run complete: 1 attempted, 0 completed, 0 skipped')
+  })
+
+  it('--dry-run prints the command and prompt and changes nothing', () => {
+    const p = project([{id: 'hx-dry'}])
+    const before = readFileSync(p.tracker, 'utf8')
+    const r = helix(p, ['run', '--dry-run'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('--dangerously-bypass-approvals-and-sandbox exec -C')
+    expect(r.stdout).toContain('Implementation target: hx-dry')
+    expect(readFileSync(p.tracker, 'utf8')).toBe(before)
+    expect(existsSync(path.join(p.root, '.helix-logs'))).toBe(false)
+    expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
+    expect(calls(p)).toEqual([])
+  })
+
+  it('helix build runs one cycle on the selected bead', () => {
+    const p = project([{id: 'hx-first', priority: 0}, {id: 'hx-pick', title: 'Fix the Widget'}])
+    const r = helix(p, ['build', 'widget', ...NO_REVIEW])
+    expect(r.code).toBe(0)
+    expect(implOrder(p)).toEqual(['hx-pick'])
+    expect(beads(p).get('hx-first')!.status).toBe('open')
+    const none = helix(p, ['build', 'nothing-matches'])
+    expect(none.code).toBe(1)
+    expect(none.stderr).toContain("helix: no ready issue matches 'nothing-matches'")
+  })
+
+  it('bad flags: one line, exit 1, nothing on disk', () => {
+    const p = project([{id: 'hx-x'}])
+    const r = helix(p, ['run', '--max-cycles', 'lots'])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
+    // the one line says what is wrong with the value, not just which flag oclif was parsing
+    for (const args of [['run', '--max-cycles', '-1'], ['run', '--review-every', 'x'], ['build', '--review-threshold', '-5']]) {
+      const bad = helix(p, args)
+      expect(bad.code, args.join(' ')).toBe(1)
+      expect(bad.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1)
+      expect(bad.stderr, args.join(' ')).toMatch(new RegExp(`^helix: invalid ${args[1]}: .*(integer|greater than or equal to 0).*\\n$`))
+    }
+    expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
+    const missing = helix(p, ['run', '--agent', 'no-such-agent-xyz'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe("helix: agent 'no-such-agent-xyz' not found on PATH\n")
+    expect(existsSync(path.join(p.root, '.ddx', 'helix.pid'))).toBe(false)
+    expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
+    expect(existsSync(path.join(p.root, '.helix-logs'))).toBe(false)
+    // in a directory that is not a helix project, nothing at all is created
+    const bare = makeTempDir('helix-bare-')
+    const inBare = runCli(['run', '--agent', 'no-such-agent-xyz'], {cwd: bare})
+    expect(inBare.code).toBe(1)
+    expect(readdirSync(bare)).toEqual([])
+  })
+})
