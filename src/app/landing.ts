@@ -93,7 +93,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const wtTop = (ws: {bead: string; attempt: number}): string => path.join(root, worktreeRel(ws.bead, ws.attempt))
   const trackerFile = (f: string): boolean => touchesTracker(f) || (repo?.trackerRel ? f === repo.trackerRel || f.startsWith(`${repo.trackerRel}/`) : false)
 
-  const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).env)
+  const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).env, (await ctx()).top)
 
   const {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef} = createPreserve({root, log, run, revParse, refExists, base, wtTop, trackerFile})
 

@@ -20,6 +20,7 @@ import {sanitize} from '../util/sanitize.js'
 import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
 import {touchesTracker} from '../git/names.js'
 import {parseAttemptName} from '../git/leftovers.js'
+import {listWorktrees} from '../git/checked-out.js'
 import {removeAttemptMeta} from '../git/attempt-meta.js'
 import {readTracker} from '../tracker/store.js'
 import {reopenBead} from '../tracker/ops.js'
@@ -62,13 +63,10 @@ export async function listLeftovers(paths: Pick<ProjectPaths, 'root'>, env: Node
   // git reports real paths; the root may be reached through a symlink
   const base = path.join(real(paths.root), WT_DIR)
   const byPath = new Map<string, HelixWorktree>()
-  let cur: HelixWorktree | null = null
-  for (const line of (await inRoot(paths, env, ['worktree', 'list', '--porcelain'])).stdout.split('\n')) {
-    if (line.startsWith('worktree ')) {
-      const p = line.slice('worktree '.length)
-      cur = path.dirname(p) === base ? {path: p, rel: `${WT_DIR}/${path.basename(p)}`, branch: null, registered: true} : null
-      if (cur) byPath.set(p, cur)
-    } else if (cur && line.startsWith('branch refs/heads/')) cur.branch = line.slice('branch refs/heads/'.length)
+  // a list that fails must not make registered worktrees look unregistered (they would be deleted, not removed)
+  for (const w of await listWorktrees(paths.root, gitEnv(env))) {
+    if (path.dirname(w.path) !== base) continue
+    byPath.set(w.path, {path: w.path, rel: `${WT_DIR}/${path.basename(w.path)}`, branch: w.branch?.startsWith('refs/heads/') ? w.branch.slice('refs/heads/'.length) : null, registered: true})
   }
   if (existsSync(base)) {
     for (const name of readdirSync(base)) {
