@@ -48,8 +48,12 @@ interface Repo {
 }
 
 const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a branch'
-/** `git worktree add` errors that mean another git process changed .git/worktrees/ under it */
+/**
+ * `git worktree add` / `remove` errors that mean another git process was writing or
+ * removing an entry under .git/worktrees/ (another slot's add or cleanup): worth a retry
+ */
 const ADMIN_RACE = /commondir|gitdir|\.git\/worktrees\//
+const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const root = path.resolve(opts.root)
@@ -153,9 +157,10 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const ws: Workspace = {slot, bead, attempt: n, dir: path.resolve(top, r.prefix || '.'), branch, baseTip: tip}
     let add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
     if (add.code !== 0 && ADMIN_RACE.test(add.stderr)) {
-      // another git process (a `worktree prune` of someone else's cleanup) touched
-      // .git/worktrees/ while this one was being made: clean up and try once more
+      // another git process touched .git/worktrees/ while this one was being made:
+      // clean up and try once more
       await removeWorktree(ws, true)
+      await settle(50)
       const made = await revParse(`refs/heads/${branch}`)
       if (made) await run(['update-ref', '-d', `refs/heads/${branch}`, made], root)
       add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
@@ -180,7 +185,11 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   async function removeWorktree(ws: Workspace, prune = false): Promise<void> {
     const top = wtTop(ws)
     if (existsSync(top)) {
-      const r = await run(['worktree', 'remove', '--force', '--force', top], root)
+      let r = await run(['worktree', 'remove', '--force', '--force', top], root)
+      if (r.code !== 0 && ADMIN_RACE.test(r.stderr)) {
+        await settle(50)
+        r = await run(['worktree', 'remove', '--force', '--force', top], root)
+      }
       if (r.code !== 0) {
         log(`helix: git worktree remove ${worktreeRel(ws.bead, ws.attempt)}: ${sanitize(firstLine(r))}; deleting the directory`)
         await rm(top, {recursive: true, force: true})
@@ -190,7 +199,6 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     if (prune) await run(['worktree', 'prune'], root)
   }
 
-  /** compare-and-delete of the attempt's branch (only at the value just read) */
   /** compare-and-delete of the attempt's branch at `at` (a landing knows its tip), else at the value just read */
   async function deleteBranch(ws: Workspace, at?: string): Promise<void> {
     const ref = `refs/heads/${ws.branch}`
