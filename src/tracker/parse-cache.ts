@@ -13,6 +13,15 @@
  * checking its identity again) and becomes a plain value. Spreading,
  * JSON.stringify and Object.keys see the same bead a full parse gives.
  *
+ * A done bead (status "closed" or "cancelled": most of a mature tracker) is kept
+ * smaller still: only its id, status and parent, plus its line's byte range. It
+ * is handed out as a Proxy that answers those three keys from the cache and, on
+ * any other use (another key, `in`, Object.keys, spreading, JSON.stringify, a
+ * write), parses its line from the tracker (identity checked again) and from
+ * then on is exactly that parsed bead. The queries read nothing else of a done
+ * bead (status, the parent index, a dependency's status), so `status` and
+ * `tracker ready` never touch the tracker's bytes.
+ *
  * It never writes the tracker, so SPEC 13.2's byte rules are untouched: these
  * snapshots are for reading only and never reach a writer (no RawLine).
  * Malformed lines are found by the full parse that builds the cache; a cache
@@ -26,7 +35,7 @@ import type {Bead, TrackerSnapshot} from './types.js'
 import {readTrackerBytes, sameIdentity, type FileIdentity} from './read-file.js'
 import type {RawLine} from './lines.js'
 
-const VERSION = 1
+const VERSION = 2
 /** values longer than this (in bytes of JSON) are decoded only when used */
 const LAZY_MIN = 160
 /** smaller trackers parse faster than the cache file would load */
@@ -35,7 +44,13 @@ const MIN_CACHED_BYTES = 64 * 1024
 const MAX_CACHE_SHARE = 0.4
 
 /** one bead: the bead with 0 in place of each lazy value (keys in file order), and the lazy spans [key, start, end, …] */
-type Entry = [Bead, Array<string | number>]
+type FullEntry = [Bead, Array<string | number>]
+/** one done bead: id, status, parent (0: none), and its line `[start, end)` in the tracker */
+type DoneEntry = [string, string, string | 0, number, number]
+type Entry = FullEntry | DoneEntry
+/** the keys a done bead's stub answers without parsing its line */
+const DONE_KEYS = new Set(['id', 'status', 'parent'])
+const DONE_STATUS = new Set(['closed', 'cancelled'])
 
 interface CacheFile {
   v: number
@@ -126,6 +141,10 @@ function valueSpans(line: Buffer, keys: string[]): Array<{key: string; start: nu
 }
 
 function entryOf(b: Bead, raw: RawLine | undefined): Entry {
+  // a done bead with a plain status and parent (absent or a string): a stub answers what the queries read
+  if (raw !== undefined && typeof b.status === 'string' && DONE_STATUS.has(b.status) && (b.parent === undefined || typeof b.parent === 'string')) {
+    return [b.id, b.status, b.parent === undefined ? 0 : b.parent, raw.start, raw.end]
+  }
   const lazy: Array<string | number> = []
   if (raw === undefined || raw.end - raw.start <= LAZY_MIN) return [b, lazy]
   const keys = Object.keys(b)
@@ -168,6 +187,37 @@ class LazySource {
     this.buf = r.buf
     return this.buf
   }
+  /** the bead on the line `[start, end)`, parsed as the full parse does (parseLine: the line's text without a trailing CR) */
+  line(start: number, end: number): Bead {
+    const buf = this.bytes()
+    return JSON.parse(buf.toString('utf8', start, end > start && buf[end - 1] === 0x0d ? end - 1 : end)) as Bead
+  }
+}
+
+/**
+ * A done bead: answers id, status and parent from the cache; anything else first
+ * parses its line, and from then on every operation goes to that parsed bead (the
+ * proxy's own target stays an empty extensible object, so forwarding keeps the
+ * proxy invariants).
+ */
+function doneBead(e: DoneEntry, src: LazySource): Bead {
+  const [id, status, parent, start, end] = e
+  let full: Bead | null = null
+  const bead = (): Bead => (full ??= src.line(start, end))
+  return new Proxy({} as Bead, {
+    get(_t, key) {
+      if (full === null && typeof key === 'string' && DONE_KEYS.has(key)) return key === 'id' ? id : key === 'status' ? status : parent === 0 ? undefined : parent
+      return Reflect.get(bead(), key)
+    },
+    set: (_t, key, value) => Reflect.set(bead(), key, value),
+    has: (_t, key) => Reflect.has(bead(), key),
+    ownKeys: () => Reflect.ownKeys(bead()),
+    getOwnPropertyDescriptor: (_t, key) => Reflect.getOwnPropertyDescriptor(bead(), key),
+    defineProperty: (_t, key, d) => Reflect.defineProperty(bead(), key, d),
+    deleteProperty: (_t, key) => Reflect.deleteProperty(bead(), key),
+    // freezing or sealing would have to make the (empty) target agree with the bead: refused
+    preventExtensions: () => false,
+  })
 }
 
 const LAZY = Symbol('helix.tracker.lazyValues')
@@ -202,7 +252,8 @@ function accessorFor(key: string): PropertyDescriptor {
 }
 
 function beadOf(e: Entry, src: LazySource): Bead {
-  const [o, lazy] = e
+  if (typeof e[0] === 'string') return doneBead(e as DoneEntry, src)
+  const [o, lazy] = e as FullEntry
   if (lazy.length === 0) return o
   const spans = new Map<string, [number, number]>()
   for (let i = 0; i < lazy.length; i += 3) {
