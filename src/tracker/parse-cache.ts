@@ -48,8 +48,6 @@ type FullEntry = [Bead, Array<string | number>]
 /** one done bead: id, status, parent (0: none), and its line `[start, end)` in the tracker */
 type DoneEntry = [string, string, string | 0, number, number]
 type Entry = FullEntry | DoneEntry
-/** the keys a done bead's stub answers without parsing its line */
-const DONE_KEYS = new Set(['id', 'status', 'parent'])
 const DONE_STATUS = new Set(['closed', 'cancelled'])
 
 interface CacheFile {
@@ -194,30 +192,50 @@ class LazySource {
   }
 }
 
+/** what a done bead's proxy holds: the stub's values, where its line is, and the parsed bead once needed */
+class DoneStub {
+  full: Bead | null = null
+  constructor(
+    readonly id: string,
+    readonly status: string,
+    readonly parent: string | undefined,
+    readonly start: number,
+    readonly end: number,
+    readonly src: LazySource,
+  ) {}
+}
+
+function fullOf(t: DoneStub): Bead {
+  return (t.full ??= t.src.line(t.start, t.end))
+}
+
 /**
- * A done bead: answers id, status and parent from the cache; anything else first
- * parses its line, and from then on every operation goes to that parsed bead (the
- * proxy's own target stays an empty extensible object, so forwarding keeps the
- * proxy invariants).
+ * One handler for every done bead (the hot `get` stays monomorphic): id, status and
+ * parent come from the stub; anything else first parses the bead's line, and from
+ * then on every operation goes to that parsed bead. The proxy's target (the stub)
+ * only has configurable properties and stays extensible, so forwarding keeps the
+ * proxy invariants.
  */
+const DONE_HANDLER: ProxyHandler<DoneStub> = {
+  get(t, key) {
+    if (t.full === null && (key === 'status' || key === 'id' || key === 'parent')) return t[key]
+    return Reflect.get(fullOf(t), key)
+  },
+  set: (t, key, value) => Reflect.set(fullOf(t), key, value),
+  has: (t, key) => Reflect.has(fullOf(t), key),
+  ownKeys: (t) => Reflect.ownKeys(fullOf(t)),
+  getOwnPropertyDescriptor: (t, key) => Reflect.getOwnPropertyDescriptor(fullOf(t), key),
+  defineProperty: (t, key, d) => Reflect.defineProperty(fullOf(t), key, d),
+  deleteProperty: (t, key) => Reflect.deleteProperty(fullOf(t), key),
+  // a parsed bead is a plain object
+  getPrototypeOf: () => Object.prototype,
+  setPrototypeOf: (t, proto) => Reflect.setPrototypeOf(fullOf(t), proto),
+  // freezing or sealing would have to make the stub agree with the bead: refused
+  preventExtensions: () => false,
+}
+
 function doneBead(e: DoneEntry, src: LazySource): Bead {
-  const [id, status, parent, start, end] = e
-  let full: Bead | null = null
-  const bead = (): Bead => (full ??= src.line(start, end))
-  return new Proxy({} as Bead, {
-    get(_t, key) {
-      if (full === null && typeof key === 'string' && DONE_KEYS.has(key)) return key === 'id' ? id : key === 'status' ? status : parent === 0 ? undefined : parent
-      return Reflect.get(bead(), key)
-    },
-    set: (_t, key, value) => Reflect.set(bead(), key, value),
-    has: (_t, key) => Reflect.has(bead(), key),
-    ownKeys: () => Reflect.ownKeys(bead()),
-    getOwnPropertyDescriptor: (_t, key) => Reflect.getOwnPropertyDescriptor(bead(), key),
-    defineProperty: (_t, key, d) => Reflect.defineProperty(bead(), key, d),
-    deleteProperty: (_t, key) => Reflect.deleteProperty(bead(), key),
-    // freezing or sealing would have to make the (empty) target agree with the bead: refused
-    preventExtensions: () => false,
-  })
+  return new Proxy(new DoneStub(e[0], e[1], e[2] === 0 ? undefined : e[2], e[3], e[4], src), DONE_HANDLER) as unknown as Bead
 }
 
 const LAZY = Symbol('helix.tracker.lazyValues')

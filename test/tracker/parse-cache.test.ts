@@ -159,6 +159,7 @@ describe('parse cache (one-shot read commands)', () => {
     expect('description' in gone).toBe(true)
     gone.title = 'renamed'
     expect({...gone}).toEqual({id: 'gone', status: 'cancelled', title: 'renamed', description: pad})
+    expect(Object.getPrototypeOf(gone)).toBe(Object.prototype)
     expect(() => Object.freeze(gone)).toThrow(TypeError)
   })
 })
