@@ -63,8 +63,24 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Atomically replace `file` (or its symlink target) with `data`. Returns the path written. */
-export async function atomicWrite(file: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<string> {
+/** Write every byte of `parts`, in order, with as few writev calls as the kernel allows (no concatenated copy). */
+async function writeAllv(fh: fsp.FileHandle, parts: Uint8Array[]): Promise<void> {
+  let rest = parts.filter((p) => p.length > 0)
+  while (rest.length > 0) {
+    let {bytesWritten} = await fh.writev(rest)
+    // a short write: drop what was written, then go on from there
+    let i = 0
+    while (i < rest.length && bytesWritten >= rest[i].length) bytesWritten -= rest[i++].length
+    rest = rest.slice(i)
+    if (rest.length > 0 && bytesWritten > 0) rest[0] = rest[0].subarray(bytesWritten)
+  }
+}
+
+/**
+ * Atomically replace `file` (or its symlink target) with `data` (or the buffers
+ * of `data` back to back). Returns the path written.
+ */
+export async function atomicWrite(file: string, data: string | Uint8Array | Uint8Array[], opts: AtomicWriteOptions = {}): Promise<string> {
   const target = await writeTarget(file)
   const dir = path.dirname(target)
   let mode = opts.mode ?? 0o644
@@ -77,7 +93,8 @@ export async function atomicWrite(file: string, data: string | Uint8Array, opts:
   const fh = await fsp.open(tmp, 'wx', mode)
   try {
     await fh.chmod(mode)
-    await fh.writeFile(data)
+    if (Array.isArray(data)) await writeAllv(fh, data)
+    else await fh.writeFile(data)
     await fh.sync()
   } catch (error) {
     await fh.close().catch(() => undefined) // the write error is the one to report
