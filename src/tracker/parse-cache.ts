@@ -306,7 +306,9 @@ export async function readTrackerForQuery(root: string, file: string, env: NodeJ
     return snap
   }
   // the parser is loaded only when the cache cannot answer
-  const {parseTracker} = await import('./decode.js')
+  const {parseTracker, parseTrackerLean} = await import('./decode.js')
+  // this very file was judged not worth a cache: nothing is built from the parse, so it needs no byte ranges
+  if (r.buf === null && cached?.skip === true) return parseTrackerLean(await readAll(file), file)
   const {rawOf} = await import('./lines.js')
   const snap = parseTracker(r.buf ?? (await readAll(file)), file)
   if (r.buf !== null && r.buf.length >= MIN_CACHED_BYTES) {
@@ -324,8 +326,8 @@ async function readAll(file: string): Promise<Buffer> {
 
 async function parseFresh(file: string): Promise<TrackerSnapshot> {
   const r = readTrackerBytes(file)
-  const {parseTracker} = await import('./decode.js')
-  return r === null ? emptySnapshot() : parseTracker(r.buf ?? Buffer.alloc(0), file)
+  const {parseTrackerLean} = await import('./decode.js')
+  return r === null ? emptySnapshot() : parseTrackerLean(r.buf ?? Buffer.alloc(0), file)
 }
 
 function emptySnapshot(): TrackerSnapshot {

@@ -7,6 +7,8 @@ import {describe, expect, it} from 'vitest'
 import {parseCachePath, readTrackerForQuery} from '../../src/tracker/parse-cache.js'
 import {parseTracker} from '../../src/tracker/codec.js'
 import {blockedBeads, readyBeads, statusCounts} from '../../src/tracker/queries.js'
+import {parseTrackerLean} from '../../src/tracker/decode.js'
+import {rawOf} from '../../src/tracker/lines.js'
 import type {TrackerSnapshot} from '../../src/tracker/types.js'
 import {copyReal, REAL_DDX, REAL_HELIX, tempProject} from './helpers.js'
 
@@ -161,6 +163,24 @@ describe('parse cache (one-shot read commands)', () => {
     expect({...gone}).toEqual({id: 'gone', status: 'cancelled', title: 'renamed', description: pad})
     expect(Object.getPrototypeOf(gone)).toBe(Object.prototype)
     expect(() => Object.freeze(gone)).toThrow(TypeError)
+  })
+
+  it('the lean parse (no cache built) gives the same beads, duplicates and errors as the full parse, without byte ranges', () => {
+    const ok = Buffer.from('\ufeff{"id":"a","n":1,"n":2}\r\n\n  \n{"id":"b","10":1,"9":2}\n{"id":"a","status":"closed"}\n{"id":"c","e":"\\u00e9","big":12345678901234567890}')
+    const lean = parseTrackerLean(ok, 'f')
+    expect(view(lean)).toEqual(view(parseTracker(ok, 'f')))
+    expect(lean.beads.every((b) => rawOf(b) === undefined)).toBe(true)
+    for (const bad of ['{"id":"a"}\nnot json\n', '{"id":"a"}\n[1]\n', '{"x":1}\n', '{"id":"  "}\n', '{"id":"a"}\n\n{"id":"b"\r\n']) {
+      const b = Buffer.from(bad)
+      expect(() => parseTrackerLean(b, 'f')).toThrow()
+      let want = ''
+      try {
+        parseTracker(b, 'f')
+      } catch (error) {
+        want = (error as Error).message
+      }
+      expect(() => parseTrackerLean(b, 'f')).toThrow(want)
+    }
   })
 })
 
