@@ -19,7 +19,7 @@ export default class Doctor extends HelixCommand {
     ...agentFlags,
     'review-agent': Flags.string({description: 'review agent to check (default: HELIX_REVIEW_AGENT, else none required)', helpValue: 'AGENT'}),
     json: Flags.boolean({description: 'print {checks: [{level, what, detail, fix?}], problems} as JSON', default: false}),
-    remote: Flags.string({description: "also check this git remote of a --remote fleet: it answers, and this host's clock is within 30 s of the remote's and the other hosts' (SPEC 19.1)", helpValue: 'NAME'}),
+    remote: Flags.string({description: "also check this git remote of a --remote fleet: it answers, and this host's clock is within 30 s of the remote's and the other hosts' (default: no remote checked)", helpValue: 'NAME'}),
   }
 
   async run(): Promise<void> {
