@@ -3,6 +3,8 @@
 // bead with a 300-character description, as real trackers have), side by side in one run. A command agent that closes its bead at once (by importing the built
 // store directly, so the agent itself is cheap). Overhead per cycle =
 // (wall time of `helix run --max-cycles 20` − the same agent run 20× directly) / 20.
+// `--review-every 0`: the periodic alignment (every 15 completions by default) is one more
+// agent call, agent cost that the 20 direct runs do not subtract; it is not the supervisor's.
 import {spawnSync} from 'node:child_process'
 import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -89,7 +91,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const project = makeProject(total)
     megabytes.set(total, statSync(path.join(project, '.ddx', 'beads.jsonl')).size / 1e6)
     const runMs = time(() => {
-      const r = spawnSync(process.execPath, [helixBin, 'run', '--agent', agent, '--no-auto-review', '--max-cycles', String(N), '--summary'], {cwd: project, env: {...env, NODE_OPTIONS: `--require ${cpuPreload}`}, encoding: 'utf8'})
+      const r = spawnSync(process.execPath, [helixBin, 'run', '--agent', agent, '--no-auto-review', '--review-every', '0', '--max-cycles', String(N), '--summary'], {cwd: project, env: {...env, NODE_OPTIONS: `--require ${cpuPreload}`}, encoding: 'utf8'})
       if (r.status !== 0) throw new Error(`helix run exited ${r.status}: ${r.stderr}`)
       cpus.set(total, [...(cpus.get(total) ?? []), cpuOf(r.pid)])
     })

@@ -28,7 +28,7 @@ if (!existsSync(path.join(repoRoot, 'dist', 'remote', 'claims.js'))) {
 const {createClaims} = await import(dist('remote/claims.js'))
 const {createFleet} = await import(dist('app/remote-fleet.js'))
 const {createRemoteLanding} = await import(dist('app/remote-landing.js'))
-const {createGitLanding} = await import(dist('loop/landing.js'))
+const {createGitLanding} = await import(dist('app/landing.js'))
 const {closeBead} = await import(dist('tracker/ops.js'))
 
 const env = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
@@ -104,6 +104,7 @@ async function benchLandings(hosts) {
     })
     let landed = 0
     let notLanded = 0
+    const reasons = []
     const t0 = performance.now()
     await Promise.all(
       made.map(async ({fleet, landing}, i) => {
@@ -122,15 +123,26 @@ async function benchLandings(hosts) {
           await closeBead({root: ws.dir, dir, file: path.join(dir, 'beads.jsonl'), lockDir: path.join(dir, 'beads.lock')}, target.id, {claimToken: c.token, targetId: target.id})
           const res = await landing.land(ws)
           if (res.landed) landed++
-          else notLanded++
+          else {
+            notLanded++
+            reasons.push(`${target.id}: ${res.reason}`)
+          }
         }
       }),
     )
     const s = (performance.now() - t0) / 1000
     for (const m of made) await m.fleet.close()
     const closed = git(r.bare, 'show', 'main:.ddx/beads.jsonl').split('\n').filter((l) => l.includes('"closed"')).length
-    if (closed !== BEADS || landed !== BEADS) throw new Error(`landings: ${landed} landed, ${closed} closed at the tip for ${BEADS} beads`)
-    return {perMin: (landed / s) * 60, notLanded, s}
+    // a bead whose landing lost the race MAX_ROUNDS times is put in backoff (helix-retry-after,
+    // SPEC 19.6) and left for later: that is the product working, not a bench failure. Anything
+    // else (a bead neither closed at the tip nor in backoff, or a count that does not add up) is.
+    const tipBeads = git(r.bare, 'show', 'main:.ddx/beads.jsonl').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    const deferred = tipBeads.filter((b) => b.status !== 'closed' && typeof b['helix-retry-after'] === 'string').length
+    if (closed !== landed || closed + deferred !== BEADS) {
+      const left = tipBeads.filter((b) => b.status !== 'closed').map((b) => `${b.id} ${b.status}`)
+      throw new Error(`landings: ${landed} landed, ${closed} closed at the tip, ${deferred} in backoff for ${BEADS} beads; not landed: ${reasons.join('; ')}; left: ${left.join('; ')}`)
+    }
+    return {perMin: (landed / s) * 60, notLanded, deferred, s}
   } finally {
     rmSync(r.dir, {recursive: true, force: true})
   }
@@ -141,7 +153,7 @@ for (const h of HOSTS) {
   const c = await benchClaims(h)
   const l = await benchLandings(h)
   rows.push({h, c, l})
-  console.log(`remote: ${h} host(s): ${c.perSec.toFixed(1)} claims/s (${CLAIMS} ids, ${c.lost} lost races, ${c.s.toFixed(1)} s) · ${l.perMin.toFixed(1)} landings/min (${BEADS} beads, ${l.notLanded} not landed, ${l.s.toFixed(1)} s)`)
+  console.log(`remote: ${h} host(s): ${c.perSec.toFixed(1)} claims/s (${CLAIMS} ids, ${c.lost} lost races, ${c.s.toFixed(1)} s) · ${l.perMin.toFixed(1)} landings/min (${BEADS} beads, ${l.notLanded} attempts not landed, ${l.deferred} left in backoff, ${l.s.toFixed(1)} s)`)
 }
 if (rows.length > 1) {
   const a = rows[0]

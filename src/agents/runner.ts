@@ -19,10 +19,10 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import path from 'node:path'
 import {fencedEnv} from '../git/run.js'
-import {currentStartToken} from '../proc/probe.js'
+import {currentStartToken, startTokenOf} from '../proc/probe.js'
 import {forgetGroup, registerGroup} from '../proc/groups.js'
 import {projectTag} from '../proc/tagged.js'
-import {endProcesses, escapedDescendants, killGraceMs, signalExitCode, signalTarget} from '../proc/process.js'
+import {endProcesses, escapedDescendants, killGraceMs, processTable, signalExitCode, signalTarget, type ProcEntry} from '../proc/process.js'
 import {errorMessage} from '../util/errors.js'
 import {hhmmss} from '../util/time.js'
 import {buildInvocation, type Invocation} from './invocation.js'
@@ -129,14 +129,14 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
   return new Promise<DispatchResult>((resolve) => {
     let state: DispatchState = {kind: 'running'}
     const timers: {timeout?: NodeJS.Timeout; stall?: NodeJS.Timeout; kill?: NodeJS.Timeout} = {}
-    let target: {pgid: number; dispatchId: string; pids: Set<number>} | null = null
+    let target: {pgid: number; dispatchId: string; pids: Set<number>; since?: number} | null = null
     const onAbort = () => step({kind: 'kill', cause: 'aborted'})
 
     const clearTimers = () => {
       for (const t of [timers.timeout, timers.stall, timers.kill]) if (t) clearTimeout(t)
     }
-    const collectEscapees = () => {
-      if (target) for (const pid of escapedDescendants(target.pgid, target.pgid)) target.pids.add(pid)
+    const collectEscapees = (table?: ProcEntry[] | null) => {
+      if (target) for (const pid of escapedDescendants(target.pgid, target.pgid, table)) target.pids.add(pid)
     }
     const beginKill = (deadline: number) => {
       collectEscapees()
@@ -255,7 +255,9 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
     // the ones whose parent is already gone are found by their dispatch id
     const escapees = new Set<number>()
     registerGroup(pgid, {escapees, dispatchId})
-    target = {pgid, dispatchId, pids: escapees}
+    // the wrapper's start time: every process that can carry this dispatch id started no earlier
+    const start = startTokenOf(pgid)
+    target = {pgid, dispatchId, pids: escapees, ...(start !== undefined && /^\d+$/.test(start) ? {since: Number(start)} : {})}
     if (req.onSpawn) {
       // the wrapper execs the agent, so the group leader's pid is the agent's pid
       try {
@@ -306,9 +308,11 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
       // The agent is gone. Anything left of its dispatch (the watchdog, a forked
       // helper, a grandchild holding the pipe, a setsid escapee) is ended:
       // SIGTERM now, SIGKILL at the kill's deadline or after a short grace.
-      collectEscapees()
+      // one /proc scan serves both the escapee walk and the first look for what is left
+      const table = processTable()
+      collectEscapees(table)
       const until = state.kind === 'exited' ? state.deadline : Date.now()
-      await endProcesses(target!, Math.max(0, until - Date.now()))
+      await endProcesses(target!, Math.max(0, until - Date.now()), undefined, table)
       // bounded drain: whatever is still in the pipe, then stop listening
       if (!streamClosed) {
         let drainTimer: NodeJS.Timeout | undefined

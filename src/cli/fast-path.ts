@@ -6,6 +6,7 @@
  * bin/run.js falls through to oclif, which owns parsing and error messages.
  * The output comes from the same domain functions the oclif commands call.
  */
+import {writeSync} from 'node:fs'
 import {HelixError, helixMessage, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
@@ -14,6 +15,8 @@ type Handler = (json: boolean) => Promise<string>
 const handlers: Record<string, Handler> = {
   status: async (json) => {
     const {statusOutput} = await import('../status/report.js')
+    // the JSON form has no width: it does not touch process.stdout (creating that stream costs startup time)
+    if (json) return statusOutput({json})
     const tty = process.stdout.isTTY
     return statusOutput({json, width: tty ? process.stdout.columns : undefined, height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */})
   },
@@ -35,10 +38,29 @@ export async function runFastPath(argv: readonly string[]): Promise<boolean> {
   const hit = fastPathKey(argv)
   if (!hit) return false
   try {
-    process.stdout.write(await handlers[hit.key](hit.json))
+    writeOut(await handlers[hit.key](hit.json))
   } catch (error) {
     process.stderr.write(helixMessage(sanitize(errorMessage(error).split('\n')[0])) + '\n')
     process.exitCode = error instanceof HelixError ? error.exitCode : EXIT.ERROR
   }
   return true
+}
+
+/**
+ * Writes the answer to fd 1 directly: no stdout stream is created (issue 18: that
+ * costs startup time), and the write is complete when this returns, so the process
+ * may end at once. A non-blocking pipe that is full (EAGAIN) gets the rest through
+ * process.stdout, which drains it before node exits; a reader that went away (EPIPE)
+ * ends the output, as it would for a stream.
+ */
+export function writeOut(text: string): void {
+  const buf = Buffer.from(text, 'utf8')
+  let off = 0
+  try {
+    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EPIPE') return
+    process.stdout.write(buf.subarray(off))
+  }
 }

@@ -58,6 +58,8 @@ export interface ProcEntry {
   ppid: number
   pgrp: number
   state: string
+  /** start time in clock ticks since boot (/proc stat field 22) */
+  start: number
 }
 
 /** Every process in /proc (Linux); null where there is no /proc. */
@@ -80,7 +82,7 @@ export function processTable(): ProcEntry[] | null {
       continue
     }
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    out.push({pid: Number(e), state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2])})
+    out.push({pid: Number(e), state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]), start: Number(rest[19])})
   }
   return out
 }
@@ -123,15 +125,14 @@ export function liveGroupMembers(pgid: number): number[] {
   }
   const table = processTable()
   if (!table) return [pgid] // no /proc (not Linux): the group answered kill(0), so something is in it
-  return table.filter((p) => p.pgrp === pgid && !dead(p.state)).map((p) => p.pid)
+  return groupIn(table, pgid)
 }
 
 /**
  * Live descendants of `root` (and of group `pgid`'s members) that left the
  * group (setsid / setpgid), so a group kill would miss them. Linux only.
  */
-export function escapedDescendants(root: number, pgid: number): number[] {
-  const table = processTable()
+export function escapedDescendants(root: number, pgid: number, table: ProcEntry[] | null = processTable()): number[] {
   if (!table) return []
   const children = new Map<number, ProcEntry[]>()
   for (const p of table) {
@@ -160,13 +161,46 @@ export interface KillTarget {
   pgid?: number
   dispatchId?: string
   pids?: Iterable<number>
+  /**
+   * The start time (clock ticks, /proc stat field 22) of the dispatch's first process. The
+   * dispatch id exists only in the environment helix gave that process, so every process
+   * carrying it started no earlier: only those have their environment read (issue 18: one
+   * /proc/<pid>/stat scan instead of reading every process's environment on the host).
+   */
+  since?: number
 }
 
-/** The live processes of `t` (group members, tagged processes, listed pids). */
-export function liveProcessesOf(t: KillTarget): number[] {
+/** The pids of group `pgid` in `table` that are alive. */
+function groupIn(table: ProcEntry[], pgid: number): number[] {
+  return table.filter((p) => p.pgrp === pgid && !dead(p.state)).map((p) => p.pid)
+}
+
+/**
+ * The live processes of `t` (group members, tagged processes, listed pids), from one
+ * scan of /proc (`table` when the caller has just made one).
+ */
+export function liveProcessesOf(t: KillTarget, table?: ProcEntry[] | null): number[] {
   const out = new Set<number>()
-  if (t.pgid) for (const pid of liveGroupMembers(t.pgid)) out.add(pid)
-  if (t.dispatchId) for (const pid of processesOfDispatch(t.dispatchId)) if (pidAlive(pid)) out.add(pid)
+  const scan = (): ProcEntry[] | null => (table === undefined ? (table = processTable()) : table)
+  if (t.pgid) {
+    let empty = false
+    try {
+      process.kill(-t.pgid, 0)
+    } catch (err) {
+      // an empty group answers ESRCH: nothing to scan for
+      empty = (err as NodeJS.ErrnoException).code === 'ESRCH'
+    }
+    if (!empty) {
+      const tab = scan()
+      // no /proc (not Linux): the group answered kill(0), so something is in it
+      for (const pid of tab ? groupIn(tab, t.pgid) : [t.pgid]) out.add(pid)
+    }
+  }
+  if (t.dispatchId) {
+    const tab = t.since !== undefined && Number.isFinite(t.since) ? scan() : null
+    const among = tab ? tab.filter((p) => p.start >= t.since!).map((p) => p.pid) : undefined
+    for (const pid of processesOfDispatch(t.dispatchId, {among})) if (pidAlive(pid)) out.add(pid)
+  }
   if (t.pids) for (const pid of t.pids) if (pidAlive(pid)) out.add(pid)
   out.delete(process.pid)
   return [...out]
@@ -185,8 +219,8 @@ export function signalTarget(t: KillTarget, signal: NodeJS.Signals): void {
  * passed, then SIGKILL and wait (bounded) until the kernel has removed them.
  * Returns the pids still alive at the end (normally none).
  */
-export async function endProcesses(t: KillTarget, graceMs: number, pollMs = 50): Promise<number[]> {
-  let found = liveProcessesOf(t)
+export async function endProcesses(t: KillTarget, graceMs: number, pollMs = 50, table?: ProcEntry[] | null): Promise<number[]> {
+  let found = liveProcessesOf(t, table)
   if (found.length === 0) return []
   // one full scan found them; signal those (and the group) without scanning /proc again
   const term = (pids: number[]) => {

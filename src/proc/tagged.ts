@@ -48,19 +48,26 @@ function readTag(pid: number): TaggedProcess | null {
   return {pid, dispatchId: found[0], runPid, runStart: found[2] || null, project: found[3] || null}
 }
 
-/** Every live process on this host (but this one) that carries a dispatch id and matches `filter`. */
-export function taggedProcesses(filter: (p: TaggedProcess) => boolean = () => true): TaggedProcess[] {
-  let names: string[]
-  try {
-    names = readdirSync('/proc')
-  } catch {
-    // no /proc (not Linux): no tagged processes can be found
-    return []
+/**
+ * Every live process on this host (but this one) that carries a dispatch id and matches `filter`.
+ * `among`: look only at these pids (a caller that knows every candidate, e.g. the processes
+ * started since a dispatch began); otherwise every pid in /proc.
+ */
+export function taggedProcesses(filter: (p: TaggedProcess) => boolean = () => true, among?: Iterable<number>): TaggedProcess[] {
+  let pids: Iterable<number>
+  if (among !== undefined) pids = among
+  else {
+    let names: string[]
+    try {
+      names = readdirSync('/proc')
+    } catch {
+      // no /proc (not Linux): no tagged processes can be found
+      return []
+    }
+    pids = names.filter((n) => /^\d+$/.test(n)).map(Number)
   }
   const out: TaggedProcess[] = []
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue
-    const pid = Number(name)
+  for (const pid of pids) {
     if (pid === process.pid) continue
     const tag = readTag(pid)
     if (tag && filter(tag)) out.push(tag)
@@ -69,6 +76,6 @@ export function taggedProcesses(filter: (p: TaggedProcess) => boolean = () => tr
 }
 
 /** Processes whose dispatch id is `id` exactly or begins with `prefix + '.'` (a claim token's dispatches). */
-export function processesOfDispatch(idOrPrefix: string, {prefix = false} = {}): number[] {
-  return taggedProcesses((p) => (prefix ? p.dispatchId.startsWith(`${idOrPrefix}.`) || p.dispatchId === idOrPrefix : p.dispatchId === idOrPrefix)).map((p) => p.pid)
+export function processesOfDispatch(idOrPrefix: string, {prefix = false, among}: {prefix?: boolean; among?: Iterable<number>} = {}): number[] {
+  return taggedProcesses((p) => (prefix ? p.dispatchId.startsWith(`${idOrPrefix}.`) || p.dispatchId === idOrPrefix : p.dispatchId === idOrPrefix), among).map((p) => p.pid)
 }

@@ -228,7 +228,8 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     for (const s of rs.skipped ?? []) park(snap.byId.get(s.id), s.id, 'skipped', `skipped this run: ${s.reason}`, null)
   }
   for (const b of snap.beads) {
-    if (!labelledBlocked(b)) continue
+    // done beads are never parked (park() skips them); checked first so their labels are not read
+    if (DONE.has(statusOf(b)) || !labelledBlocked(b)) continue
     // the reason from the run's BLOCKED note, as `tracker blocked` shows it
     const why = blockedNoteReason(b)
     park(b, b.id, 'blocked-label', why ? `blocked: ${why}` : "label 'blocked' (helix unblock to retry)", null)

@@ -7,7 +7,7 @@
  */
 import {isUtf8} from 'node:buffer'
 import type {Bead, TrackerSnapshot} from './types.js'
-import {addBead, eachLine, emptySnapshot, finish, hasBom, malformedError, parseRawLine, RawLine, type MalformedLine} from './lines.js'
+import {addBead, eachLine, emptySnapshot, finish, hasBom, malformedError, MAX_LINE_BYTES, parseLine, parseRawLine, RawLine, type MalformedLine} from './lines.js'
 import {indexLine, newIndex, withIndex} from './line-index.js'
 import {topLevelEntries} from './json-scan.js'
 
@@ -32,6 +32,26 @@ export function parseTracker(input: string | Buffer, file: string): TrackerSnaps
     if (index !== null) indexLine(index, start, end, n, r)
   })
   return withIndex(finish(snap, dupes), index)
+}
+
+/**
+ * The strict parse for a read-only snapshot that is never written back (the
+ * one-shot read commands when no parse cache is built): the same beads, the
+ * same duplicates and the same error for a malformed line as parseTracker, but
+ * no RawLine per bead and no line index (issue 18: at 100k beads those cost as
+ * much garbage collection as the beads themselves).
+ */
+export function parseTrackerLean(buf: Buffer, file: string): TrackerSnapshot {
+  const snap = emptySnapshot()
+  const dupes = new Set<string>()
+  eachLine(buf, 0, buf.length, 1, true, (start, end, n) => {
+    // as parseRawLine: the byte length first, then the text without a trailing CR
+    if (end - start > MAX_LINE_BYTES) throw malformedError(file, n, `line longer than ${MAX_LINE_BYTES} bytes`)
+    const r = parseLine(buf.toString('utf8', start, end > start && buf[end - 1] === 0x0d ? end - 1 : end), end - start)
+    if (typeof r === 'string') throw malformedError(file, n, r)
+    addBead(snap, r, dupes)
+  })
+  return finish(snap, dupes)
 }
 
 /** Lenient parse for doctor: malformed lines are returned (with their exact bytes), not thrown. */

@@ -79,6 +79,27 @@ export function serializeTrackerBuffer(beads: Bead[]): Buffer {
   return serializeTrackerWithSnapshot(beads, {wantSnap: false}).buf
 }
 
+/** The bytes of a serialized tracker: the buffers to write back to back (no 5 MB concatenation per write), and one buffer on demand. */
+export interface TrackerBytes {
+  parts: Buffer[]
+  length: number
+  /** the parts as one buffer (concatenated on first use) */
+  readonly buf: Buffer
+}
+
+function trackerBytes(parts: Buffer[]): TrackerBytes {
+  let one: Buffer | null = parts.length === 1 ? parts[0] : null
+  let length = 0
+  for (const p of parts) length += p.length
+  return {
+    parts,
+    length,
+    get buf() {
+      return (one ??= Buffer.concat(parts, length))
+    },
+  }
+}
+
 /** The whole file as text (tools and tests; helix itself writes bytes). */
 export function serializeTracker(beads: Bead[]): string {
   return serializeTrackerBuffer(beads).toString('utf8')
@@ -108,9 +129,19 @@ export interface EncodeOptions {
  * new text. snap is null when a written line would not parse as a bead (a
  * fresh read then reports it).
  */
-export function serializeTrackerWithSnapshot(beads: Bead[], opts: EncodeOptions = {}): {buf: Buffer; snap: TrackerSnapshot | null} {
+export function serializeTrackerWithSnapshot(beads: Bead[], opts: EncodeOptions = {}): {bytes: TrackerBytes; buf: Buffer; snap: TrackerSnapshot | null} {
   const wantSnap = opts.wantSnap !== false
-  if (beads.length === 0) return {buf: Buffer.alloc(0), snap: wantSnap ? emptySnapshot() : null}
+  const result = (parts: Buffer[], snap: TrackerSnapshot | null) => {
+    const bytes = trackerBytes(parts)
+    return {
+      bytes,
+      get buf() {
+        return bytes.buf
+      },
+      snap,
+    }
+  }
+  if (beads.length === 0) return result([], wantSnap ? emptySnapshot() : null)
   const sorted = sortedById(beads)
   const parts: Buffer[] = []
   let pending: string[] = []
@@ -164,11 +195,12 @@ export function serializeTrackerWithSnapshot(beads: Bead[], opts: EncodeOptions 
     else lineBeads.push(after)
   }
   flush()
-  const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts)
-  if (!parsed) return {buf, snap: null}
-  // every written line is one bead, in order (duplicates included)
-  const index: LineIndex = {buf, starts, ends, nos: starts.map((_, i) => i + 1), beads: lineBeads}
-  return {buf, snap: withIndex(snapshotOf(lineBeads, opts.base), index)}
+  if (!parsed) return result(parts, null)
+  // every written line is one bead, in order (duplicates included); the index keeps the parts, never one copy of them
+  const out = result(parts, null)
+  const index: LineIndex = {parts, length: out.bytes.length, starts, ends, nos: starts.map((_, i) => i + 1), beads: lineBeads}
+  out.snap = withIndex(snapshotOf(lineBeads, opts.base), index)
+  return out
 }
 
 /** The snapshot of the written lines; the base's id map copied when only values changed (no 10k-entry rebuild). */

@@ -9,22 +9,46 @@ import {addBead, eachLine, emptySnapshot, finish, hasBom, malformedError, parseR
 import {indexLine, indexOf, newIndex, withIndex} from './line-index.js'
 import {parseTracker} from './decode.js'
 
-/** Length of the common prefix of a and b (native compares of blocks, then bytes). */
-function commonPrefix(a: Buffer, b: Buffer): number {
-  const max = Math.min(a.length, b.length)
-  const BLOCK = 4096
+const BLOCK = 4096
+
+/** Length of the common prefix of a[a0, a0+n) and b[b0, b0+n) (native compares of blocks, then bytes). */
+function prefixOf(a: Buffer, a0: number, b: Buffer, b0: number, n: number): number {
   let i = 0
-  while (i + BLOCK <= max && a.compare(b, i, i + BLOCK, i, i + BLOCK) === 0) i += BLOCK
-  while (i < max && a[i] === b[i]) i++
+  while (i + BLOCK <= n && a.compare(b, b0 + i, b0 + i + BLOCK, a0 + i, a0 + i + BLOCK) === 0) i += BLOCK
+  while (i < n && a[a0 + i] === b[b0 + i]) i++
   return i
 }
 
-/** Length of the common suffix of a and b, at most `max`. */
-function commonSuffix(a: Buffer, b: Buffer, max: number): number {
-  const BLOCK = 4096
+/** Length of the common suffix of a[aEnd-n, aEnd) and b[bEnd-n, bEnd). */
+function suffixOf(a: Buffer, aEnd: number, b: Buffer, bEnd: number, n: number): number {
+  let i = 0
+  while (i + BLOCK <= n && a.compare(b, bEnd - i - BLOCK, bEnd - i, aEnd - i - BLOCK, aEnd - i) === 0) i += BLOCK
+  while (i < n && a[aEnd - 1 - i] === b[bEnd - 1 - i]) i++
+  return i
+}
+
+/** Length of the common prefix of the bytes `parts` make up (back to back) and b. */
+function commonPrefix(parts: Buffer[], b: Buffer): number {
+  let off = 0
+  for (const p of parts) {
+    const n = Math.min(p.length, b.length - off)
+    const k = prefixOf(p, 0, b, off, n)
+    off += k
+    if (k < p.length) break
+  }
+  return off
+}
+
+/** Length of the common suffix of the bytes `parts` make up and b, at most `max`. */
+function commonSuffix(parts: Buffer[], b: Buffer, max: number): number {
   let k = 0
-  while (k + BLOCK <= max && a.compare(b, b.length - k - BLOCK, b.length - k, a.length - k - BLOCK, a.length - k) === 0) k += BLOCK
-  while (k < max && a[a.length - 1 - k] === b[b.length - 1 - k]) k++
+  for (let j = parts.length - 1; j >= 0 && k < max; j--) {
+    const p = parts[j]
+    const n = Math.min(p.length, max - k)
+    const m = suffixOf(p, p.length, b, b.length - k, n)
+    k += m
+    if (m < p.length) break
+  }
   return k
 }
 
@@ -38,9 +62,9 @@ function commonSuffix(a: Buffer, b: Buffer, max: number): number {
 export function parseTrackerAfter(buf: Buffer, file: string, prev: TrackerSnapshot | undefined): TrackerSnapshot {
   const old = prev === undefined ? undefined : indexOf(prev)
   if (old === undefined || hasBom(buf)) return parseTracker(buf, file)
-  const a = old.buf
-  const p = commonPrefix(a, buf)
-  const sfx = commonSuffix(a, buf, Math.min(a.length, buf.length) - p)
+  const a = old
+  const p = commonPrefix(a.parts, buf)
+  const sfx = commonSuffix(a.parts, buf, Math.min(a.length, buf.length) - p)
   const n0 = old.starts.length
   // old lines wholly inside the common prefix, `\n` included
   let head = 0

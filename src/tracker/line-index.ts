@@ -2,13 +2,16 @@
  * Where each bead of a snapshot sits in the bytes it was parsed from (issue
  * 11): every non-blank line, in file order, duplicates included. Lets the next
  * parse of a changed file reuse the beads of the lines that did not change
- * (incremental.ts). Positions are in `buf`, the bytes of the whole file; a
+ * (incremental.ts). Positions are in the bytes of the whole file (`parts`); a
  * bead's own RawLine may point into an older buffer with the same line bytes.
  */
 import type {Bead, TrackerSnapshot} from './types.js'
 
 export interface LineIndex {
-  buf: Buffer
+  /** the whole file's bytes, as the buffers that make it up back to back (a write's parts, or the one buffer read) */
+  parts: Buffer[]
+  /** their total length */
+  length: number
   starts: number[]
   /** offset of the line's `\n` (or the end of the buffer) */
   ends: number[]
@@ -24,7 +27,7 @@ export function indexOf(snap: TrackerSnapshot): LineIndex | undefined {
 }
 
 export function newIndex(buf: Buffer): LineIndex {
-  return {buf, starts: [], ends: [], nos: [], beads: []}
+  return {parts: [buf], length: buf.length, starts: [], ends: [], nos: [], beads: []}
 }
 
 export function indexLine(index: LineIndex, start: number, end: number, n: number, b: Bead): void {

@@ -135,13 +135,13 @@ export async function mutateTracker<T>(
       if (beads === null) return result
       await breathe()
       const out = snap.resolve(beads)
-      const {buf: bytes, snap: written} = serializeTrackerWithSnapshot(out.beads, {untouched: out.untouched, base})
+      const {bytes, snap: written} = serializeTrackerWithSnapshot(out.beads, {untouched: out.untouched, base})
       await breathe()
       // Duplicate ids: the rewrite keeps the last copy (DDx rule); the earlier
       // copies are saved verbatim next to the tracker, never dropped silently.
       const losers = supersededDuplicateLines(original, snap)
       let rejected: string | null = null
-      await atomicWrite(paths.file, bytes, {
+      await atomicWrite(paths.file, bytes.parts, {
         beforeRename: async () => {
           if (attempt === 0) await testPauseBeforeRename(env)
           if (!(await lockStillHeld(lock, paths.lockDir)) || !sameIdentity(readId, currentIdentity(paths.file))) throw new ChangedUnderLock()

@@ -13,6 +13,15 @@
  * checking its identity again) and becomes a plain value. Spreading,
  * JSON.stringify and Object.keys see the same bead a full parse gives.
  *
+ * A done bead (status "closed" or "cancelled": most of a mature tracker) is kept
+ * smaller still: only its id, status and parent, plus its line's byte range. It
+ * is handed out as a Proxy that answers those three keys from the cache and, on
+ * any other use (another key, `in`, Object.keys, spreading, JSON.stringify, a
+ * write), parses its line from the tracker (identity checked again) and from
+ * then on is exactly that parsed bead. The queries read nothing else of a done
+ * bead (status, the parent index, a dependency's status), so `status` and
+ * `tracker ready` never touch the tracker's bytes.
+ *
  * It never writes the tracker, so SPEC 13.2's byte rules are untouched: these
  * snapshots are for reading only and never reach a writer (no RawLine).
  * Malformed lines are found by the full parse that builds the cache; a cache
@@ -26,7 +35,7 @@ import type {Bead, TrackerSnapshot} from './types.js'
 import {readTrackerBytes, sameIdentity, type FileIdentity} from './read-file.js'
 import type {RawLine} from './lines.js'
 
-const VERSION = 1
+const VERSION = 2
 /** values longer than this (in bytes of JSON) are decoded only when used */
 const LAZY_MIN = 160
 /** smaller trackers parse faster than the cache file would load */
@@ -35,7 +44,11 @@ const MIN_CACHED_BYTES = 64 * 1024
 const MAX_CACHE_SHARE = 0.4
 
 /** one bead: the bead with 0 in place of each lazy value (keys in file order), and the lazy spans [key, start, end, …] */
-type Entry = [Bead, Array<string | number>]
+type FullEntry = [Bead, Array<string | number>]
+/** one done bead: id, status, parent (0: none), and its line `[start, end)` in the tracker */
+type DoneEntry = [string, string, string | 0, number, number]
+type Entry = FullEntry | DoneEntry
+const DONE_STATUS = new Set(['closed', 'cancelled'])
 
 interface CacheFile {
   v: number
@@ -126,6 +139,10 @@ function valueSpans(line: Buffer, keys: string[]): Array<{key: string; start: nu
 }
 
 function entryOf(b: Bead, raw: RawLine | undefined): Entry {
+  // a done bead with a plain status and parent (absent or a string): a stub answers what the queries read
+  if (raw !== undefined && typeof b.status === 'string' && DONE_STATUS.has(b.status) && (b.parent === undefined || typeof b.parent === 'string')) {
+    return [b.id, b.status, b.parent === undefined ? 0 : b.parent, raw.start, raw.end]
+  }
   const lazy: Array<string | number> = []
   if (raw === undefined || raw.end - raw.start <= LAZY_MIN) return [b, lazy]
   const keys = Object.keys(b)
@@ -168,6 +185,57 @@ class LazySource {
     this.buf = r.buf
     return this.buf
   }
+  /** the bead on the line `[start, end)`, parsed as the full parse does (parseLine: the line's text without a trailing CR) */
+  line(start: number, end: number): Bead {
+    const buf = this.bytes()
+    return JSON.parse(buf.toString('utf8', start, end > start && buf[end - 1] === 0x0d ? end - 1 : end)) as Bead
+  }
+}
+
+/** what a done bead's proxy holds: the stub's values, where its line is, and the parsed bead once needed */
+class DoneStub {
+  full: Bead | null = null
+  constructor(
+    readonly id: string,
+    readonly status: string,
+    readonly parent: string | undefined,
+    readonly start: number,
+    readonly end: number,
+    readonly src: LazySource,
+  ) {}
+}
+
+function fullOf(t: DoneStub): Bead {
+  return (t.full ??= t.src.line(t.start, t.end))
+}
+
+/**
+ * One handler for every done bead (the hot `get` stays monomorphic): id, status and
+ * parent come from the stub; anything else first parses the bead's line, and from
+ * then on every operation goes to that parsed bead. The proxy's target (the stub)
+ * only has configurable properties and stays extensible, so forwarding keeps the
+ * proxy invariants.
+ */
+const DONE_HANDLER: ProxyHandler<DoneStub> = {
+  get(t, key) {
+    if (t.full === null && (key === 'status' || key === 'id' || key === 'parent')) return t[key]
+    return Reflect.get(fullOf(t), key)
+  },
+  set: (t, key, value) => Reflect.set(fullOf(t), key, value),
+  has: (t, key) => Reflect.has(fullOf(t), key),
+  ownKeys: (t) => Reflect.ownKeys(fullOf(t)),
+  getOwnPropertyDescriptor: (t, key) => Reflect.getOwnPropertyDescriptor(fullOf(t), key),
+  defineProperty: (t, key, d) => Reflect.defineProperty(fullOf(t), key, d),
+  deleteProperty: (t, key) => Reflect.deleteProperty(fullOf(t), key),
+  // a parsed bead is a plain object
+  getPrototypeOf: () => Object.prototype,
+  setPrototypeOf: (t, proto) => Reflect.setPrototypeOf(fullOf(t), proto),
+  // freezing or sealing would have to make the stub agree with the bead: refused
+  preventExtensions: () => false,
+}
+
+function doneBead(e: DoneEntry, src: LazySource): Bead {
+  return new Proxy(new DoneStub(e[0], e[1], e[2] === 0 ? undefined : e[2], e[3], e[4], src), DONE_HANDLER) as unknown as Bead
 }
 
 const LAZY = Symbol('helix.tracker.lazyValues')
@@ -202,7 +270,8 @@ function accessorFor(key: string): PropertyDescriptor {
 }
 
 function beadOf(e: Entry, src: LazySource): Bead {
-  const [o, lazy] = e
+  if (typeof e[0] === 'string') return doneBead(e as DoneEntry, src)
+  const [o, lazy] = e as FullEntry
   if (lazy.length === 0) return o
   const spans = new Map<string, [number, number]>()
   for (let i = 0; i < lazy.length; i += 3) {
@@ -237,7 +306,9 @@ export async function readTrackerForQuery(root: string, file: string, env: NodeJ
     return snap
   }
   // the parser is loaded only when the cache cannot answer
-  const {parseTracker} = await import('./decode.js')
+  const {parseTracker, parseTrackerLean} = await import('./decode.js')
+  // this very file was judged not worth a cache: nothing is built from the parse, so it needs no byte ranges
+  if (r.buf === null && cached?.skip === true) return parseTrackerLean(await readAll(file), file)
   const {rawOf} = await import('./lines.js')
   const snap = parseTracker(r.buf ?? (await readAll(file)), file)
   if (r.buf !== null && r.buf.length >= MIN_CACHED_BYTES) {
@@ -255,8 +326,8 @@ async function readAll(file: string): Promise<Buffer> {
 
 async function parseFresh(file: string): Promise<TrackerSnapshot> {
   const r = readTrackerBytes(file)
-  const {parseTracker} = await import('./decode.js')
-  return r === null ? emptySnapshot() : parseTracker(r.buf ?? Buffer.alloc(0), file)
+  const {parseTrackerLean} = await import('./decode.js')
+  return r === null ? emptySnapshot() : parseTrackerLean(r.buf ?? Buffer.alloc(0), file)
 }
 
 function emptySnapshot(): TrackerSnapshot {

@@ -195,7 +195,8 @@ export function blockedBeads(snap: TrackerSnapshot): Array<{bead: Bead; waitingO
   const out: Array<{bead: Bead; waitingOn: string[]; reason?: string | null}> = []
   for (const b of snap.beads) {
     const s = statusOf(b)
-    if (labelledBlocked(b) && s !== 'closed' && s !== 'cancelled') out.push({bead: b, waitingOn: openDeps(snap, b), reason: blockedNoteReason(b)})
+    // status first: a done bead's labels are never read (the query cache keeps only id, status and parent of those)
+    if (s !== 'closed' && s !== 'cancelled' && labelledBlocked(b)) out.push({bead: b, waitingOn: openDeps(snap, b), reason: blockedNoteReason(b)})
     else if (s === 'blocked') out.push({bead: b, waitingOn: openDeps(snap, b)})
     else if (s === 'open') {
       const w = openDeps(snap, b)

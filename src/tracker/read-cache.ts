@@ -60,7 +60,7 @@ export async function readTrackerRaw(file: string): Promise<Buffer> {
  * just written (still under the lock): the next read neither reads nor parses
  * the file again; `snap` is exactly what a fresh parse of `bytes` yields.
  */
-export function rememberWrite(file: string, bytes: Buffer, snap: TrackerSnapshot | null): void {
+export function rememberWrite(file: string, bytes: {length: number}, snap: TrackerSnapshot | null): void {
   const id = currentIdentity(file)
   if (snap === null || id === null || id.size !== BigInt(bytes.length)) {
     cache.delete(file)

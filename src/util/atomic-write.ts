@@ -12,7 +12,7 @@
  *   The tracker store uses it for its "still the file I read, still my lock"
  *   check (SPEC 13.1).
  */
-import {promises as fsp} from 'node:fs'
+import {closeSync, fchmodSync, fsyncSync, lstatSync, openSync, promises as fsp, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, writevSync} from 'node:fs'
 import path from 'node:path'
 
 export interface AtomicWriteOptions {
@@ -30,28 +30,30 @@ export function tempNameFor(file: string): string {
 
 /** The path a write to `file` really replaces: the symlink's final target, or `file` itself. */
 export async function writeTarget(file: string): Promise<string> {
+  return writeTargetSync(file)
+}
+
+function writeTargetSync(file: string): string {
   try {
-    const st = await fsp.lstat(file)
-    if (!st.isSymbolicLink()) return file
+    if (!lstatSync(file).isSymbolicLink()) return file
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return file
     throw error
   }
   try {
-    return await fsp.realpath(file)
+    return realpathSync(file)
   } catch (error) {
     // a dangling link: write to where it points, so the link stays a link
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    const to = await fsp.readlink(file)
-    return path.resolve(path.dirname(file), to)
+    return path.resolve(path.dirname(file), readlinkSync(file))
   }
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  let dh: fsp.FileHandle | undefined
+function fsyncDir(dir: string): void {
+  let fd: number | undefined
   try {
-    dh = await fsp.open(dir, 'r')
-    await dh.sync()
+    fd = openSync(dir, 'r')
+    fsyncSync(fd)
   } catch (error) {
     // Some filesystems (and platforms) refuse fsync on a directory; the rename
     // has already happened and is atomic, only its durability across a power
@@ -59,40 +61,72 @@ async function fsyncDir(dir: string): Promise<void> {
     const code = (error as NodeJS.ErrnoException).code
     if (code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'EBADF') throw error
   } finally {
-    await dh?.close()
+    if (fd !== undefined) closeSync(fd)
   }
 }
 
-/** Atomically replace `file` (or its symlink target) with `data`. Returns the path written. */
-export async function atomicWrite(file: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<string> {
-  const target = await writeTarget(file)
+/** Write every byte of `parts`, in order (writev; a short write goes on from where it stopped). No concatenated copy. */
+function writeAllv(fd: number, parts: Uint8Array[]): void {
+  let rest = parts.filter((p) => p.length > 0)
+  while (rest.length > 0) {
+    // at most IOV_MAX (1024) buffers per call
+    let written = writevSync(fd, rest.slice(0, 1024))
+    let i = 0
+    while (i < rest.length && written >= rest[i].length) written -= rest[i++].length
+    rest = rest.slice(i)
+    if (rest.length > 0 && written > 0) rest[0] = rest[0].subarray(written)
+  }
+}
+
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
+  let off = 0
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off)
+}
+
+/**
+ * Atomically replace `file` (or its symlink target) with `data` (or the buffers
+ * of `data` back to back). Returns the path written.
+ *
+ * The file system calls are synchronous (issue 18): a run makes several of these
+ * writes per cycle, each about ten calls on small files (run-state) or one large
+ * write (the tracker), and every thread-pool round trip is a wake-up that waits for
+ * a CPU on a loaded machine. Only `beforeRename` may await.
+ */
+export async function atomicWrite(file: string, data: string | Uint8Array | Uint8Array[], opts: AtomicWriteOptions = {}): Promise<string> {
+  const target = writeTargetSync(file)
   const dir = path.dirname(target)
   let mode = opts.mode ?? 0o644
   try {
-    mode = (await fsp.stat(target)).mode & 0o7777
+    mode = statSync(target).mode & 0o7777
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
   const tmp = tempNameFor(target)
-  const fh = await fsp.open(tmp, 'wx', mode)
+  const fd = openSync(tmp, 'wx', mode)
   try {
-    await fh.chmod(mode)
-    await fh.writeFile(data)
-    await fh.sync()
+    fchmodSync(fd, mode)
+    if (Array.isArray(data)) writeAllv(fd, data)
+    else writeAll(fd, data)
+    fsyncSync(fd)
   } catch (error) {
-    await fh.close().catch(() => undefined) // the write error is the one to report
-    await fsp.rm(tmp, {force: true})
+    try {
+      closeSync(fd)
+    } catch {
+      // the write error is the one to report
+    }
+    rmSync(tmp, {force: true})
     throw error
   }
-  await fh.close()
+  closeSync(fd)
   try {
     if (opts.beforeRename) await opts.beforeRename(tmp, target)
-    await fsp.rename(tmp, target)
+    renameSync(tmp, target)
   } catch (error) {
-    await fsp.rm(tmp, {force: true})
+    rmSync(tmp, {force: true})
     throw error
   }
-  await fsyncDir(dir)
+  fsyncDir(dir)
   return target
 }
 

@@ -4,10 +4,10 @@
  * Real temp directories.
  */
 import {execFileSync, spawn} from 'node:child_process'
-import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {emptyRunState, readRunState, updateRunState, writeRunState} from '../../src/state/run-state.js'
+import {emptyRunState, readRunState, runStateLockDir, updateRunState, writeRunState} from '../../src/state/run-state.js'
 import {acquirePidFile, readPidFile, runHolderAlive} from '../../src/state/pidfile.js'
 import {validStartField} from '../../src/proc/pid-identity.js'
 import {makeTempDir} from '../support/tmp.js'
@@ -29,6 +29,29 @@ describe('run-state under a lock', () => {
     await Promise.all(Array.from({length: 20}, () => updateRunState(file, (s) => ({...s, parallel_run_denied_count: s.parallel_run_denied_count + 1}))))
     expect((await readRunState(file))!.parallel_run_denied_count).toBe(20)
     expect(readFileSync(file, 'utf8').endsWith('}\n')).toBe(true)
+  })
+
+  it('the lock is the directory other processes use: a free one is taken and given back, a held one waited for, a stale one broken', async () => {
+    const file = path.join(tmp(), '.ddx', 'run-state.json')
+    const lock = runStateLockDir(file)
+    await updateRunState(file, (s) => ({...s, parallel_run_denied_count: 1}))
+    expect(existsSync(lock)).toBe(false)
+    // held by another process (a fresh directory): the update waits until it is gone
+    mkdirSync(lock)
+    let done = false
+    const p = updateRunState(file, (s) => ({...s, parallel_run_denied_count: s.parallel_run_denied_count + 1})).then(() => (done = true))
+    await new Promise((r) => setTimeout(r, 150))
+    expect(done).toBe(false)
+    rmSync(lock, {recursive: true})
+    await p
+    expect((await readRunState(file))!.parallel_run_denied_count).toBe(2)
+    // left by a killed process (mtime older than the 10 s stale window): broken
+    mkdirSync(lock)
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(lock, old, old)
+    await updateRunState(file, (s) => ({...s, parallel_run_denied_count: s.parallel_run_denied_count + 1}))
+    expect((await readRunState(file))!.parallel_run_denied_count).toBe(3)
+    expect(existsSync(lock)).toBe(false)
   })
 
   it("a run's save never lowers the denied count others bumped meanwhile", async () => {

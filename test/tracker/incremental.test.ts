@@ -4,6 +4,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {cowSnapshot, parseTracker, parseTrackerAfter, rawOf, serializeTrackerBuffer, serializeTrackerWithSnapshot} from '../../src/tracker/codec.js'
+import {indexOf} from '../../src/tracker/line-index.js'
 import {clearTrackerCache, mutateTracker, readTracker} from '../../src/tracker/store.js'
 import type {TrackerSnapshot} from '../../src/tracker/types.js'
 import {REAL_HELIX, tempProject} from './helpers.js'
@@ -111,6 +112,27 @@ describe('incremental parse equals a fresh parse', () => {
     lines[10] = lines[10].replace('}', ',"extra":true}')
     const ext = Buffer.from(lines.join('\n'))
     expect(view(parseTrackerAfter(ext, 'f', snap!))).toEqual(view(parseTracker(ext, 'f')))
+    // the written snapshot keeps the write's parts (no one-buffer copy): changes anywhere, at and
+    // around the part boundaries (the changed bead's line), growing, shrinking, appended, removed
+    const mid = buf.toString('utf8').split('\n').findIndex((l) => l.includes('"notes":"changed"'))
+    expect(mid).toBeGreaterThan(0)
+    expect(indexOf(snap!)!.parts.length).toBeGreaterThan(2)
+    const n = lines.length - 1
+    for (const at of [0, 1, 3, mid - 1, mid, mid + 1, n - 2, n - 1]) {
+      const shrink = (l: string) => {
+        const o = JSON.parse(l) as Record<string, unknown>
+        delete o[Object.keys(o).find((k) => k !== 'id')!]
+        return JSON.stringify(o)
+      }
+      for (const edit of [(l: string) => l.slice(0, -1) + ',"extra":true}', shrink, (l: string) => l + '\n' + JSON.stringify({id: `zz-${at}`}), () => null]) {
+        const ls = buf.toString('utf8').split('\n')
+        const e = edit(ls[at])
+        if (e === null) ls.splice(at, 1)
+        else ls[at] = e
+        const changed = Buffer.from(ls.join('\n'))
+        expect({at, v: view(parseTrackerAfter(changed, 'f', snap!))}).toEqual({at, v: view(parseTracker(changed, 'f'))})
+      }
+    }
   })
 })
 

@@ -6,6 +6,9 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {parseCachePath, readTrackerForQuery} from '../../src/tracker/parse-cache.js'
 import {parseTracker} from '../../src/tracker/codec.js'
+import {blockedBeads, readyBeads, statusCounts} from '../../src/tracker/queries.js'
+import {parseTrackerLean} from '../../src/tracker/decode.js'
+import {rawOf} from '../../src/tracker/lines.js'
 import type {TrackerSnapshot} from '../../src/tracker/types.js'
 import {copyReal, REAL_DDX, REAL_HELIX, tempProject} from './helpers.js'
 
@@ -125,4 +128,59 @@ describe('parse cache (one-shot read commands)', () => {
     expect(c.beads).toEqual([])
     expect(view(await readTrackerForQuery(root, paths.file, {}))).toEqual(fresh(paths.file))
   })
+
+  it('a done bead is a stub: the queries read only its id, status and parent; any other use parses its line', async () => {
+    const pad = 'p'.repeat(300)
+    const lines = [
+      JSON.stringify({id: 'ep', issue_type: 'epic', status: 'open', title: 'epic'}),
+      JSON.stringify({id: 'kid', status: 'closed', parent: 'ep', labels: ['blocked'], title: 'kid', description: pad}),
+      JSON.stringify({id: 'w', status: 'open', dependencies: [{depends_on_id: 'gone'}], title: 'waits'}),
+      JSON.stringify({id: 'gone', status: 'cancelled', title: 'gone', description: pad}) + '\r',
+      ...Array.from({length: 300}, (_, i) => JSON.stringify({id: `c-${i}`, status: 'closed', title: `c ${i}`, description: pad})),
+    ]
+    const {root, paths} = tempProject(lines.join('\n') + '\n')
+    await readTrackerForQuery(root, paths.file, {})
+    const snap = await readTrackerForQuery(root, paths.file, {})
+    const counts = statusCounts(snap, readyBeads(snap, {owner: null}).length)
+    const blocked = blockedBeads(snap).map((x) => [x.bead.id, x.waitingOn])
+    expect(counts).toMatchObject({total: 304, closed: 301, cancelled: 1, open: 2, ready: 0, blocked: 1})
+    expect(blocked).toEqual([['w', ['gone']]])
+    // the tracker changes under the snapshot: a stub still answers id, status and parent…
+    writeFileSync(paths.file, readFileSync(paths.file, 'utf8') + JSON.stringify({id: 'new'}) + '\n')
+    const kid = snap.byId.get('kid')!
+    expect([kid.id, kid.status, kid.parent]).toEqual(['kid', 'closed', 'ep'])
+    // …and anything else needs its line, read only while the tracker is the one the cache was built for
+    expect(() => kid.title).toThrow(/changed while it was being read/)
+    // a fresh snapshot parses the new file; there a stub's line is read on first use, CRLF included
+    const again = await readTrackerForQuery(root, paths.file, {})
+    await readTrackerForQuery(root, paths.file, {})
+    const third = await readTrackerForQuery(root, paths.file, {})
+    expect(view(again)).toEqual(fresh(paths.file))
+    const gone = third.byId.get('gone')!
+    expect(gone.title).toBe('gone')
+    expect('description' in gone).toBe(true)
+    gone.title = 'renamed'
+    expect({...gone}).toEqual({id: 'gone', status: 'cancelled', title: 'renamed', description: pad})
+    expect(Object.getPrototypeOf(gone)).toBe(Object.prototype)
+    expect(() => Object.freeze(gone)).toThrow(TypeError)
+  })
+
+  it('the lean parse (no cache built) gives the same beads, duplicates and errors as the full parse, without byte ranges', () => {
+    const ok = Buffer.from('\ufeff{"id":"a","n":1,"n":2}\r\n\n  \n{"id":"b","10":1,"9":2}\n{"id":"a","status":"closed"}\n{"id":"c","e":"\\u00e9","big":12345678901234567890}')
+    const lean = parseTrackerLean(ok, 'f')
+    expect(view(lean)).toEqual(view(parseTracker(ok, 'f')))
+    expect(lean.beads.every((b) => rawOf(b) === undefined)).toBe(true)
+    for (const bad of ['{"id":"a"}\nnot json\n', '{"id":"a"}\n[1]\n', '{"x":1}\n', '{"id":"  "}\n', '{"id":"a"}\n\n{"id":"b"\r\n']) {
+      const b = Buffer.from(bad)
+      expect(() => parseTrackerLean(b, 'f')).toThrow()
+      let want = ''
+      try {
+        parseTracker(b, 'f')
+      } catch (error) {
+        want = (error as Error).message
+      }
+      expect(() => parseTrackerLean(b, 'f')).toThrow(want)
+    }
+  })
 })
+

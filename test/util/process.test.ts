@@ -2,7 +2,8 @@ import {spawn} from 'node:child_process'
 import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {endProcesses, killGraceMs, pidAlive, runScript, signalExitCode} from '../../src/proc/process.js'
+import {endProcesses, killGraceMs, liveProcessesOf, pidAlive, runScript, signalExitCode} from '../../src/proc/process.js'
+import {startTokenOf} from '../../src/proc/probe.js'
 import {pidAlive as pidAliveFromPidfile} from '../../src/state/pidfile.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
 
@@ -47,6 +48,26 @@ describe('signals and grace', () => {
     expect(left).toEqual([])
     expect(Date.now() - t0).toBeGreaterThanOrEqual(300)
     expect(Date.now() - t0).toBeLessThan(3000)
+    expect(pidAlive(child.pid!)).toBe(false)
+  })
+})
+
+describe('finding what is left of a dispatch (issue 18: one /proc scan)', () => {
+  it.runIf(existsSync('/proc/self/stat'))('a tagged process that left the group is found by its dispatch id; with `since` only processes started since then are read', async () => {
+    const id = `test-since-${process.pid}-${Date.now()}`
+    const child = spawn('sleep', ['30'], {detached: true, stdio: 'ignore', env: {...process.env, HELIX_DISPATCH_ID: id}})
+    trackProcess(child.pid!)
+    await new Promise<void>((resolve) => child.once('spawn', () => resolve()))
+    // sleep has exec'd once its environment carries the id
+    let start: string | undefined
+    for (let i = 0; i < 200 && !readFileSync(`/proc/${child.pid}/environ`, 'latin1').includes(id); i++) await new Promise((r) => setTimeout(r, 10))
+    start = startTokenOf(child.pid!)
+    expect(start).toMatch(/^\d+$/)
+    expect(liveProcessesOf({dispatchId: id})).toEqual([child.pid])
+    expect(liveProcessesOf({dispatchId: id, since: Number(start)})).toEqual([child.pid])
+    // a dispatch that began after it started cannot have passed it the id: its environment is not even read
+    expect(liveProcessesOf({dispatchId: id, since: Number(start) + 1})).toEqual([])
+    expect(await endProcesses({dispatchId: id, since: Number(start)}, 2000)).toEqual([])
     expect(pidAlive(child.pid!)).toBe(false)
   })
 })
