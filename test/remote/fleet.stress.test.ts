@@ -1,5 +1,5 @@
 // SPEC 19.6: three clones of one bare remote as hosts, each `helix run --remote origin
-// --workers 2 --lease 10` (6 in npm test's smoke) with a command agent. One host is kill -9'd and restarted;
+// --workers 2 --lease 10` (5 in npm test's smoke) with a command agent. One host is kill -9'd and restarted;
 // another loses the remote (its URL goes through a symlink the test removes) for
 // longer than its lease, then gets it back. Afterwards every bead is closed exactly
 // once at the remote tip, each bead's work is on the base exactly once, no two hosts'
@@ -11,9 +11,9 @@ import {STRESS_FULL, trials} from '../support/stress.js'
 import {bead, makeFleet, remoteRefs} from './helpers.js'
 import {cloneBehindLink, events, fleetProblems, startHost, tipBeads, until, type HostRun} from './fleet-harness.js'
 
-// the smoke's lease is shorter (6 s, renewed every 2 s), so the partition that outlasts it, and
+// the smoke's lease is shorter (5 s, renewed every 1.7 s), so the partition that outlasts it, and
 // with it the test, stays under 15 s on a quiet machine; the full run keeps 10 s
-const LEASE_S = STRESS_FULL ? 10 : 6
+const LEASE_S = STRESS_FULL ? 10 : 5
 const LEASE = ['--workers', '2', '--lease', String(LEASE_S)]
 // host-p's agents outlast the lease by 4 s: their claims live only by renewal
 const OUTLAST_MS = String((LEASE_S + 4) * 1000)
@@ -32,7 +32,7 @@ describe('a fleet of three hosts on one bare remote', () => {
   it(
     'survives a kill -9 and a partition longer than the lease: every bead closed and landed once, no double work, no claim left',
     async () => {
-      const n = trials(18, 8)
+      const n = trials(18, 6)
       const ids = Array.from({length: n}, (_, i) => `hx-${String(i + 1).padStart(2, '0')}`)
       const f = makeFleet(ids.map((id) => bead(id)))
       const log = path.join(f.dir, 'agents.jsonl')
