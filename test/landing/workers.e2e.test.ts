@@ -69,7 +69,7 @@ if (action === 'implementation') {
   const id = process.env.HELIX_BEAD_ID
   const plan = JSON.parse(readFileSync(stub + '/plans.json', 'utf8'))[id]
   const start = Date.now()
-  rec({bead: id, pid: process.pid, cwd: process.cwd(), start, phase: 'start', files: readdirSync('.'), ddx: process.env.DDX_BEAD_DIR ?? null})
+  rec({bead: id, pid: process.pid, cwd: process.cwd(), start, phase: 'start', files: readdirSync('.'), ddx: process.env.DDX_BEAD_DIR ?? null, ceiling: process.env.GIT_CEILING_DIRECTORIES ?? null})
   await sleep(plan.sleepMs ?? 0)
   const started = () => existsSync(stub + '/calls.jsonl') ? readFileSync(stub + '/calls.jsonl', 'utf8').split('\\n').filter((l) => l.includes('"phase":"start"')).length : 0
   for (const until = Date.now() + 20000; plan.waitForStarts && started() < plan.waitForStarts && Date.now() < until; ) await sleep(50)
@@ -135,6 +135,8 @@ describe('helix run --workers (built CLI)', () => {
     // each agent worked in its own worktree, with DDX_BEAD_DIR on the shared tracker
     expect(new Set(starts.map((c) => c.cwd)).size).toBe(4)
     for (const c of starts) expect(c.cwd).toMatch(/\/\.helix\/worktrees\/hx-[a-d]-\d+$/)
+    // git discovery from an agent's worktree stops at .helix/worktrees: never the operator's checkout
+    for (const c of starts) expect(c.ceiling).toBe(path.join(p.root, '.helix', 'worktrees'))
     for (const c of starts) expect(c.ddx && path.resolve(p.root, c.ddx)).toBe(path.join(p.root, '.ddx'))
     // and they ran at once
     const ends = p.calls().filter((c) => c.phase === 'end')
