@@ -37,9 +37,12 @@ export function createLandBase(d: LandBaseDeps) {
   const {root, run, ok, revParse, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase} = d
   const nul = (s: string): string[] => s.split('\0').filter(Boolean)
 
-  /** the worktree's own tracker copy is neither read nor committed: put it back so a rebase is not refused */
-  async function discardTrackerCopy(top: string): Promise<void> {
-    const dirty = nul((await run(['diff', '--name-only', '-z', '--no-renames', 'HEAD'], top)).stdout).filter(trackerFile)
+  /**
+   * The worktree's own tracker copy is neither read nor committed: put it back so a
+   * rebase is not refused. `dirty`: its changed tracked files when already known.
+   */
+  async function discardTrackerCopy(top: string, dirty?: string[]): Promise<void> {
+    dirty ??= nul((await run(['diff', '--name-only', '-z', '--no-renames', 'HEAD'], top)).stdout).filter(trackerFile)
     if (dirty.length) await run(['restore', '--source=HEAD', '--staged', '--worktree', '--', ...dirty], top)
   }
 
@@ -57,7 +60,8 @@ export function createLandBase(d: LandBaseDeps) {
    * What a landing checks and prepares in the attempt's own worktree, before the
    * land lock (issue 18: the lock is held only while the base moves): its leftovers
    * committed, its tracker copy put back, still on its branch, no tracker file in its
-   * commits, and rebased onto the base as it is now. Null when it is ready.
+   * commits, and rebased onto the base as it is now: `{onto}` (the tip it is rebased
+   * onto) when it is ready.
    */
   async function readyToLand(ws: Workspace): Promise<Refused | {onto: string}> {
     const top = wtTop(ws)
@@ -73,10 +77,7 @@ export function createLandBase(d: LandBaseDeps) {
       if (left.kind === 'failed') return refused('could not commit the work the agent left uncommitted')
       if (left.kind === 'refused') return refused(`a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`)
       await discardTrackerCopy(top)
-    } else {
-      const tracked = changed.filter((c) => c.tracked).map((c) => c.file)
-      if (tracked.length) await run(['restore', '--source=HEAD', '--staged', '--worktree', '--', ...tracked], top)
-    }
+    } else await discardTrackerCopy(top, changed.filter((c) => c.tracked).map((c) => c.file))
     const head = await run(['symbolic-ref', '-q', 'HEAD'], top)
     if (head.stdout.trim() !== `refs/heads/${ws.branch}`) return refused(`the worktree is no longer on its branch ${ws.branch}`)
     const touched = nul((await run(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).stdout).filter(trackerFile)
@@ -86,7 +87,7 @@ export function createLandBase(d: LandBaseDeps) {
   }
 
   /** under the land lock: move the base to the attempt's tip by fast-forward only (SPEC 15.2, 18.3a) */
-  async function landLocked(ws: Workspace, rebasedOnto: string): Promise<{landed: true; sha: string; from: string} | Refused> {
+  async function landLocked(ws: Workspace, rebasedOnto: string): Promise<Landed | Refused> {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)

@@ -19,7 +19,7 @@ import {ensureIgnored} from '../util/runtime-paths.js'
 import {errorMessage, HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {createLandBase, refused, type Landed, type Refused} from './land-base.js'
-import {createPreserve, newestPreserved} from './preserve-work.js'
+import {createPreserve} from './preserve-work.js'
 
 export interface GitLandingOptions {
   /** the project root (may be a subdirectory of the repository) */
@@ -97,7 +97,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const wtTop = (ws: {bead: string; attempt: number}): string => path.join(root, worktreeRel(ws.bead, ws.attempt))
   const trackerFile = (f: string): boolean => touchesTracker(f) || (repo?.trackerRel ? f === repo.trackerRel || f.startsWith(`${repo.trackerRel}/`) : false)
 
-  const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).env, (await ctx()).top)
+  const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).top, (await ctx()).env)
 
   const {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef} = createPreserve({root, log, run, revParse, refExists, base, wtTop, trackerFile})
 
@@ -130,13 +130,9 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   /** an attempt number is free when no branch, worktree directory or preserved ref uses it */
-  /** the newest preserved ref of a bead, as `prepare` just listed it: the attempt's prompt asks right after (forgotten once the attempt lands or is preserved) */
-  const preservedSeen = new Map<string, string | null>()
-
   async function takenBy(bead: string): Promise<(n: number) => boolean> {
     // one for-each-ref for both namespaces (ids are SAFE_ID: no glob characters)
     const refs = new Set((await run(['for-each-ref', '--format=%(refname)', `refs/heads/helix/${bead}-*`, `refs/helix/preserved/${bead}/`], root)).stdout.split('\n'))
-    preservedSeen.set(bead, newestPreserved(bead, refs))
     return (n) => existsSync(wtTop({bead, attempt: n})) || refs.has(`refs/heads/${branchName(bead, n)}`) || refs.has(preservedRefName(bead, n))
   }
 
@@ -212,7 +208,6 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   async function preserve(ws: Workspace, reason: string): Promise<string | null> {
-    preservedSeen.delete(ws.bead)
     const left = await commitLeftovers(ws)
     const leftovers = left.kind
     const tip = left.kind === 'refused' ? left.archive : await workTip(ws)
@@ -284,7 +279,6 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const {readyToLand, landLocked} = createLandBase({root, now: opts.now, run, ok, revParse, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
 
   async function land(ws: Workspace): Promise<LandResult> {
-    preservedSeen.delete(ws.bead)
     let result: Landed | Refused
     try {
       const ready = await readyToLand(ws)
@@ -335,11 +329,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     land,
     preserve,
     keepBranch,
-    preservedRef: async (bead) => {
-      const seen = preservedSeen.get(bead)
-      preservedSeen.delete(bead)
-      return seen !== undefined ? seen : preservedRef(bead)
-    },
+    preservedRef,
     leftovers,
     adopt,
     discard,

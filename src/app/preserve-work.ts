@@ -11,19 +11,6 @@ import {firstLine, type GitResult} from '../git/run.js'
 import {idProblem, preservedRefName} from '../git/names.js'
 import {sanitize} from '../util/sanitize.js'
 
-/** the highest-numbered `refs/helix/preserved/<bead>/<n>` among `refs` */
-export function newestPreserved(bead: string, refs: Iterable<string>): string | null {
-  const prefix = `refs/helix/preserved/${bead}/`
-  let best: {n: number; ref: string} | null = null
-  for (const raw of refs) {
-    const ref = raw.trim()
-    if (!ref.startsWith(prefix)) continue
-    const n = Number(ref.slice(prefix.length))
-    if (Number.isSafeInteger(n) && (!best || n > best.n)) best = {n, ref}
-  }
-  return best?.ref ?? null
-}
-
 /** what became of the agent's uncommitted changes */
 export type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} | {kind: 'refused'; why: string; archive: string}
 
@@ -109,7 +96,12 @@ export function createPreserve(d: PreserveDeps) {
   async function preservedRef(bead: string): Promise<string | null> {
     if (idProblem(bead)) return null
     const r = await run(['for-each-ref', '--format=%(refname)', `refs/helix/preserved/${bead}/`], root)
-    return newestPreserved(bead, r.stdout.split('\n'))
+    let best: {n: number; ref: string} | null = null
+    for (const ref of r.stdout.split('\n').map((l) => l.trim()).filter(Boolean)) {
+      const n = Number(ref.slice(ref.lastIndexOf('/') + 1))
+      if (Number.isSafeInteger(n) && (!best || n > best.n)) best = {n, ref}
+    }
+    return best?.ref ?? null
   }
 
   return {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef}

@@ -38,15 +38,10 @@ export async function listWorktrees(cwd: string, env: NodeJS.ProcessEnv): Promis
 
 /**
  * The path of the worktree that has `refs/heads/<branch>` checked out, or null. `cwd`
- * (the project's main worktree, whose top level is `top` when the caller knows it) is
- * asked first, with one `symbolic-ref`: the common case needs no list of every worktree.
+ * (the project's main worktree, whose top level is `top`) is asked first, with one `symbolic-ref`: the common case needs no list of every worktree.
  */
-export async function checkedOutAt(branch: string, cwd: string, env: NodeJS.ProcessEnv, top?: string): Promise<string | null> {
+export async function checkedOutAt(branch: string, cwd: string, top: string, env: NodeJS.ProcessEnv): Promise<string | null> {
   const head = await git(['symbolic-ref', '-q', 'HEAD'], {cwd, env})
-  if (head.code === 0 && head.stdout.trim() === `refs/heads/${branch}`) {
-    if (top) return top
-    const t = await git(['rev-parse', '--show-toplevel'], {cwd, env})
-    if (t.code === 0) return t.stdout.trim()
-  }
+  if (head.code === 0 && head.stdout.trim() === `refs/heads/${branch}`) return top
   return (await listWorktrees(cwd, env)).find((w) => w.branch === `refs/heads/${branch}`)?.path ?? null
 }

@@ -3,25 +3,18 @@
  * meaning of blocked (16.2), unknown commands, doctor's agent flags, logs --lines
  * and the help text (16.6).
  */
-import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {helix} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
 
 // Part 1 of 2 (split for the suite's parallel workers): 16.1 only inside a project.
 // Part 2, surface-small: 16.2 one meaning of blocked and 16.6 small things.
 
-const dirs: string[] = []
-afterEach(() => {
-  while (dirs.length) rmSync(dirs.pop()!, {recursive: true, force: true})
-})
-function temp(prefix = 'helix-surface-'): string {
-  const d = makeTempDir(prefix)
-  dirs.push(d)
-  return d
-}
+/** a temp dir, removed after the test (test/support/tmp.ts) */
+const temp = (prefix = 'helix-surface-'): string => makeTempDir(prefix)
 /** Every path under `dir` (files and directories), sorted: "nothing on disk changed". */
 function tree(dir: string): string[] {
   const out: string[] = []

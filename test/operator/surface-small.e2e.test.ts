@@ -3,28 +3,17 @@
  * meaning of blocked (16.2), unknown commands, doctor's agent flags, logs --lines
  * and the help text (16.6).
  */
-import {chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {helix, project, REPO} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
 
 // Part 2 of 2: 16.2 one meaning of blocked and 16.6 small things (part 1: surface-project).
 
-const dirs: string[] = []
-afterEach(() => {
-  while (dirs.length) rmSync(dirs.pop()!, {recursive: true, force: true})
-})
-function temp(prefix = 'helix-surface-'): string {
-  const d = makeTempDir(prefix)
-  dirs.push(d)
-  return d
-}
-function proj(beads: object[]): string {
-  const root = project({beads: beads as never})
-  dirs.push(root)
-  return root
-}
+/** a temp dir, removed after the test (test/support/tmp.ts) */
+const temp = (prefix = 'helix-surface-'): string => makeTempDir(prefix)
+const proj = (beads: object[]): string => project({beads: beads as never})
 describe('16.2 one meaning of blocked', () => {
   const beads = [
     {id: 'hx-lab', title: 'Labelled', status: 'open', labels: ['blocked', 'x'], notes: 'first\nBLOCKED [2026-11-22T01:00:00Z]: old reason\nBLOCKED [2026-11-23T01:00:00Z]: failed 3 times (rc=1)'},

@@ -1,23 +1,9 @@
 import {existsSync} from 'node:fs'
-import path from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {acquireTrackerLock} from '../../src/tracker/store.js'
-import {BIN, helix, helixAsync, sha, tempProject} from './helpers.js'
+import {helix, helixAsync, sha, tempProject, oneLineError} from './helpers.js'
 
 // helix tracker through the built CLI, part 2 of 3: bad input changes nothing.
-
-beforeAll(() => {
-  if (!existsSync(path.join(path.dirname(BIN), '..', 'dist', 'commands', 'tracker', 'ready.js'))) throw new Error('run `npm run build` before the e2e tests')
-})
-
-function oneLineError(r: {code: number | null; stdout: string; stderr: string}, code: number, text: RegExp | string): void {
-  expect(r.code).toBe(code)
-  expect(r.stdout).toBe('')
-  const lines = r.stderr.split('\n').filter(Boolean)
-  expect(lines).toHaveLength(1)
-  if (typeof text === 'string') expect(lines[0]).toBe(text)
-  else expect(lines[0]).toMatch(text)
-}
 
 describe('helix tracker: bad input changes nothing', () => {
   const body = '{"id":"hx-1","title":"one"}\n{"dependencies":[{"issue_id":"hx-2","depends_on_id":"hx-1","type":"blocks"}],"id":"hx-2","title":"two"}\n'

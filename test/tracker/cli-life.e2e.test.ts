@@ -1,23 +1,10 @@
-import {existsSync, readFileSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {BIN, helix, sha, tempProject, copyReal, REAL_HELIX} from './helpers.js'
+import {helix, sha, tempProject, copyReal, REAL_HELIX, oneLineError} from './helpers.js'
 
 // helix tracker through the built CLI, part 1 of 3 (split for the suite's parallel workers):
 // the happy paths and the helix: prefix. Parts 2 and 3: cli-errors, cli-text.
-
-beforeAll(() => {
-  if (!existsSync(path.join(path.dirname(BIN), '..', 'dist', 'commands', 'tracker', 'ready.js'))) throw new Error('run `npm run build` before the e2e tests')
-})
-
-function oneLineError(r: {code: number | null; stdout: string; stderr: string}, code: number, text: RegExp | string): void {
-  expect(r.code).toBe(code)
-  expect(r.stdout).toBe('')
-  const lines = r.stderr.split('\n').filter(Boolean)
-  expect(lines).toHaveLength(1)
-  if (typeof text === 'string') expect(lines[0]).toBe(text)
-  else expect(lines[0]).toMatch(text)
-}
 
 // One tracker taken through its whole life, one step per `it` (each a few CLI calls, so no
 // single test runs long on a loaded machine); the steps share the project and run in order.

@@ -1,13 +1,9 @@
-import {existsSync, readFileSync, writeFileSync, mkdirSync, readdirSync} from 'node:fs'
+import {readFileSync, writeFileSync, mkdirSync, readdirSync} from 'node:fs'
 import path from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
-import {BIN, helix, sha, tempProject} from './helpers.js'
+import {describe, expect, it} from 'vitest'
+import {helix, sha, tempProject} from './helpers.js'
 
 // helix tracker through the built CLI, part 3 of 3: untrusted text; doctor, import, export.
-
-beforeAll(() => {
-  if (!existsSync(path.join(path.dirname(BIN), '..', 'dist', 'commands', 'tracker', 'ready.js'))) throw new Error('run `npm run build` before the e2e tests')
-})
 
 describe('helix tracker: untrusted text', () => {
   it('quotes, $(…), %s, newlines and non-ASCII are stored and printed literally; nothing runs', () => {

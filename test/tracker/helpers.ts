@@ -1,4 +1,7 @@
 import {mkdirSync, writeFileSync, readFileSync, copyFileSync} from 'node:fs'
+import {expect} from 'vitest'
+// @ts-expect-error plain ESM fixture without types
+import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {projectPaths, type ProjectPaths} from '../../src/util/root.js'
@@ -79,3 +82,21 @@ export function fakeProbe(opts: {host?: string; running?: Record<number, string 
   return p
 }
 
+
+/** `r` failed with exit `code` and exactly one stderr line (`text` or matching it), nothing on stdout */
+export function oneLineError(r: {code: number | null; stdout: string; stderr: string}, code: number, text: RegExp | string): void {
+  expect(r.code).toBe(code)
+  expect(r.stdout).toBe('')
+  const lines = r.stderr.split('\n').filter(Boolean)
+  expect(lines).toHaveLength(1)
+  if (typeof text === 'string') expect(lines[0]).toBe(text)
+  else expect(lines[0]).toMatch(text)
+}
+
+/** A temp bin dir with the stub agents (codex, claude, agent) and a stub state dir. */
+export function stubEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const base = tempDir('helix-stub-')
+  installStubs(path.join(base, 'bin'))
+  mkdirSync(path.join(base, 'state'))
+  return {PATH: `${path.join(base, 'bin')}:${process.env.PATH}`, HELIX_STUB_DIR: path.join(base, 'state'), HELIX_KILL_GRACE_MS: '500', HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0', ...extra}
+}

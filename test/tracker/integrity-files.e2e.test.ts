@@ -4,31 +4,14 @@
  * denied count. The SIGSTOP torture is torture.stress.test.ts (a 3-trial smoke
  * in `npm test`, 20 trials in `npm run test:stress`).
  */
-import {execFileSync, spawnSync, type ChildProcess} from 'node:child_process'
+import {execFileSync, spawnSync} from 'node:child_process'
 import {mkdirSync, symlinkSync} from 'node:fs'
-import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
-// @ts-expect-error plain ESM fixture without types
-import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
-import {pidAlive} from '../../src/state/pidfile.js'
-import {tempDir, tempProject} from './helpers.js'
+import {describe, expect, it} from 'vitest'
+import {tempProject, stubEnv} from './helpers.js'
 import {runCli} from '../support/cli.js'
 
 // Part 1 of 3 (split for the suite's parallel workers): 13.2, non-regular trackers.
 // Part 2: integrity-pids (decoy pid files, `--` ids); part 3: integrity-text (hostile payloads, the denied count).
-
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.pid && pidAlive(c.pid)) c.kill('SIGKILL')
-})
-
-/** A temp bin dir with the stub agents (codex, claude, agent) and a stub state dir. */
-function stubEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const base = tempDir('helix-stub-')
-  installStubs(path.join(base, 'bin'))
-  mkdirSync(path.join(base, 'state'))
-  return {PATH: `${path.join(base, 'bin')}:${process.env.PATH}`, HELIX_STUB_DIR: path.join(base, 'state'), HELIX_KILL_GRACE_MS: '500', HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0', ...extra}
-}
 
 function timed(root: string, args: string[], env: Record<string, string>): {code: number | null; stderr: string; ms: number} {
   // (stdout and stderr together: `helix doctor` reports on stdout)

@@ -4,35 +4,20 @@
  * denied count. The SIGSTOP torture is torture.stress.test.ts (a 3-trial smoke
  * in `npm test`, 20 trials in `npm run test:stress`).
  */
-import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
-// @ts-expect-error plain ESM fixture without types
-import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
+import {spawn, spawnSync} from 'node:child_process'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {describe, expect, it} from 'vitest'
 import {pidAlive} from '../../src/state/pidfile.js'
-import {helix, tempDir, tempProject} from './helpers.js'
+import {helix, tempProject, stubEnv} from './helpers.js'
+import {trackProcess} from '../support/tmp.js'
 
 // Part 2 of 3: decoy pid files (issue 9.2) and ids that begin with -.
-
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.pid && pidAlive(c.pid)) c.kill('SIGKILL')
-})
-
-/** A temp bin dir with the stub agents (codex, claude, agent) and a stub state dir. */
-function stubEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const base = tempDir('helix-stub-')
-  installStubs(path.join(base, 'bin'))
-  mkdirSync(path.join(base, 'state'))
-  return {PATH: `${path.join(base, 'bin')}:${process.env.PATH}`, HELIX_STUB_DIR: path.join(base, 'state'), HELIX_KILL_GRACE_MS: '500', HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0', ...extra}
-}
 
 describe('decoy pid file (issue 9.2)', () => {
   for (const start of ['garbage', '', '2099-01-01T00:00:00.000Z']) {
     it(`start field '${start}': stop, status and run never signal the named process`, async () => {
       const decoy = spawn('sleep', ['3333'], {stdio: 'ignore'})
-      children.push(decoy)
+      trackProcess(decoy)
       const {root, paths} = tempProject('{"id":"hx-a","status":"closed","title":"done"}\n')
       spawnSync('git', ['init', '-q'], {cwd: root})
       const env = stubEnv()

@@ -4,29 +4,13 @@
  * denied count. The SIGSTOP torture is torture.stress.test.ts (a 3-trial smoke
  * in `npm test`, 20 trials in `npm run test:stress`).
  */
-import {spawnSync, type ChildProcess} from 'node:child_process'
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
-// @ts-expect-error plain ESM fixture without types
-import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
-import {pidAlive} from '../../src/state/pidfile.js'
-import {helix, helixAsync, tempDir, tempProject} from './helpers.js'
+import {describe, expect, it} from 'vitest'
+import {helix, helixAsync, tempProject, stubEnv} from './helpers.js'
 
 // Part 3 of 3: 13.5 hostile payloads in text output, and 13.1 parallel_run_denied_count.
-
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.pid && pidAlive(c.pid)) c.kill('SIGKILL')
-})
-
-/** A temp bin dir with the stub agents (codex, claude, agent) and a stub state dir. */
-function stubEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const base = tempDir('helix-stub-')
-  installStubs(path.join(base, 'bin'))
-  mkdirSync(path.join(base, 'state'))
-  return {PATH: `${path.join(base, 'bin')}:${process.env.PATH}`, HELIX_STUB_DIR: path.join(base, 'state'), HELIX_KILL_GRACE_MS: '500', HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0', ...extra}
-}
 
 describe('13.5 hostile payloads in tracker text output', () => {
   const payloads = ['\u001b]0;pwned\u0007', '\u001b[2J', 'a\rb', 'n\u0000ul', 'rt\u202elo', 'two\nlines']
