@@ -10,7 +10,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {installRoot} from '../util/install.js'
 import {HelixError, EXIT, errorMessage} from '../util/errors.js'
 import {isNotFound} from '../util/files.js'
 import {NEXT_ACTION_CODES} from './trailers.js'
@@ -39,7 +39,7 @@ export const ACTION_FILES: Record<ActionName, string> = {
 
 /** The bundled workflow library: `<package>/workflows` (works from src/ and dist/). */
 export function bundledLibraryRoot(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'workflows')
+  return path.join(installRoot(), 'workflows')
 }
 
 /** HELIX_LIBRARY_ROOT, else the bundled `workflows/`. */

@@ -7,12 +7,8 @@ import {createHash} from 'node:crypto'
 import {chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {helixCliPath} from '../util/install.js'
 
-/** This package's CLI entry (`<package>/bin/run.js`), resolved from this module (src/ or dist/). */
-export function helixCliPath(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js')
-}
 
 let shimDirCache: string | null | undefined
 

@@ -6,7 +6,7 @@
 import {spawn} from 'node:child_process'
 import {closeSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {helixCliPath} from '../util/install.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
@@ -18,10 +18,6 @@ import {fileStamp} from '../util/time.js'
 
 
 
-/** The built CLI entry next to this package (works from dist/ and src/). */
-export function cliEntry(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js')
-}
 
 /** Create `.helix-logs/start-<stamp>.log` exclusively (next second's name when taken). */
 export function openStartLog(logDir: string, now: Date): {fd: number; file: string} {
@@ -86,7 +82,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
   try {
     // Own session (detached → setsid): no controlling terminal, so closing the
     // launching shell sends it no SIGHUP; no inherited pipes, so no SIGPIPE.
-    child = spawn(process.execPath, [opts.entry ?? cliEntry(), 'run', '--summary', ...forwardedRunArgs(opts.args)], {
+    child = spawn(process.execPath, [opts.entry ?? helixCliPath(), 'run', '--summary', ...forwardedRunArgs(opts.args)], {
       cwd,
       env,
       detached: true,

@@ -15,6 +15,7 @@ import {FUTURE_SKEW_MS} from './liveness.js'
 import {depIds, statusOf} from './queries.js'
 import {claimLiveness} from './liveness.js'
 import {ensureIgnored, gitignorePath} from '../util/runtime-paths.js'
+import {beadProblems} from './schema.js'
 
 // -------------------------------------------------------------------- init
 
@@ -210,8 +211,7 @@ export async function doctorTracker(paths: ProjectPaths, opts: DoctorOptions): P
     if (l) r.other_locks.push(l)
   }
   if (lock?.stale) r.stale_lock = {path: lock.path, age_seconds: lock.age_seconds, ddx_pid: lock.ddx_pid, future: lock.future, why: lock.why}
-  const {beadProblems} = await import('./schema.js')
-  for (const b of snapshot.beads) for (const problem of await beadProblems(b)) r.invalid_fields.push({id: b.id, problem})
+  for (const b of snapshot.beads) for (const problem of beadProblems(b)) r.invalid_fields.push({id: b.id, problem})
   try {
     r.leftover_temp_files = (await fsp.readdir(paths.dir)).filter((f) => TEMP_FILE_PATTERN.test(f)).map((f) => path.join(paths.dir, f))
   } catch (error) {

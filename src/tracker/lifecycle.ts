@@ -112,7 +112,7 @@ export async function createBead(paths: ProjectPaths, input: CreateInput, env: N
   checkRefs(pre, bead.parent, deps)
   bead.id = newId(prefix, (id) => pre.byId.has(id))
   if (deps.length) bead.dependencies = deps.map((d) => ({issue_id: bead.id, depends_on_id: d, type: 'blocks', created_at: now}))
-  const problems = await beadProblems(bead)
+  const problems = beadProblems(bead)
   if (problems.length) throw new HelixError(`invalid bead: ${problems[0]}`, EXIT.ERROR)
   if (input.hook !== false) runCreateHook(paths, bead, input.warn)
 
@@ -228,7 +228,6 @@ export async function updateBeadDetailed(paths: ProjectPaths, id: string, change
     if (k === 'status') throw new HelixError("cannot unset status (use --status)", EXIT.ERROR)
   }
   const now = c.now ?? c.claim?.now ?? new Date()
-  await beadProblems({id: 'warm-up'}) // load zod before taking the lock
 
   return mutateTracker<UpdateResult>(paths, async (snap) => {
     const b = getBead(snap, id)
@@ -272,7 +271,7 @@ export async function updateBeadDetailed(paths: ProjectPaths, id: string, change
     for (const [k, v] of setVals) b[k] = v
     for (const k of c.unset ?? []) delete b[k]
     b.updated_at = isoNow(now)
-    const problems = await beadProblems(b)
+    const problems = beadProblems(b)
     if (problems.length) throw new HelixError(`invalid bead after update: ${problems[0]}`, EXIT.ERROR)
     return {beads: snap.beads, result: {bead: b}}
   })
