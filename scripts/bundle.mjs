@@ -11,7 +11,8 @@
 //   dist/cli/oclif-entry.js   `execute` from the bundled @oclif/core
 //   dist/commands/**/*.js     one per command; oclif imports only the one it runs
 //   dist/hooks/*.js           the command_not_found hook
-// Code shared by several entries goes to dist/chunks/ (code splitting keeps each
+// Code shared by several entries goes to dist/chunks/ (dist/fast/ for the fast path's
+// own build, below; code splitting keeps each
 // dynamic import() a chunk of its own, so the parser, zod and the renderers load only
 // when a command needs them). The fast path shares no chunk with @oclif/core.
 //
@@ -23,6 +24,7 @@
 // that import single modules.
 import {build} from 'esbuild'
 import {cpSync, readdirSync, rmSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -36,23 +38,73 @@ function jsFiles(dir) {
     .map((f) => path.join(dir, f))
 }
 
-const entries = ['cli/fast-path.js', 'cli/oclif-entry.js', ...jsFiles('commands'), ...jsFiles('hooks')]
+// Packages @oclif/core requires when it loads but a command uses rarely or never: help
+// rendering, error pretty-printing, spinners, plugin discovery, the engine check
+// (which already fails harmlessly in a bundle: it reads __dirname). Each require of
+// one from @oclif/core gets a stand-in that loads the real package from node_modules,
+// resolved from @oclif/core as oclif itself would, the first time it is touched.
+// Neither compiled nor run on a start that does not need them: oclif's load went from
+// ~31 to ~19 ms here.
+const LAZY = ['semver', 'tinyglobby', 'minimatch', 'ejs', 'cli-spinners', 'lilconfig', 'get-package-type', 'wrap-ansi', 'string-width', 'widest-line', 'indent-string', 'clean-stack']
+const OCLIF = path.dirname(createRequire(import.meta.url).resolve('@oclif/core/package.json'))
+const oclifRequire = createRequire(path.join(OCLIF, 'package.json'))
+const packageOf = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/')
+
+const lazyOclifDeps = {
+  name: 'lazy-oclif-deps',
+  setup(b) {
+    b.onResolve({filter: /^[^./]/}, (a) => {
+      if (a.kind !== 'require-call' || !a.importer.startsWith(OCLIF + path.sep) || !LAZY.includes(packageOf(a.path))) return undefined
+      return {path: a.path, namespace: 'lazy-oclif-dep'}
+    })
+    b.onLoad({filter: /.*/, namespace: 'lazy-oclif-dep'}, (a) => {
+      // __importDefault asks for __esModule at once: answer it without loading
+      const esModule = Boolean(oclifRequire(a.path).__esModule)
+      const contents = `
+const {createRequire} = require('node:module')
+let real
+const load = () => (real ??= createRequire(require.resolve('@oclif/core/package.json'))(${JSON.stringify(a.path)}))
+module.exports = new Proxy(() => {}, {
+  get: (_, k) => (k === '__esModule' ? ${esModule} : load()[k]),
+  apply: (_, self, args) => Reflect.apply(load(), self, args),
+  has: (_, k) => k in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, k) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), k)
+    return d && {...d, configurable: true}
+  },
+})`
+      return {contents, loader: 'js', resolveDir: OCLIF}
+    })
+  },
+}
+
+// Two builds. The fast path is bundled on its own, with its chunks in dist/fast/: in one
+// build with every command its code was cut into ~25 small chunks shared with them in
+// different ways, and `status --json` got slower for loading them.
+const builds = [
+  {entries: ['cli/fast-path.js'], chunks: 'fast/[name]-[hash]', plugins: []},
+  {entries: ['cli/oclif-entry.js', ...jsFiles('commands'), ...jsFiles('hooks')], chunks: 'chunks/[name]-[hash]', plugins: [lazyOclifDeps]},
+]
 rmSync(tmp, {recursive: true, force: true})
-await build({
-  entryPoints: entries.map((e) => ({in: path.join(dist, e), out: e.replace(/\.js$/, '')})),
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  external: ['typescript', 'pino', 'pino-pretty'],
-  outdir: tmp,
-  chunkNames: 'chunks/[name]-[hash]',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  // @oclif/core and other CommonJS packages call require() for node builtins
-  banner: {js: "import {createRequire as __helixRequire} from 'node:module'; const require = __helixRequire(import.meta.url);"},
-  logLevel: 'warning',
-})
+for (const b of builds) {
+  await build({
+    entryPoints: b.entries.map((e) => ({in: path.join(dist, e), out: e.replace(/\.js$/, '')})),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['typescript', 'pino', 'pino-pretty'],
+    outdir: tmp,
+    chunkNames: b.chunks,
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // @oclif/core and other CommonJS packages call require() for node builtins
+    banner: {js: "import {createRequire as __helixRequire} from 'node:module'; const require = __helixRequire(import.meta.url);"},
+    plugins: b.plugins,
+    logLevel: 'warning',
+  })
+}
 cpSync(tmp, dist, {recursive: true})
 rmSync(tmp, {recursive: true, force: true})

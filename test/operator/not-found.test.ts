@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {editDistance, suggestCommand, unknownCommandLine} from '../../src/hooks/not-found.js'
+import {editDistance, suggestCommand, unknownCommandLine} from '../../src/cli/unknown-command.js'
 
 const KNOWN = ['status', 'start', 'stop', 'next', 'report', 'run', 'tracker', 'tracker ready', 'tracker status', 'unblock']
 

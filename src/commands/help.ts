@@ -1,0 +1,33 @@
+/**
+ * `helix help [COMMAND]`. The command @oclif/plugin-help provides, kept here so that
+ * oclif loads no plugin at start-up (a plugin costs a package.json, a manifest and a
+ * dependency scan on every run of every command; issue 19). Unlike the plugin's, an
+ * unknown command is one line and exit 1, as everywhere else.
+ */
+import {Args, Flags, loadHelpClass} from '@oclif/core'
+import {HelixCommand} from '../util/base-command.js'
+import {HelixError, EXIT} from '../util/errors.js'
+import {knownCommands, unknownCommandLine} from '../cli/unknown-command.js'
+
+export default class Help extends HelixCommand {
+  static override description = 'Display help for <%= config.bin %>.'
+  static override strict = false
+  static override args = {
+    command: Args.string({description: 'Command to show help for.', required: false}),
+  }
+
+  static override flags = {
+    'nested-commands': Flags.boolean({char: 'n', description: 'Include all nested commands in the output.'}),
+  }
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(Help)
+    const words = (argv as string[]).filter((w) => !w.startsWith('-'))
+    const id = words.join(':')
+    if (id && !this.config.findCommand(id) && !this.config.findTopic(id)) {
+      throw new HelixError(unknownCommandLine(words.join(' '), knownCommands(this.config)).replace(/^helix: /, ''), EXIT.ERROR)
+    }
+    const HelpClass = await loadHelpClass(this.config)
+    await new HelpClass(this.config, {all: flags['nested-commands']}).showHelp(argv as string[])
+  }
+}
