@@ -16,9 +16,10 @@
 // dynamic import() a chunk of its own, so the parser, zod and the renderers load only
 // when a command needs them). The fast path shares no chunk with @oclif/core.
 //
-// npm packages are bundled too (@oclif/core alone is ~90 files), except the ones
-// that find files of their own at run time (pino's transports) and typescript, which
-// @oclif/core asks for only in development mode. Whitespace and syntax are minified;
+// npm packages are bundled too (@oclif/core alone is ~90 files), except typescript,
+// which @oclif/core asks for only in development mode. pino is bundled: its transports
+// would look for worker files next to it, but helix writes through a synchronous
+// destination and uses none. Whitespace and syntax are minified;
 // identifiers are not, so a Bug's stack trace still names real functions.
 // The rest of dist/ (tsc's module-per-file output) stays for scripts and stress tests
 // that import single modules.
@@ -95,7 +96,7 @@ for (const b of builds) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: ['typescript', 'pino', 'pino-pretty'],
+    external: ['typescript'],
     outdir: tmp,
     chunkNames: b.chunks,
     minifyWhitespace: true,

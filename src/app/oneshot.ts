@@ -6,7 +6,7 @@
  */
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {openSessionLog} from '../output/session-log.js'
+import {loadSessionLogger, openSessionLog} from '../output/session-log.js'
 import {EXIT, HelixError} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {healthStopLine} from '../agents/health.js'
@@ -83,6 +83,7 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
     return EXIT.OK
   }
 
+  await loadSessionLogger()
   const log = openSessionLog(paths.logDir, now())
   let result: DispatchResult
   try {

@@ -10,7 +10,7 @@ import {dispatchAgent} from '../agents/runner.js'
 import {buildPrompt} from '../agents/prompts.js'
 import {defaultReviewAgent, parseTimeout, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
 import type {AgentSpec} from '../agents/types.js'
-import {openSessionLog} from '../output/session-log.js'
+import {loadSessionLogger, openSessionLog} from '../output/session-log.js'
 import {createTerminal} from '../output/terminal.js'
 import {readAgentsMd, renderContext, writeContextFile} from '../output/context.js'
 import {writeBlockerReport} from '../output/blockers.js'
@@ -178,7 +178,8 @@ export function realLoopDeps(input: WiringInput): RealLoop {
     clock: {now: () => new Date()},
     sleep: abortableSleep,
     async openLog() {
-      const log = await openSessionLog(paths.logDir)
+      await loadSessionLogger()
+      const log = openSessionLog(paths.logDir)
       logRef = log
       return log
     },
