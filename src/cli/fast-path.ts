@@ -1,7 +1,8 @@
 /**
  * Startup fast path: the read-only commands an operator (or a tmux pane, or a
- * script polling in a loop) runs most often are answered without loading oclif,
- * which alone costs ~2.7× a bare `node -e 0`. Only the exact argv shapes below
+ * script polling in a loop) runs most often, and the two an agent runs on every
+ * bead (`tracker show <id>`, `tracker close <id>`), are answered without loading
+ * oclif, which costs about 1× a bare `node -e 0` more. Only the exact argv shapes below
  * are handled; anything else (help, other flags, typos) returns false and
  * bin/run.js falls through to oclif, which owns parsing and error messages.
  * The output comes from the same domain functions the oclif commands call.
@@ -11,6 +12,7 @@ import {HelixError, helixMessage, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
 type Handler = (json: boolean) => Promise<string>
+type IdHandler = (id: string, json: boolean) => Promise<string>
 
 const handlers: Record<string, Handler> = {
   status: async (json) => {
@@ -24,13 +26,23 @@ const handlers: Record<string, Handler> = {
   'tracker status': async (json) => (await import('../app/tracker-report.js')).trackerStatusOutput({json}),
 }
 
-/** The handler key for argv, or null when the fast path does not apply. */
-export function fastPathKey(argv: readonly string[]): {key: string; json: boolean} | null {
+// the two an agent runs on every bead: one positional id, optionally --json
+const idHandlers: Record<string, IdHandler> = {
+  'tracker show': async (id, json) => (await import('../app/tracker-bead.js')).trackerShowOutput(id, {json}),
+  'tracker close': async (id, json) => (await import('../app/tracker-bead.js')).trackerCloseOutput(id, {json}),
+}
+
+/** The handler key for argv (and the bead id, for show and close), or null when the fast path does not apply. */
+export function fastPathKey(argv: readonly string[]): {key: string; json: boolean; id?: string} | null {
   const json = argv.at(-1) === '--json'
   const words = json ? argv.slice(0, -1) : argv
   if (words.some((w) => w.startsWith('-'))) return null
   const key = words.join(' ')
-  return Object.hasOwn(handlers, key) ? {key, json} : null
+  if (Object.hasOwn(handlers, key)) return {key, json}
+  const idKey = words.slice(0, -1).join(' ')
+  const id = words.at(-1)
+  // an empty id is left to oclif, which calls it a missing argument
+  return words.length === 3 && id && Object.hasOwn(idHandlers, idKey) ? {key: idKey, json, id} : null
 }
 
 /** Runs a fast-path command; false when argv is not one it handles. */
@@ -38,9 +50,12 @@ export async function runFastPath(argv: readonly string[]): Promise<boolean> {
   const hit = fastPathKey(argv)
   if (!hit) return false
   try {
-    writeOut(await handlers[hit.key](hit.json))
+    writeOut(await (hit.id === undefined ? handlers[hit.key](hit.json) : idHandlers[hit.key](hit.id, hit.json)))
   } catch (error) {
-    process.stderr.write(helixMessage(sanitize(errorMessage(error).split('\n')[0])) + '\n')
+    // as HelixCommand prints it: a HelixError's whole message on one sanitized line (a
+    // newline an id smuggled in shows as ⏎), anything else its first line
+    const message = error instanceof HelixError ? error.message : errorMessage(error).split('\n')[0]
+    process.stderr.write(sanitize(helixMessage(message)) + '\n')
     process.exitCode = error instanceof HelixError ? error.exitCode : EXIT.ERROR
   }
   return true

@@ -11,6 +11,11 @@ describe('startup fast path (bin/run.js without oclif)', () => {
     expect(fastPathKey(['status', '--json'])).toEqual({key: 'status', json: true})
     expect(fastPathKey(['tracker', 'ready', '--json'])).toEqual({key: 'tracker ready', json: true})
     expect(fastPathKey(['tracker', 'status'])).toEqual({key: 'tracker status', json: false})
+    expect(fastPathKey(['tracker', 'show', 'hx-1'])).toEqual({key: 'tracker show', json: false, id: 'hx-1'})
+    expect(fastPathKey(['tracker', 'close', 'hx-1', '--json'])).toEqual({key: 'tracker close', json: true, id: 'hx-1'})
+    for (const a of [['tracker', 'show'], ['tracker', 'show', ''], ['tracker', 'show', 'a', 'b'], ['tracker', 'show', '--json', 'hx-1'], ['tracker', 'close', '-x'], ['tracker', 'close', 'hx-1', '--reason', 'r'], ['tracker', 'update', 'hx-1'], ['tracker', 'ready', 'hx-1']]) {
+      expect(fastPathKey(a)).toBeNull()
+    }
     for (const a of [['status', '--watch'], ['status', '--help'], ['status', '--json', '--bogus'], ['--json', 'status'], ['next'], ['tracker'], ['tracker', 'ready', '--execution'], ['constructor'], []]) {
       expect(fastPathKey(a)).toBeNull()
     }
@@ -40,6 +45,31 @@ describe('startup fast path (bin/run.js without oclif)', () => {
 
   it('tracker ready and tracker status print exactly what the oclif commands print', () => {
     sameAsOclif([['tracker', 'ready', '--json'], ['tracker', 'ready'], ['tracker', 'status', '--json'], ['tracker', 'status']])
+  })
+
+  it('tracker show and tracker close print what the oclif commands print, refusals included', () => {
+    const beads: Bead[] = [
+      {id: 'hx-a', title: 'a <b>\u001b[31m', status: 'open', description: 'd'},
+      {id: 'hx-b', title: 'waits on a', status: 'open', dependencies: [{issue_id: 'hx-b', depends_on_id: 'hx-a', type: 'blocks'}]},
+      {id: 'hx-c', title: 'claimed', status: 'in_progress', 'claim-token': 'feedfacefeedface'},
+    ]
+    // each close changes the tracker, so the fast and the oclif run each get a fresh project
+    const twice = (args: string[], env: Record<string, string> = {}) => {
+      const fast = helix(project({beads}), args, env)
+      const slow = helix(project({beads}), args, {...env, ...oclif})
+      const stamp = (t: string) => t.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>')
+      expect({args, code: fast.code, out: stamp(fast.stdout), err: fast.stderr}).toEqual({args, code: slow.code, out: stamp(slow.stdout), err: slow.stderr})
+      return fast
+    }
+    expect(twice(['tracker', 'show', 'hx-a']).stdout).toContain('hx-a')
+    expect(JSON.parse(twice(['tracker', 'show', 'hx-b', '--json']).stdout).id).toBe('hx-b')
+    expect(twice(['tracker', 'show', 'hx-nope']).code).toBe(1)
+    expect(twice(['tracker', 'close', 'hx-a']).stdout).toBe('closed hx-a\n')
+    expect(JSON.parse(twice(['tracker', 'close', 'hx-a', '--json']).stdout).status).toBe('closed')
+    // refused: a dependency is open; a claim fenced by another token
+    expect(twice(['tracker', 'close', 'hx-b']).code).not.toBe(0)
+    expect(twice(['tracker', 'close', 'hx-c'], {HELIX_CLAIM_TOKEN: '0123456789abcdef'}).code).not.toBe(0)
+    expect(twice(['tracker', 'close', 'hx-nope']).stderr).toMatch(/^helix: .*hx-nope/)
   })
 
   it('a malformed tracker: the same error line as oclif, exit 1', () => {

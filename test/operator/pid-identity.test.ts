@@ -1,7 +1,9 @@
 import {once} from 'node:events'
 import {describe, expect, it} from 'vitest'
 import {looksLikeHelixRun, pidMatchesRecord, processStartMs} from '../../src/proc/pid-identity.js'
+import {readFileSync} from 'node:fs'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 
 describe('pid identity', () => {
   it('knows when this process started (Linux /proc)', () => {
@@ -16,6 +18,9 @@ describe('pid identity', () => {
     const c = trackProcess(spawn('sleep', ['30'], {stdio: 'ignore'}))
     try {
       await once(c, 'spawn')
+      // until the child has become `sleep` its command line can still read as the
+      // worker's, or empty, which identity rightly treats as "cannot tell" (a match)
+      await waitFor(() => readFileSync(`/proc/${c.pid}/cmdline`, 'utf8').startsWith('sleep\0'))
       expect(pidMatchesRecord(c.pid!, new Date().toISOString())).toBe(true)
       expect(pidMatchesRecord(c.pid!, '2020-01-01T00:00:00Z')).toBe(false)
     } finally {

@@ -1,9 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../../util/base-command.js'
-import {projectPaths} from '../../util/root.js'
-import {closeBead} from '../../tracker/ops.js'
-import {sanitize} from '../../util/sanitize.js'
-import {serializeBead} from '../../tracker/codec.js'
+import {trackerCloseOutput} from '../../app/tracker-bead.js'
 
 export default class TrackerClose extends HelixCommand {
   static override description = 'Close a bead (refuses while a dependency is open; fenced by HELIX_CLAIM_TOKEN)'
@@ -12,10 +9,6 @@ export default class TrackerClose extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(TrackerClose)
-    const bead = await closeBead(projectPaths(), args.id, {
-      claimToken: process.env.HELIX_CLAIM_TOKEN,
-      targetId: process.env.HELIX_BEAD_ID,
-    })
-    this.out(flags.json ? serializeBead(bead) : `closed ${sanitize(bead.id)}`)
+    this.out(await trackerCloseOutput(args.id, {json: flags.json}))
   }
 }
