@@ -19,8 +19,7 @@ export async function trackerShowOutput(id: string, opts: {json?: boolean} = {})
 }
 
 /** Close the bead (fenced by HELIX_CLAIM_TOKEN / HELIX_BEAD_ID) and say so, as `helix tracker close <id> [--json]` prints it. */
-export async function trackerCloseOutput(id: string, opts: {json?: boolean; env?: NodeJS.ProcessEnv} = {}): Promise<string> {
-  const env = opts.env ?? process.env
-  const bead = await closeBead(projectPaths(), id, {claimToken: env.HELIX_CLAIM_TOKEN, targetId: env.HELIX_BEAD_ID})
+export async function trackerCloseOutput(id: string, opts: {json?: boolean} = {}): Promise<string> {
+  const bead = await closeBead(projectPaths(), id, {claimToken: process.env.HELIX_CLAIM_TOKEN, targetId: process.env.HELIX_BEAD_ID})
   return (opts.json ? serializeBead(bead) : `closed ${sanitize(bead.id)}`) + '\n'
 }

@@ -25,7 +25,7 @@ export default class Help extends HelixCommand {
     const words = (argv as string[]).filter((w) => !w.startsWith('-'))
     const id = words.join(':')
     if (id && !this.config.findCommand(id) && !this.config.findTopic(id)) {
-      throw new HelixError(unknownCommandLine(words.join(' '), knownCommands(this.config)).replace(/^helix: /, ''), EXIT.ERROR)
+      throw new HelixError(unknownCommandLine(words.join(' '), knownCommands(this.config)), EXIT.ERROR)
     }
     const HelpClass = await loadHelpClass(this.config)
     await new HelpClass(this.config, {all: flags['nested-commands']}).showHelp(argv as string[])

@@ -1,15 +1,16 @@
 // `helix doctor` and `helix recover --worktrees` through the built CLI (npm run build first).
-import {existsSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/app/landing.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
 import {runCli} from '../support/cli.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
-})
+/** A repository (a rig temp dir, removed after the test) and the landing the run would use in it. */
+function repoWithLanding() {
+  const root = makeRepo()
+  return {root, landing: createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})}
+}
 
 function helix(cwd: string, args: string[]) {
   return runCli(args, {cwd, env: {GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C', HELIX_AGENT: process.execPath}})
@@ -17,9 +18,7 @@ function helix(cwd: string, args: string[]) {
 
 describe('doctor and recover --worktrees (built CLI)', () => {
   it('doctor fails on a stale worktree, recover --worktrees --dry-run lists it, recover removes it and keeps its work', async () => {
-    const root = realpathSync(makeRepo())
-    dirs.push(root)
-    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
+    const {root, landing} = repoWithLanding()
     const ws = await landing.prepare('hx-1', 1, 1)
     const sha = agentCommit(ws.dir, 'c.ts', 'c\n')
     const keep = await landing.prepare('hx-2', 1, 2)
@@ -51,9 +50,7 @@ describe('doctor and recover --worktrees (built CLI)', () => {
   })
 
   it("a worktree whose .git is gone (a removal cut short) never makes recover touch the operator's checkout", async () => {
-    const root = realpathSync(makeRepo())
-    dirs.push(root)
-    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
+    const {root, landing} = repoWithLanding()
     const ws = await landing.prepare('hx-1', 1, 1)
     const sha = agentCommit(ws.dir, 'c.ts', 'c\n')
     writeFileSync(path.join(ws.dir, 'left.ts'), 'uncommitted\n')
@@ -75,9 +72,7 @@ describe('doctor and recover --worktrees (built CLI)', () => {
   })
 
   it('plain recover reconciles too (SPEC 18.2): a dead run\'s attempt of a closed bead goes to a preserved ref and the bead is reopened NOT LANDED', async () => {
-    const root = realpathSync(makeRepo())
-    dirs.push(root)
-    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
+    const {root, landing} = repoWithLanding()
     const ws = await landing.prepare('hx-1', 1, 1)
     const sha = agentCommit(ws.dir, 'c.ts', 'c\n')
     // the agent closed its bead, then the run died before landing
