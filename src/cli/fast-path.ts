@@ -3,13 +3,15 @@
  * script polling in a loop) runs most often, and the two an agent runs on every
  * bead (`tracker show <id>`, `tracker close <id>`), are answered without loading
  * oclif, which costs about 1× a bare `node -e 0` more. Only the exact argv shapes below
- * are handled; anything else (help, other flags, typos) returns false and
- * bin/run.js falls through to oclif, which owns parsing and error messages.
+ * are handled here; any other command oclif would run is run from its direct bundle
+ * (src/cli/direct.ts: oclif's parser, without the rest of oclif), and anything else
+ * (help, --version, typos) returns false and bin/run.js falls through to oclif.
  * The output comes from the same domain functions the oclif commands call.
  */
 import {writeSync} from 'node:fs'
 import {HelixError, helixMessage, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
+import {installRoot} from '../util/install.js'
 
 type Handler = (json: boolean) => Promise<string>
 type IdHandler = (id: string, json: boolean) => Promise<string>
@@ -45,10 +47,13 @@ export function fastPathKey(argv: readonly string[]): {key: string; json: boolea
   return words.length === 3 && id && Object.hasOwn(idHandlers, idKey) ? {key: idKey, json, id} : null
 }
 
-/** Runs a fast-path command; false when argv is not one it handles. */
+/**
+ * Runs a fast-path command, or else argv's command from its direct bundle
+ * (src/cli/direct.ts); false when neither applies and oclif should answer.
+ */
 export async function runFastPath(argv: readonly string[]): Promise<boolean> {
   const hit = fastPathKey(argv)
-  if (!hit) return false
+  if (!hit) return (await import('./direct.js')).runDirect(argv, installRoot())
   try {
     writeOut(await (hit.id === undefined ? handlers[hit.key](hit.json) : idHandlers[hit.key](hit.id, hit.json)))
   } catch (error) {

@@ -24,11 +24,13 @@ export interface CliOptions {
   input?: string
   /** kill the run after this long (default 120 s: a hung CLI fails its test instead of the suite) */
   timeoutMs?: number
+  /** another install's bin/run.js (default: this repository's) */
+  bin?: string
 }
 
 /** Run `helix <args>` to completion. */
 export function runCli(args: string[], o: CliOptions): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
+  const r = spawnSync(process.execPath, [o.bin ?? BIN, ...args], {
     cwd: o.cwd,
     env: testEnv(o.env),
     encoding: 'utf8',
