@@ -110,6 +110,10 @@ const LAZY_PARTS = [
   ['lib/errors/index.js', './handle'],
   ['lib/parser/help.js', '../ux'],
   ['lib/parser/parse.js', '../logger'],
+  ['lib/errors/error.js', '../logger'],
+  ['lib/errors/error.js', './errors/pretty-print'],
+  ['lib/errors/errors/cli.js', '../../ux/theme'],
+  ['lib/parser/errors.js', '../ux/theme'],
 ]
 const lazyOclifParts = {
   name: 'lazy-oclif-parts',
