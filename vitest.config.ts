@@ -1,4 +1,5 @@
 import {defineConfig} from 'vitest/config'
+import {LongestFirstSequencer} from './test/support/sequencer.js'
 
 // Three projects by file name (issue 13):
 //   unit   test/**/*.test.ts         fakes, real temp dirs, no built CLI
@@ -6,6 +7,14 @@ import {defineConfig} from 'vitest/config'
 //   stress test/**/*.stress.test.ts  crash, concurrency, torture; a short smoke by default,
 //                                    the full trial counts with HELIX_STRESS_FULL=1 (npm run test:stress)
 // `npm test` builds, then runs all three; `vitest run --project unit` runs one.
+// No process this suite starts talks TLS (the real-agent tests, which do, have their own
+// config: test/real-agents/vitest.config.ts). Where NODE_EXTRA_CA_CERTS is set, every
+// node process parses that whole CA bundle as it starts: here `node -e 0` took 60 ms of
+// CPU with /etc/ssl/certs/ca-certificates.crt and 16 ms without, and the suite starts
+// ~1,200 node processes (the CLI, stub agents). The workers inherit this environment,
+// and so does everything they spawn.
+delete process.env.NODE_EXTRA_CA_CERTS
+
 const E2E = 'test/**/*.e2e.test.ts'
 const STRESS = 'test/**/*.stress.test.ts'
 
@@ -21,6 +30,8 @@ export default defineConfig({
     // reused instead. A test that changes process.env or other global state restores it.
     isolate: false,
     setupFiles: ['test/support/setup.ts'],
+    // the longest files first: see test/support/sequencer.ts
+    sequence: {sequencer: LongestFirstSequencer},
     projects: [
       {extends: true, test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: [E2E, STRESS, '**/node_modules/**']}},
       {extends: true, test: {name: 'e2e', include: [E2E], globalSetup: ['test/support/dist-guard.ts']}},
