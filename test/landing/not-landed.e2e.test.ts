@@ -49,7 +49,9 @@ describe('done means landed (built CLI)', () => {
   it('kill -9 between the close and the landing: the next run resumes the attempt and lands it once', async () => {
     const p = project(['hx-a', 'hx-b'], {'hx-a': {sleepAfterCloseMs: 60_000}, 'hx-b': {sleepMs: 60_000}})
     const run = start(p, 2, ['--no-auto-review'])
-    await waitFor(() => p.calls().some((c) => c.phase === 'closed'), 60_000)
+    // hx-a closed, and hx-b's attempt under way in the other slot (on a loaded machine
+    // hx-a could close before the second worker had started, leaving no hx-b attempt)
+    await waitFor(() => p.calls().some((c) => c.phase === 'closed') && p.calls().some((c) => c.bead === 'hx-b' && c.phase === 'start'), 60_000)
     run.child.kill('SIGKILL')
     await run.done
     // the dead run's agents die with it here (a reboot); hx-b's claim then goes stale at once (SPEC 13.3)
