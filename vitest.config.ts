@@ -1,5 +1,5 @@
 import {defineConfig} from 'vitest/config'
-import {LongestFirstSequencer} from './test/support/sequencer.js'
+import {ProjectOrderSequencer} from './test/support/sequencer.js'
 
 // Three projects by file name (issue 13):
 //   unit   test/**/*.test.ts         fakes, real temp dirs, no built CLI
@@ -30,8 +30,8 @@ export default defineConfig({
     // reused instead. A test that changes process.env or other global state restores it.
     isolate: false,
     setupFiles: ['test/support/setup.ts'],
-    // the longest files first: see test/support/sequencer.ts
-    sequence: {sequencer: LongestFirstSequencer},
+    // stress, unit, then e2e: see test/support/sequencer.ts
+    sequence: {sequencer: ProjectOrderSequencer},
     projects: [
       {extends: true, test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: [E2E, STRESS, '**/node_modules/**']}},
       {extends: true, test: {name: 'e2e', include: [E2E], globalSetup: ['test/support/dist-guard.ts']}},
