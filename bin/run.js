@@ -1,10 +1,16 @@
 #!/usr/bin/env node
-// A few hot read-only commands (status, tracker ready, tracker status) are
-// answered without loading oclif; everything else goes through oclif.
-// Both ways in are esbuild bundles made by `npm run build` (scripts/bundle.mjs):
-// dist/cli/fast-path.js and dist/cli/oclif-entry.js, whose `execute` comes from
-// the same bundled @oclif/core as the commands. A build that made no bundle leaves
-// tsc's files at the same paths, which work the same, only slower to start.
+// Three ways in, cheapest first, all esbuild bundles made by `npm run build`
+// (scripts/bundle.mjs):
+// 1. dist/cli/fast-path.js answers a few hot exact shapes without any command class
+//    (status, tracker ready / status, tracker show / close <id>);
+// 2. otherwise it runs the command from its direct bundle, dist/direct/commands/
+//    (src/cli/direct.ts: oclif's parser without the rest of oclif), when oclif would
+//    run that command with that argv;
+// 3. anything else (help, --version, a topic, a typo) goes to oclif itself,
+//    dist/cli/oclif-entry.js, whose `execute` comes from the same bundled @oclif/core
+//    as the commands.
+// A build that made no bundle leaves the transpiled files at the same paths, which work
+// the same through oclif, only slower to start.
 // Development/test modes load src/ through tsx, so they always use oclif;
 // HELIX_NO_FAST_PATH=1 forces oclif too (tests compare the two).
 // No process.exit() on the fast path: stdout to a pipe may be asynchronous and

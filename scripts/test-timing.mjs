@@ -1,16 +1,23 @@
 // Prints how long the test suite took against the machine's speed, and where the time went:
-//   node scripts/test-timing.mjs <vitest.json> <npm test wall s> <node -e 0 median ms>
+//   node scripts/test-timing.mjs <vitest.json> <npm test wall s> <node -e 0 median ms> [<the same without NODE_EXTRA_CA_CERTS>]
 // → `npm test wall 118.2 s = 1,421× node -e 0 (83.2 ms, median of 9) — goal ≤ 1,500×`
+//   (and, given the fourth argument, the ratio against that start as well: the suite's
+//   own processes start without NODE_EXTRA_CA_CERTS, see vitest.config.ts)
 //   then the 5 slowest test files and the 5 slowest tests (a single `it` should stay under 15 s).
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 
-const [report, wallArg, nodeArg] = process.argv.slice(2)
+const [report, wallArg, nodeArg, bareArg] = process.argv.slice(2)
 const wall = Number(wallArg)
 const nodeMs = Number(nodeArg)
 const ratio = wall > 0 && nodeMs > 0 ? Math.round((wall * 1000) / nodeMs) : NaN
 const fmt = (n) => (Number.isFinite(n) ? n.toLocaleString('en-US') : '?')
 console.log(`npm test wall ${wall.toFixed(1)} s = ${fmt(ratio)}× node -e 0 (${nodeMs.toFixed(1)} ms, median of 9) — goal ≤ 1,500×`)
+if (bareArg !== undefined) {
+  const bare = Number(bareArg)
+  const bareRatio = wall > 0 && bare > 0 ? Math.round((wall * 1000) / bare) : NaN
+  console.log(`  against node -e 0 without NODE_EXTRA_CA_CERTS (${bare.toFixed(1)} ms, as the suite starts its own processes): ${fmt(bareRatio)}×`)
+}
 try {
   const r = JSON.parse(readFileSync(report, 'utf8'))
   const files = (r.testResults ?? []).map((f) => ({name: path.relative(process.cwd(), f.name), s: (f.endTime - f.startTime) / 1000}))
