@@ -38,14 +38,19 @@ describe('a fleet of three hosts on one bare remote', () => {
       const log = path.join(f.dir, 'agents.jsonl')
       const started = (host: string) => events(log).some((e) => e.host === host && e.event === 'start')
       try {
-        const a = startHost(f.clone('host-a'), 'host-a', log, LEASE, {FLEET_SLEEP_MS: '400'})
-        const kDir = f.clone('host-k')
-        let k: HostRun = startHost(kDir, 'host-k', log, LEASE, {FLEET_SLEEP_MS: '400'})
+        // The hosts start one after another, each once the one before has work, so that on
+        // a loaded machine host-p and host-k still get beads to lose (started together, the
+        // others once drained the smoke's 6 beads before host-p had started).
+        // host-p's agents outlast the lease: their claims live only by renewal. Cut it off
+        // while its first agent works, for longer than its lease.
         const p = cloneBehindLink(f, 'host-p')
-        // host-p's agents outlast the lease: their claims live only by renewal
         const ph = startHost(p.dir, 'host-p', log, LEASE, {FLEET_SLEEP_MS: OUTLAST_MS})
+        await until(() => started('host-p') || ph.child.exitCode !== null, 120_000, 'host-p to dispatch')
+        rmSync(p.link)
 
         // kill -9 host-k's helix as soon as one of its agents works, then start it again
+        const kDir = f.clone('host-k')
+        let k: HostRun = startHost(kDir, 'host-k', log, LEASE, {FLEET_SLEEP_MS: '400'})
         await until(() => started('host-k') || k.child.exitCode !== null, 120_000, 'host-k to dispatch')
         let killed = false
         if (k.child.exitCode === null) {
@@ -54,10 +59,8 @@ describe('a fleet of three hosts on one bare remote', () => {
           await k.done
           k = startHost(kDir, 'host-k', log, LEASE, {FLEET_SLEEP_MS: '400'})
         }
+        const a = startHost(f.clone('host-a'), 'host-a', log, LEASE, {FLEET_SLEEP_MS: '400'})
 
-        // cut host-p off while its agent works, for longer than its lease
-        await until(() => started('host-p') || ph.child.exitCode !== null, 120_000, 'host-p to dispatch')
-        rmSync(p.link)
         await until(() => /lost the claim on/.test(ph.out()) || ph.child.exitCode !== null, 120_000, 'host-p to stop its attempt after its lease ran out')
         symlinkSync(f.bare, p.link)
 
