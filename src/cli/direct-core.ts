@@ -19,6 +19,20 @@ import {parse} from '@oclif/core/parser'
 export * as Args from '@oclif/core/args'
 export * as Flags from '@oclif/core/flags'
 
+// What oclif's own modules do as they load, kept here so a direct run behaves the same:
+// a reader that goes away (`| head`) ends the output quietly instead of crashing the
+// command with an unhandled EPIPE (oclif's command module), and a current directory that
+// no longer exists gets oclif's warning line (its index module).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error?.code === 'EPIPE') return
+  throw error
+})
+try {
+  process.cwd()
+} catch (error) {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') process.stderr.write('WARNING: current directory does not exist\n')
+}
+
 // oclif's parser types are generic over the command's flag table; the direct
 // runner hands it the command's own static tables, as oclif's Command.parse does.
 type ParseInput = Parameters<typeof parse>[1]

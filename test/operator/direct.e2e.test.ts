@@ -2,6 +2,7 @@
 // direct bundle (dist/direct/), with oclif's parser and without the rest of oclif. It
 // must pick the same command and hand it the same argv as oclif, and print, refuse and
 // exit exactly as the oclif run does.
+import {spawnSync} from 'node:child_process'
 import {cpSync, mkdirSync, readFileSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {Config} from '@oclif/core'
@@ -10,7 +11,8 @@ import {describe, expect, it} from 'vitest'
 import {directCommand, type DirectTable} from '../../src/cli/direct.js'
 import type {Bead} from '../../src/tracker/types.js'
 import {runCli} from '../support/cli.js'
-import {helix, project, REPO, tempDir} from './helpers.js'
+import {BIN, helix, project, REAL_DDX, REPO, tempDir} from './helpers.js'
+import {testEnv} from '../support/env.js'
 
 const oclif = {HELIX_NO_FAST_PATH: '1'}
 
@@ -61,6 +63,16 @@ describe('direct dispatch (commands without oclif)', () => {
       const viaOclif = helix(project({beads}), args, oclif)
       expect({args, code: direct.code, out: stamp(direct.stdout), err: stamp(direct.stderr)}).toEqual({args, code: viaOclif.code, out: stamp(viaOclif.stdout), err: stamp(viaOclif.stderr)})
     }
+  })
+
+  it('a reader that goes away (| head) ends the output quietly, as through oclif', () => {
+    // ~1.5 MB of JSON, far more than a pipe holds: the writes after `head` exits fail with EPIPE
+    const root = project({copy: REAL_DDX})
+    const viaShell = (extra: string) =>
+      spawnSync('bash', ['-c', `${extra} "${process.execPath}" "${BIN}" tracker list --json 2>err | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"; cat err`], {cwd: root, env: testEnv(), encoding: 'utf8'}).stdout
+    const direct = viaShell('')
+    expect(direct).toBe(viaShell('HELIX_NO_FAST_PATH=1'))
+    expect(direct).not.toMatch(/EPIPE|Error/)
   })
 
   it('runs a command with none of oclif’s own command files installed', () => {
