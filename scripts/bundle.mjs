@@ -133,10 +133,13 @@ const lazyOclifParts = {
   },
 }
 const commands = jsFiles('commands')
+// what src/cli/direct.ts never runs directly gets no direct bundle (transpiled just above)
+const {OCLIF_ONLY} = await import(path.join(dist, 'cli', 'direct.js'))
+const directCommands = commands.filter((c) => !OCLIF_ONLY.has(path.relative('commands', c).replace(/\.js$/, '').split(path.sep).join(':')))
 const builds = [
   {entries: ['cli/fast-path.js'], chunks: 'fast/[name]-[hash]', plugins: []},
   {entries: ['cli/oclif-entry.js', ...commands, ...jsFiles('hooks')], chunks: 'chunks/[name]-[hash]', plugins: [lazyOclifDeps]},
-  {entries: commands.filter((c) => c !== path.join('commands', 'help.js')), out: (e) => path.join('direct', e), chunks: 'direct/chunks/[name]-[hash]', splitting: false, plugins: [directCore, lazyOclifDeps, lazyOclifParts]},
+  {entries: directCommands, out: (e) => path.join('direct', e), chunks: 'direct/chunks/[name]-[hash]', splitting: false, plugins: [directCore, lazyOclifDeps, lazyOclifParts]},
 ]
 rmSync(tmp, {recursive: true, force: true})
 for (const b of builds) {

@@ -10,13 +10,12 @@ import path from 'node:path'
 const [report, wallArg, nodeArg, bareArg] = process.argv.slice(2)
 const wall = Number(wallArg)
 const nodeMs = Number(nodeArg)
-const ratio = wall > 0 && nodeMs > 0 ? Math.round((wall * 1000) / nodeMs) : NaN
-const fmt = (n) => (Number.isFinite(n) ? n.toLocaleString('en-US') : '?')
-console.log(`npm test wall ${wall.toFixed(1)} s = ${fmt(ratio)}× node -e 0 (${nodeMs.toFixed(1)} ms, median of 9) — goal ≤ 1,500×`)
+/** npm test's wall time as a multiple of a start of `ms`, formatted ('?' when either is missing) */
+const ratio = (ms) => (wall > 0 && ms > 0 ? Math.round((wall * 1000) / ms).toLocaleString('en-US') : '?')
+console.log(`npm test wall ${wall.toFixed(1)} s = ${ratio(nodeMs)}× node -e 0 (${nodeMs.toFixed(1)} ms, median of 9) — goal ≤ 1,500×`)
 if (bareArg !== undefined) {
   const bare = Number(bareArg)
-  const bareRatio = wall > 0 && bare > 0 ? Math.round((wall * 1000) / bare) : NaN
-  console.log(`  against node -e 0 without NODE_EXTRA_CA_CERTS (${bare.toFixed(1)} ms, as the suite starts its own processes): ${fmt(bareRatio)}×`)
+  console.log(`  against node -e 0 without NODE_EXTRA_CA_CERTS (${bare.toFixed(1)} ms, as the suite starts its own processes): ${ratio(bare)}×`)
 }
 try {
   const r = JSON.parse(readFileSync(report, 'utf8'))

@@ -15,6 +15,7 @@
 import {exit as exitWith} from '@oclif/core/errors'
 import {flush} from '@oclif/core/flush'
 import {parse} from '@oclif/core/parser'
+import {exitCodeOf} from './exit-code.js'
 
 export * as Args from '@oclif/core/args'
 export * as Flags from '@oclif/core/flags'
@@ -40,14 +41,10 @@ type CommandStatics = {flags?: ParseInput['flags']; baseFlags?: ParseInput['flag
 
 /** oclif's Command, as far as a helix command uses it: argv, parse, exit, catch. */
 export abstract class Command {
+  // what a run reads of the class (a command's description, usage and examples are
+  // for help, which only oclif shows)
   static id: string | undefined
-  static description: string | undefined
-  static summary: string | undefined
-  static usage: string | string[] | undefined
-  static examples: unknown[] | undefined
-  static hidden = false
   static strict = true
-  static aliases: string[] = []
   static args: ParseInput['args'] = {}
   static flags: ParseInput['flags'] = {}
   static baseFlags: ParseInput['flags'] = {}
@@ -56,10 +53,7 @@ export abstract class Command {
   /** nothing of oclif's Config is loaded; a command that reads it is a bug here */
   readonly config: never = undefined as never
 
-  constructor(
-    public argv: string[],
-    _config?: unknown,
-  ) {
+  constructor(public argv: string[]) {
     this.id = (this.constructor as typeof Command).id
   }
 
@@ -91,8 +85,8 @@ export abstract class Command {
       await this.run(argv)
       await flush()
     } catch (error) {
-      const e = error as {code?: unknown; message?: unknown; oclif?: {exit?: unknown}}
-      if (e?.code === 'EEXIT' && e.message !== 'SIGINT') process.exit(typeof e.oclif?.exit === 'number' ? e.oclif.exit : 1)
+      const code = exitCodeOf(error)
+      if (code !== undefined) process.exit(code)
       const {handle} = await import('@oclif/core/handle')
       await handle(error as Error)
     }

@@ -15,8 +15,8 @@ import {pathToFileURL} from 'node:url'
 export type DirectEntry = {args: boolean}
 export type DirectTable = Record<string, DirectEntry>
 
-/** never run directly: help reads oclif's Config (commands and topics) */
-const OCLIF_ONLY = new Set(['help'])
+/** never run directly: help reads oclif's Config (commands and topics); the build makes no direct bundle of these */
+export const OCLIF_ONLY: ReadonlySet<string> = new Set(['help'])
 
 /**
  * The command id oclif would run for argv and the argv it would hand that command, or
@@ -47,9 +47,9 @@ export function directCommand(argv: readonly string[], table: DirectTable): {id:
       else if (a.includes('=') || a.startsWith('-') || (join() !== '' && table[join()]?.args)) break
       else words.push(a)
     }
-    id = join()
-    rest = id === '' ? argv.slice(1) : argv.slice(id.split(':').length)
-    if (id === '') id = argv[0]
+    const found = join()
+    // no id at all: oclif takes the first word for one (and finds no such command)
+    ;[id, rest] = found ? [found, argv.slice(found.split(':').length)] : [argv[0], argv.slice(1)]
   }
   if (!Object.hasOwn(table, id) || OCLIF_ONLY.has(id)) return null
   return {id, argv: rest}

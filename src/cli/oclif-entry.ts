@@ -4,6 +4,7 @@
  * the bundled commands extend.
  */
 import {flush, handle, run} from '@oclif/core'
+import {exitCodeOf} from './exit-code.js'
 
 /**
  * oclif's `execute`, except for the way out of a command that ended by `this.exit(n)`
@@ -17,8 +18,8 @@ export async function execute(opts: {dir: string}): Promise<void> {
     await run(process.argv.slice(2), opts.dir)
     await flush()
   } catch (error) {
-    const e = error as {code?: unknown; message?: unknown; oclif?: {exit?: unknown}}
-    if (e?.code === 'EEXIT' && e.message !== 'SIGINT') process.exit(typeof e.oclif?.exit === 'number' ? e.oclif.exit : 1)
+    const code = exitCodeOf(error)
+    if (code !== undefined) process.exit(code)
     await handle(error as Error)
   }
 }
