@@ -47,6 +47,11 @@ export interface DispatchRequest {
   slot?: number
   /** called once with the agent's pid when it has been spawned (run-state `workers[].pid`) */
   onSpawn?: (pid: number) => void
+  /**
+   * SPEC 21 `--sandbox`: turns the agent's argv and environment into the confined
+   * ones (proc/sandbox.ts). The watchdog stays outside, in the same process group.
+   */
+  confine?: (argv: string[], env: NodeJS.ProcessEnv, cwd: string) => {argv: string[]; env: NodeJS.ProcessEnv}
 }
 
 /**

@@ -24,6 +24,8 @@ export interface LoopCliInput extends WiringInput {
   limits?: LimitFlags
   /** h4, SPEC 19: `--remote <name>`, `--lease`, `--max-offline` */
   remote?: {remote?: string; lease?: string; 'max-offline'?: string}
+  /** SPEC 21: `--sandbox`, `--sandbox-network` (HELIX_SANDBOX / the config fill them) */
+  sandbox?: {sandbox?: boolean; 'sandbox-network'?: string}
 }
 
 /** The notifier (SPEC 14.6); createNotifier validates the command (HelixError 1 when it cannot run). */
@@ -51,6 +53,12 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const keepDays = parseKeepPreserved(input.keepPreserved, input.env)
   const where = await linkedWorktreeProblem(input.cwd, input.env)
   if (where) throw new HelixError(where, EXIT.ERROR)
+  // SPEC 21.2: a sandbox that cannot work here is refused before anything is claimed
+  const sandboxing = input.sandbox && !once ? await import('../app/sandbox-wiring.js') : null
+  const {loadConfig} = await import('../config/project-config.js')
+  const sandbox = sandboxing ? sandboxing.sandboxOptions(input.sandbox ?? {}, input.env, loadConfig(input.cwd)) : null
+  if (sandbox && remoteFlags) throw new HelixError('--sandbox does not combine with --remote yet; run the sandboxed host without --remote', EXIT.ERROR)
+  if (sandbox && sandboxing && !input.options.dryRun) sandboxing.refuseWithoutSandbox(sandbox, input.env)
   await input.beforeStart?.()
   // The handlers go in before anything of the run is written or started (the remote's fetch,
   // the landing's set-up, the loop's pid file), so a SIGTERM from here on ends in the orderly
@@ -81,6 +89,7 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
     if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)))
     // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
     else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays)
+    if (sandbox && sandboxing && !dry) sandboxing.attachSandbox(real, sandbox, input.env, timeoutSec)
     // --dry-run --remote previews the remote's queue (at its fetched tip, live claims shown), not the local tracker
     if (remoteFlags && dry) await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => {}, true)
     const r = await runLoop(deps, {
@@ -95,6 +104,7 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
       ...(limits.maxBeadTokens !== undefined ? {maxBeadTokens: limits.maxBeadTokens} : {}),
       ...(limits.maxBeadCost !== undefined ? {maxBeadCost: limits.maxBeadCost} : {}),
       maxQuotaWaitSec: limits.maxQuotaWaitSec,
+      ...(sandbox ? {sandboxed: true, flags: {...(input.options.flags ?? {}), sandbox: true, 'sandbox-network': sandbox.network}} : {}),
     })
     await fleet?.close()
     // SPEC 19.4: past --max-offline the run stops with every attempt preserved, exit 4

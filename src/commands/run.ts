@@ -31,6 +31,8 @@ export default class Run extends HelixCommand {
     remote: Flags.string({description: "several hosts, one queue: the tracker on this git remote's base branch, claims as lease refs there (default: none, one host)", helpValue: 'NAME'}),
     lease: Flags.string({description: 'with --remote: claim lease in seconds, renewed every lease/3 (default 300)', helpValue: 'SECONDS'}),
     'max-offline': Flags.string({description: 'with --remote: stop (exit 4) once the remote was unreachable this long (default 3600)', helpValue: 'SECONDS'}),
+    sandbox: Flags.boolean({description: 'confine every agent call with bubblewrap: a private clone per attempt, read-only system, empty home (default HELIX_SANDBOX or config sandbox, off)', allowNo: true}),
+    'sandbox-network': Flags.string({description: "with --sandbox: 'on' keeps the network, 'none' cuts it (default HELIX_SANDBOX_NETWORK or on)", helpValue: 'on|none'}),
     'save-config': Flags.boolean({description: 'write the flags given here into .helix/config.json (merged), then run; later runs use them as defaults', default: false}),
   }
 
@@ -86,6 +88,7 @@ export default class Run extends HelixCommand {
         'max-quota-wait': flags['max-quota-wait'],
         notify: flags.notify,
       },
+      sandbox: {sandbox: flags.sandbox, 'sandbox-network': flags['sandbox-network']},
       ...(flags.remote !== undefined || flags.lease !== undefined || flags['max-offline'] !== undefined ? {remote: {remote: flags.remote, lease: flags.lease, 'max-offline': flags['max-offline']}} : {}),
       options: {
         maxCycles,
