@@ -3,6 +3,7 @@
  * tracker lock, stale run mutex. Read-only: it reports each problem with the
  * command that fixes it and never repairs anything itself.
  */
+import {DEFAULT_SANDBOX, probeSandbox} from '../proc/sandbox.js'
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {NOT_A_PROJECT, projectPaths, type ProjectPaths} from '../util/root.js'
@@ -253,10 +254,22 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
     pidCheck(paths),
     ...(await worktreeChecks(paths, env)),
     ...(await reconcileChecks(paths, env)),
+    sandboxCheck(env),
     // SPEC 19.1: with --remote, the remote answers and the clocks agree
     ...(opts.remote !== undefined ? await (await import('./doctor-remote.js')).remoteChecks(paths.root, opts.remote, env) : []),
   ]
   return {checks, problems: checks.filter((c) => c.level === 'fail').length}
+}
+
+/**
+ * SPEC 21.2: whether `--sandbox` works here. A FAIL when the project asks for it
+ * (HELIX_SANDBOX, or `sandbox: true` in the config), else a WARN.
+ */
+export function sandboxCheck(env: NodeJS.ProcessEnv): DoctorCheck {
+  const p = probeSandbox(DEFAULT_SANDBOX, env)
+  if (p.ok) return {level: 'ok', what: 'sandbox', detail: 'bubblewrap works here (helix run --sandbox is available)'}
+  const wanted = ['1', 'true', 'yes', 'on'].includes((env.HELIX_SANDBOX ?? '').trim().toLowerCase())
+  return {level: wanted ? 'fail' : 'warn', what: 'sandbox', detail: p.message, fix: "'apt-get install bubblewrap', or enable unprivileged user namespaces"}
 }
 
 const TAG: Record<CheckLevel, string> = {ok: 'ok  ', warn: 'WARN', fail: 'FAIL'}

@@ -63,6 +63,10 @@ describe('helix run --sandbox: refusals', () => {
     expect(r.stderr).toMatch(/^helix: --sandbox needs bubblewrap .*apt-get install bubblewrap/)
     expect(readFileSync(tracker, 'utf8')).toBe(before)
     expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
+    // doctor says so too: a FAIL when the project asks for the sandbox
+    const d = runCli(['doctor'], {cwd: p.root, env: {...p.env, HELIX_BWRAP: '/nonexistent/bwrap', HELIX_SANDBOX: '1'}})
+    expect(d.code).toBe(1)
+    expect(d.stdout).toMatch(/^FAIL {2}sandbox: --sandbox needs bubblewrap/m)
   })
 })
 
