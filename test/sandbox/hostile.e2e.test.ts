@@ -58,6 +58,10 @@ function setup(tag: string) {
   g(root, 'config', 'user.email', 'op@example.com')
   g(root, 'config', 'user.name', 'Operator')
   writeFileSync(path.join(root, 'README.md'), 'readme\n')
+  // the acceptance gate is the project's code, run from the attempt's copy: confined too (it passes only when its write outside fails)
+  mkdirSync(path.join(root, 'scripts'))
+  writeFileSync(path.join(root, 'scripts', 'check-acceptance-sb.sh'), `#!/bin/sh\nif ( echo x > ${q(path.join(root, 'gate-pwned'))} ) 2>/dev/null; then exit 1; fi\nexit 0\n`)
+  chmodSync(path.join(root, 'scripts', 'check-acceptance-sb.sh'), 0o755)
   const beads = ['sb-a', 'sb-b'].map((id, i) => JSON.stringify({id, title: `bead ${id}`, status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:0${i}Z`}))
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), beads.join('\n') + '\n')
   g(root, 'add', '-A')
@@ -71,6 +75,7 @@ function setup(tag: string) {
     [
       '#!/bin/sh',
       'if [ "$HELIX_ACTION" = check ]; then echo "NEXT_ACTION: STOP"; exit 0; fi',
+      'if [ "$HELIX_ACTION" = review ]; then echo "REVIEW_STATUS: CLEAN"; echo "ISSUES_COUNT: 0"; echo "FINDINGS_FILED: 0"; exit 0; fi',
       '[ "$HELIX_ACTION" = implementation ] || exit 0',
       'id=$HELIX_BEAD_ID',
       'echo "work of $id" > "work-$id.txt"',
@@ -116,8 +121,11 @@ describe.skipIf(!hasBwrap)('helix run --sandbox with a hostile agent (SPEC 21.3)
     try {
       const before = p.snapshot()
       const tip0 = g(p.root, 'rev-parse', 'main')
-      const r = await runCli(['run', '--sandbox', '--workers', '2', '--no-auto-review', '--no-auto-align'], {cwd: p.root, env: p.env, timeoutMs: 120_000})
+      // review on: its change count (a confined git) finds the one-line change, and the review runs in the clone
+      const r = await runCli(['run', '--sandbox', '--workers', '2', '--review-threshold', '1', '--no-auto-align'], {cwd: p.root, env: p.env, timeoutMs: 120_000})
       expect(r.code, r.stderr + r.stdout).toBe(0)
+      expect(r.stdout + r.stderr).toMatch(/post-implementation review of sb-a/)
+      expect(existsSync(path.join(p.root, 'gate-pwned'))).toBe(false)
       const seen = acts(r.stdout)
       for (const id of ['sb-a', 'sb-b']) for (const a of ACTS) expect(seen.get(`${id} ${a}`), `${id} ${a}`).toBe('fail')
       expect(p.snapshot()).toEqual(before)
@@ -148,6 +156,7 @@ describe.skipIf(!hasBwrap)('helix run --sandbox with a hostile agent (SPEC 21.3)
       const expected = ACTS.filter((a) => a !== 'etc' || isRoot)
       for (const a of expected) expect(['sb-a', 'sb-b'].some((id) => seen.get(`${id} ${a}`) === 'ok'), `${a}: ${r.stdout}`).toBe(true)
       expect(p.snapshot()).not.toEqual(before)
+      expect(existsSync(path.join(p.root, 'gate-pwned'))).toBe(true)
     } finally {
       p.cleanup()
     }
