@@ -51,8 +51,11 @@ export interface DispatchRequest {
    * SPEC 21 `--sandbox`: turns the agent's argv and environment into the confined
    * ones (proc/sandbox.ts). The watchdog stays outside, in the same process group.
    */
-  confine?: (argv: string[], env: NodeJS.ProcessEnv, cwd: string) => {argv: string[]; env: NodeJS.ProcessEnv}
+  confine?: Confine
 }
+
+/** SPEC 21: turns an argv and environment into confined ones (proc/sandbox.ts `confineAt`) */
+export type Confine = (argv: string[], env: NodeJS.ProcessEnv, cwd: string) => {argv: string[]; env: NodeJS.ProcessEnv}
 
 /**
  * What a dispatch says about the agent itself, apart from the bead (SPEC 14.1).

@@ -16,8 +16,7 @@ import {parseTracker} from '../tracker/decode.js'
 import {mutateTracker} from '../tracker/store.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {executableDirs, sandboxArgv, sandboxEnv, type SandboxSpec} from '../proc/sandbox.js'
-import {helixShimDir} from '../agents/shim.js'
-import {installRoot} from '../util/install.js'
+import {helixReadable} from '../agents/confine.js'
 import type {ProjectPaths} from '../util/root.js'
 
 export interface SandboxAttempt {
@@ -68,10 +67,7 @@ export function createSandboxAttempts(spec: SandboxSpec, paths: ProjectPaths, en
   const entries = new Map<string, Entry>()
   const k = (bead: string, attempt: number): string => `${bead}-${attempt}`
 
-  const readable = (): string[] => {
-    const shim = helixShimDir()
-    return [paths.root, installRoot(), ...executableDirs(process.execPath), ...(shim ? [shim] : [])]
-  }
+  const readable = (): string[] => [paths.root, ...helixReadable()]
 
   async function takeBack(a: SandboxAttempt): Promise<string[]> {
     const e = entries.get(k(a.bead, a.attempt))

@@ -13,6 +13,7 @@
 import {execFile} from 'node:child_process'
 import {runScript} from '../proc/process.js'
 import {probeSandbox, sandboxArgv, sandboxEnv, DEFAULT_SANDBOX, type SandboxSpec} from '../proc/sandbox.js'
+import {preflightConfine} from '../agents/confine.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {ProjectConfig} from '../config/project-config.js'
@@ -39,6 +40,8 @@ export function sandboxOptions(flags: {sandbox?: boolean; 'sandbox-network'?: st
   }
   return {...DEFAULT_SANDBOX, network: net, writable: list(config.sandboxWritable), readable: list(config.sandboxReadable), hidden: list(config.sandboxHidden), env: list(config.sandboxEnv)}
 }
+
+export {preflightConfine}
 
 /** SPEC 21.2: one line naming what is missing and how to get it; exit 1, before anything is claimed */
 export function refuseWithoutSandbox(spec: SandboxSpec, env: NodeJS.ProcessEnv): void {

@@ -4,6 +4,7 @@
  * out of src/commands so the oclif commands stay thin.
  */
 import {killAllAgentGroups} from '../proc/groups.js'
+import type {Confine} from '../agents/types.js'
 import {parseRunLimits, type LimitFlags} from './run-limits.js'
 import {runLoop} from '../loop/orchestrator.js'
 import {OfflineAbort} from '../loop/stop.js'
@@ -17,7 +18,7 @@ import {sanitize} from '../util/sanitize.js'
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
   /** runs once every flag is checked and before anything starts (the review preflight, --save-config) */
-  beforeStart?: () => Promise<void>
+  beforeStart?: (confine?: Confine) => Promise<void>
   /** `--keep-preserved DAYS` (issue 20 item 8) */
   keepPreserved?: string
   /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
@@ -59,7 +60,7 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const sandbox = sandboxing ? sandboxing.sandboxOptions(input.sandbox ?? {}, input.env, loadConfig(input.cwd)) : null
   if (sandbox && remoteFlags) throw new HelixError('--sandbox does not combine with --remote yet; run the sandboxed host without --remote', EXIT.ERROR)
   if (sandbox && sandboxing && !input.options.dryRun) sandboxing.refuseWithoutSandbox(sandbox, input.env)
-  await input.beforeStart?.()
+  await input.beforeStart?.(sandbox && sandboxing && !input.options.dryRun ? sandboxing.preflightConfine(sandbox) : undefined)
   // The handlers go in before anything of the run is written or started (the remote's fetch,
   // the landing's set-up, the loop's pid file), so a SIGTERM from here on ends in the orderly
   // way (exit 143, attempts preserved), never by the signal itself. A signal that comes

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {HelixCommand} from '../util/base-command.js'
 import {EXIT, HelixError} from '../util/errors.js'
+import type {Confine} from '../agents/types.js'
 
 export default class Run extends HelixCommand {
   static override summary = 'Drain the ready queue through the agent in bounded cycles'
@@ -52,14 +53,14 @@ export default class Run extends HelixCommand {
     const autoAlign = flags['auto-align'] ?? !['0', 'false', 'no', 'off'].includes((env.HELIX_AUTO_ALIGN ?? '1').trim().toLowerCase())
     const agent = {agent: flags.agent, claude: flags.claude, codex: flags.codex, model: flags.model, effort: flags.effort, timeout: flags.timeout}
     // after every flag was checked (bad input changes nothing on disk), before anything starts
-    const beforeStart = async (): Promise<void> => {
+    const beforeStart = async (confine?: Confine): Promise<void> => {
       if (autoReview && !flags['dry-run']) {
         // issue 20: an agent that cannot review is caught now, not after the night's first epic
         const {findDdxRoot} = await import('../util/root.js')
         const root = findDdxRoot(cwd)
         if (root) {
           const {runReviewPreflight} = await import('../status/review-preflight.js')
-          const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root)
+          const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root, confine)
           if (refusal) throw new HelixError(refusal, EXIT.ERROR)
         }
       }

@@ -141,6 +141,15 @@ export function sandboxArgv(spec: SandboxSpec, argv: string[], place: SandboxPla
   return [...args, ...argv]
 }
 
+/**
+ * A `confine` for calls outside an attempt: the command's cwd is its only writable
+ * directory (the review preflight's throw-away project); `readable` are the paths
+ * under /tmp or home it needs (helix, its shim, node).
+ */
+export function confineAt(spec: SandboxSpec, readable: string[]): (argv: string[], env: NodeJS.ProcessEnv, cwd: string) => {argv: string[]; env: NodeJS.ProcessEnv} {
+  return (argv, env, cwd) => ({argv: sandboxArgv(spec, argv, {cwd, rw: [cwd], ro: [...readable, ...executableDirs(argv[0])], env}), env: sandboxEnv(spec, env)})
+}
+
 export type SandboxProbe = {ok: true} | {ok: false; message: string}
 
 /**

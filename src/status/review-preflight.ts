@@ -8,7 +8,7 @@
 import path from 'node:path'
 import {defaultReviewAgent, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
 import {reviewPreflight, type ReviewPreflight} from '../agents/protocol-check.js'
-import type {AgentSpec} from '../agents/types.js'
+import type {AgentSpec, Confine} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
 
 /** The review agent a run with these flags would use (loop wiring's rule), or null when it cannot be resolved (that error is reported elsewhere). */
@@ -26,10 +26,10 @@ export interface ReviewCheck {
   result: ReviewPreflight
 }
 
-export async function checkReviewAgent(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string): Promise<ReviewCheck | null> {
+export async function checkReviewAgent(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, confine?: Confine): Promise<ReviewCheck | null> {
   const agent = reviewAgentOf(input, env, root)
   if (!agent) return null
-  return {agent, result: await reviewPreflight(agent, path.join(root, '.helix'), env)}
+  return {agent, result: await reviewPreflight(agent, path.join(root, '.helix'), env, confine)}
 }
 
 /** The fix line for an agent that cannot review. */
@@ -38,8 +38,8 @@ export function reviewFix(agent: AgentSpec): string {
 }
 
 /** run's preflight: the one-line refusal, or null when the review agent can review. */
-export async function runReviewPreflight(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string): Promise<string | null> {
-  const c = await checkReviewAgent(input, env, root)
+export async function runReviewPreflight(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, confine?: Confine): Promise<string | null> {
+  const c = await checkReviewAgent(input, env, root, confine)
   if (!c || c.result.ok) return null
   return `review agent ${sanitize(c.agent.name)} ${sanitize(c.result.detail)}; ${reviewFix(c.agent)}`
 }

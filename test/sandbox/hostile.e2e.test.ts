@@ -75,6 +75,8 @@ function setup(tag: string) {
     [
       '#!/bin/sh',
       'if [ "$HELIX_ACTION" = check ]; then echo "NEXT_ACTION: STOP"; exit 0; fi',
+      // the review preflight (HELIX_AGENT_CHECK=1, a throw-away project) is an agent call too
+      `if [ "$HELIX_AGENT_CHECK" = 1 ]; then ( echo x > ${q(path.join(root, 'preflight-pwned'))} ) 2>/dev/null; fi`,
       'if [ "$HELIX_ACTION" = review ]; then echo "REVIEW_STATUS: CLEAN"; echo "ISSUES_COUNT: 0"; echo "FINDINGS_FILED: 0"; exit 0; fi',
       '[ "$HELIX_ACTION" = implementation ] || exit 0',
       'id=$HELIX_BEAD_ID',
@@ -126,6 +128,7 @@ describe.skipIf(!hasBwrap)('helix run --sandbox with a hostile agent (SPEC 21.3)
       expect(r.code, r.stderr + r.stdout).toBe(0)
       expect(r.stdout + r.stderr).toMatch(/post-implementation review of sb-a/)
       expect(existsSync(path.join(p.root, 'gate-pwned'))).toBe(false)
+      expect(existsSync(path.join(p.root, 'preflight-pwned'))).toBe(false)
       const seen = acts(r.stdout)
       for (const id of ['sb-a', 'sb-b']) for (const a of ACTS) expect(seen.get(`${id} ${a}`), `${id} ${a}`).toBe('fail')
       expect(p.snapshot()).toEqual(before)
@@ -150,13 +153,14 @@ describe.skipIf(!hasBwrap)('helix run --sandbox with a hostile agent (SPEC 21.3)
     const p = setup('nosb')
     try {
       const before = p.snapshot()
-      const r = await runCli(['run', '--workers', '2', '--no-auto-review', '--no-auto-align'], {cwd: p.root, env: p.env, timeoutMs: 120_000})
+      const r = await runCli(['run', '--workers', '2', '--review-threshold', '1', '--no-auto-align'], {cwd: p.root, env: p.env, timeoutMs: 120_000})
       expect(r.stdout).toContain('closed sb-a')
       const seen = acts(r.stdout)
       const expected = ACTS.filter((a) => a !== 'etc' || isRoot)
       for (const a of expected) expect(['sb-a', 'sb-b'].some((id) => seen.get(`${id} ${a}`) === 'ok'), `${a}: ${r.stdout}`).toBe(true)
       expect(p.snapshot()).not.toEqual(before)
       expect(existsSync(path.join(p.root, 'gate-pwned'))).toBe(true)
+      expect(existsSync(path.join(p.root, 'preflight-pwned'))).toBe(true)
     } finally {
       p.cleanup()
     }
