@@ -7,6 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {DEFAULT_SANDBOX, probeSandbox, sandboxArgv, sandboxEnv, shellQuote} from '../../src/proc/sandbox.js'
 import {parseConfig} from '../../src/config/project-config.js'
 import {sandboxOptions} from '../../src/app/sandbox-wiring.js'
+import {cyclesLine} from '../../src/status/text.js'
 import {makeTempDir} from '../support/tmp.js'
 
 const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
@@ -83,6 +84,12 @@ describe('refusals and options', () => {
     const p = probeSandbox(DEFAULT_SANDBOX, {...process.env, HELIX_BWRAP: '/nonexistent/bwrap'})
     expect(p.ok).toBe(false)
     if (!p.ok) expect(p.message).toMatch(/apt-get install bubblewrap/)
+  })
+
+  it('status says a live run is sandboxed (SPEC 21.2)', () => {
+    const p = {completed: 1, attempted: 2, max_cycles: null, tokens: 0, cost_usd: null, elapsed_s: 5, mean_cycle_s: null, last_cycle_s: null}
+    expect(cyclesLine({...p, sandboxed: true})).toBe('1 completed of 2 attempted, sandboxed')
+    expect(cyclesLine(p)).toBe('1 completed of 2 attempted')
   })
 
   it('reads the config lists and refuses a bad network value', () => {
