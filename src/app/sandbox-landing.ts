@@ -15,11 +15,12 @@
  * The worktree is fast-forwarded to what was fetched, and the real landing does
  * the rest. helix never runs git in the clone outside the sandbox.
  */
-import {copyFile, mkdir, rm} from 'node:fs/promises'
+import {copyFile, mkdir, readdir, rm} from 'node:fs/promises'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {firstLine, git, gitEnv} from '../git/run.js'
+import {branchName, worktreeRel} from '../git/names.js'
 import {runScript} from '../proc/process.js'
 import {sandboxArgv, sandboxEnv, shellQuote, type SandboxSpec} from '../proc/sandbox.js'
 import {errorMessage} from '../util/errors.js'
@@ -106,18 +107,20 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
    * fast-forwarded. Returns null, or why the work could not be taken.
    */
   async function collect(sw: Workspace): Promise<string | null> {
-    const k = key(sw)
-    const wt = worktrees.get(k)
+    const wt = worktrees.get(key(sw))
     const a = o.attempts.get(sw.bead, sw.attempt)
     if (!wt || !a || !existsSync(a.clone)) return null
+    return collectFrom(a.clone, await topOf(wt.dir), sw)
+  }
+
+  async function collectFrom(clone: string, top: string, sw: {bead: string; attempt: number; branch: string}): Promise<string | null> {
     const msg = `helix: uncommitted work of ${sw.bead} attempt ${sw.attempt}`
     const script = 'git add -A && { git diff --cached --quiet || git commit -q -m "$1"; }'
-    const argv = confined(a.clone, ['/bin/sh', '-c', script, 'sh', msg])
-    const left = await runScript(argv[0], {cwd: a.clone, args: argv.slice(1), env: sandboxEnv(o.spec, o.env), timeoutSec: o.timeoutSec})
+    const argv = confined(clone, ['/bin/sh', '-c', script, 'sh', msg])
+    const left = await runScript(argv[0], {cwd: clone, args: argv.slice(1), env: sandboxEnv(o.spec, o.env), timeoutSec: o.timeoutSec})
     if (left.code !== 0) return `a hook refused the commit of the work left uncommitted: ${sanitize(left.output.trim().split('\n').pop() ?? '')}`
-    const top = await topOf(wt.dir)
-    const uploadPack = confined(a.clone, ['git', 'upload-pack']).map(shellQuote).join(' ')
-    const f = await run(['-c', 'protocol.file.allow=always', '-c', 'transfer.fsckObjects=true', 'fetch', '-q', '--no-tags', '--no-recurse-submodules', `--upload-pack=${uploadPack}`, '--', a.clone, `refs/heads/${sw.branch}`], top)
+    const uploadPack = confined(clone, ['git', 'upload-pack']).map(shellQuote).join(' ')
+    const f = await run(['-c', 'protocol.file.allow=always', '-c', 'transfer.fsckObjects=true', 'fetch', '-q', '--no-tags', '--no-recurse-submodules', `--upload-pack=${uploadPack}`, '--', clone, `refs/heads/${sw.branch}`], top)
     if (f.code !== 0) return `could not take the work back from the sandbox: ${sanitize(firstLine(f))}`
     const sha = (await run(['rev-parse', '--verify', '-q', 'FETCH_HEAD^{commit}'], top)).stdout.trim()
     if (!sha) return 'could not take the work back from the sandbox: nothing fetched'
@@ -143,9 +146,42 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
 
   const real = (sw: Workspace): Workspace => worktrees.get(key(sw)) ?? sw
 
+  /**
+   * SPEC 18.2 with --sandbox: a run that died left clones behind. At the next start
+   * (no other run owns them) each clone's work is collected into its worktree, so
+   * reconciliation finds it there as after any --workers crash; then the clone and
+   * its tracker copy go. A clone without its worktree has nothing to land into.
+   */
+  async function collectLeftClones(): Promise<void> {
+    const base = path.join(root, '.helix', 'sandbox')
+    let names: string[] = []
+    try {
+      names = await readdir(base)
+    } catch {
+      return
+    }
+    for (const name of names) {
+      const m = /^(.+)-(\d+)$/.exec(name)
+      const wt = path.join(root, worktreeRel(m?.[1] ?? name, Number(m?.[2] ?? 0)))
+      if (m && existsSync(wt)) {
+        const why = await collectFrom(path.join(base, name), wt, {bead: m[1], attempt: Number(m[2]), branch: branchName(m[1], Number(m[2]))})
+        if (why) log(`helix: the sandbox of ${sanitize(m[1])} attempt ${m[2]} left by an earlier run: ${why}`)
+      }
+      await rm(path.join(base, name), {recursive: true, force: true})
+    }
+  }
+
   return {
     ...inner,
     prepare,
+    ...(inner.leftovers
+      ? {
+          leftovers: async () => {
+            await collectLeftClones()
+            return inner.leftovers!()
+          },
+        }
+      : {}),
     async land(sw: Workspace): Promise<LandResult> {
       const wt = real(sw)
       const why = await collect(sw)

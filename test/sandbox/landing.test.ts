@@ -101,4 +101,19 @@ describe.skipIf(!hasBwrap)('the sandbox landing (SPEC 21.1)', () => {
     expect(g(s.root, 'show', `${ref}:c.txt`)).toBe('half done')
     expect(readdirSync(path.join(s.root, '.helix', 'sandbox'))).toEqual([])
   })
+
+  it('a run that died left its clone: the next start collects the work into the worktree, then removes the clone', async () => {
+    const s = setup()
+    const ws = await s.landing.prepare('t-1', 1, 1)
+    writeFileSync(path.join(ws.dir, 'd.txt'), 'work of a run killed with -9\n')
+    // the next run: a fresh landing over the same project
+    const attempts = createSandboxAttempts(DEFAULT_SANDBOX, s.paths, ENV)
+    const inner = createGitLanding({root: s.root, trackerDir: s.paths.dir, env: ENV, now: () => new Date()})
+    const again = sandboxLanding(inner, {root: s.root, trackerFile: s.paths.file, spec: DEFAULT_SANDBOX, env: ENV, attempts, readable: attempts.readable(), timeoutSec: 60})
+    const left = await again.leftovers!()
+    expect(left.map((l) => `${l.bead} ${l.attempt}`)).toEqual(['t-1 1'])
+    expect(g(s.root, 'show', 'refs/heads/helix/t-1-1:d.txt')).toBe('work of a run killed with -9')
+    expect(readdirSync(path.join(s.root, '.helix', 'sandbox'))).toEqual([])
+  })
 })
+
