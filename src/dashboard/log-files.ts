@@ -42,6 +42,8 @@ export interface DispatchSpan {
   first: number
   last: number
   ended: boolean
+  /** the agent's last non-blank output line in this dispatch (raw; the page shows it as text) */
+  lastLine: string | null
 }
 
 /** The most a single refresh reads of one log (the rest comes on the next change). */
@@ -104,7 +106,7 @@ export class LogIndex {
     if (!r || typeof r !== 'object' || typeof r.dispatch !== 'number') return
     let s = this.spans.get(r.dispatch)
     if (!s) {
-      s = {dispatch: r.dispatch, action: null, slot: null, bead: null, first: n, last: n, ended: false}
+      s = {dispatch: r.dispatch, action: null, slot: null, bead: null, first: n, last: n, ended: false, lastLine: null}
       this.spans.set(r.dispatch, s)
     }
     s.last = n
@@ -112,6 +114,7 @@ export class LogIndex {
     if (typeof r.slot === 'number') s.slot = r.slot
     if (typeof r.bead === 'string') s.bead = r.bead
     if (r.msg === 'dispatch end') s.ended = true
+    if (r.stream === 'agent' && typeof r.msg === 'string' && r.msg.trim() !== '') s.lastLine = r.msg.slice(0, 300)
   }
 
   /** Implementation dispatches in order. */

@@ -5,6 +5,7 @@
  * session log. Status figures come from `helix status`'s own model; the night (runs,
  * cycles, reasons) from the report's.
  */
+import {statSync} from 'node:fs'
 import path from 'node:path'
 import {buildStatusModel, type StatusModel} from '../status/model.js'
 import {trackerView} from '../status/tracker-view.js'
@@ -12,7 +13,7 @@ import {readTracker} from '../tracker/store.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 import {readRunState} from '../state/run-state.js'
 import {readPidFile, runHolderAlive} from '../state/pidfile.js'
-import {readHistory, CLOSED_OUTCOMES, type Report} from '../report/history.js'
+import {readHistory, CLOSED_OUTCOMES, type History, type Report} from '../report/history.js'
 import type {RunState} from '../state/types.js'
 import {projectPaths} from '../util/root.js'
 import {nightReport} from './night.js'
@@ -27,6 +28,8 @@ export interface ProjectRead {
 /** What one project keeps between reads: the session logs' indexes. */
 export class ProjectReader {
   #logs = new Map<string, LogIndex>()
+  /** runs.jsonl parsed, kept while its size and mtime stay the same (it only grows, once per run) */
+  #history: {key: string; value: History} | null = null
 
   constructor(
     readonly index: number,
@@ -48,6 +51,18 @@ export class ProjectReader {
     return idx
   }
 
+  #readHistory(file: string): History {
+    let key = 'absent'
+    try {
+      const st = statSync(file)
+      key = `${st.ino}:${st.size}:${st.mtimeMs}`
+    } catch {
+      // absent: an empty history (readHistory says the same)
+    }
+    if (this.#history?.key !== key) this.#history = {key, value: readHistory(file)}
+    return this.#history.value
+  }
+
   async read(now: Date = new Date()): Promise<ProjectRead> {
     const paths = projectPaths(this.root, this.env)
     const base: ProjectRead['view'] = {index: this.index, name: path.basename(this.root), root: this.root, error: null, run: null, slots: [], run_beads: [], queue: null, events: [], night: {runs: 0, cycles: 0, closed: 0, failed: 0, tokens: 0}}
@@ -65,7 +80,7 @@ export class ProjectReader {
     let report: Report | null = null
     let historyError: string | null = null
     try {
-      report = nightReport(readHistory(path.join(paths.logDir, 'runs.jsonl')), rs, now)
+      report = nightReport(this.#readHistory(path.join(paths.logDir, 'runs.jsonl')), rs, now)
     } catch (error) {
       historyError = `cannot read the run history: ${(error as Error).message}`
     }
@@ -73,17 +88,21 @@ export class ProjectReader {
     const spans = logIdx ? logIdx.implementations() : []
     const link = (s: DispatchSpan | undefined): LogLink | null => (s && logIdx ? {file: logIdx.name, from: s.first, to: s.last, slot: s.slot} : null)
     const runLive = Boolean(m.active && rs && rs.pid === m.active.pid)
-    const slots: SlotView[] = m.in_flight.map((f) => ({
-      slot: f.slot,
-      bead: f.bead,
-      title: f.title,
-      agent: rs?.agent ?? null,
-      attempt: f.attempt ?? null,
-      started_at: f.started_at ?? rs?.current_bead_started_at ?? null,
-      timeout_s: f.timeout_s,
-      last_output: f.last_output,
-      log: link(spans.filter((s) => (s.bead === null || s.bead === f.bead) && (s.slot === null || s.slot === f.slot)).at(-1)),
-    }))
+    const slots: SlotView[] = m.in_flight.map((f) => {
+      const span = spans.filter((s) => (s.bead === null || s.bead === f.bead) && (s.slot === null || s.slot === f.slot)).at(-1)
+      return {
+        slot: f.slot,
+        bead: f.bead,
+        title: f.title,
+        agent: rs?.agent ?? null,
+        attempt: f.attempt ?? null,
+        started_at: f.started_at ?? rs?.current_bead_started_at ?? null,
+        timeout_s: f.timeout_s,
+        // the session log has every line as the agent prints it; run-state's copy is written at most once a second
+        last_output: (span && !span.ended ? span.lastLine : null) ?? f.last_output,
+        log: link(span),
+      }
+    })
     return {
       view: {
         ...base,

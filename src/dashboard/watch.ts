@@ -25,18 +25,23 @@ export interface ProjectWatch {
 export type WatchFactory = (root: string, onChange: () => void) => ProjectWatch
 
 /** How long a burst of file events is left to settle before the page state is recomputed. */
-export const SETTLE_MS = 150
+export const SETTLE_MS = 100
+/** At most one recomputation this often while an agent keeps printing (its log grows line by line). */
+export const MIN_GAP_MS = 200
 
 /** The real watcher: `.ddx/` and `.helix-logs/` (attached once it appears). */
 export function watchProject(root: string, onChange: () => void, timers: Timers = realTimers, settleMs = SETTLE_MS): ProjectWatch {
   let pending: unknown = null
   let closed = false
+  let lastMs = -Infinity
   const fire = () => {
     if (closed || pending !== null) return
+    const wait = Math.max(settleMs, lastMs + MIN_GAP_MS - Date.now())
     pending = timers.setTimeout(() => {
       pending = null
+      lastMs = Date.now()
       if (!closed) onChange()
-    }, settleMs)
+    }, wait)
   }
   const handles: FSWatcher[] = []
   let logs: FSWatcher | null = null
