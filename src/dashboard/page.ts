@@ -175,9 +175,14 @@ export const PAGE_JS = String.raw`'use strict'
     ])
   }
 
+  // completed (salvaged, decomposed), failed / stalled / timeout / not completed, not landed, blocked, paused — then the reason
+  function what(e) {
+    var label = e.kind === 'failed' && e.outcome ? e.outcome.toLowerCase().replace('_', ' ') : e.kind === 'completed' && e.outcome && e.outcome !== 'COMPLETE' ? 'completed (' + e.outcome.toLowerCase() + ')' : e.kind.replace('_', ' ')
+    return label + (e.text ? ' — ' + e.text : '')
+  }
   function eventsOf(p) {
     return table(['at', 'what', 'bead', 'title', 'log'], p.events.map(function (e) {
-      return el('tr', {cls: 'event ev-' + e.kind}, [td(clock(e.at)), td(e.kind.replace('_', ' ') + (e.text ? ': ' + e.text : '')), td(e.bead ? el('code', {text: e.bead}) : ''), td(e.title), td(logLink(p.index, e.log) || '')])
+      return el('tr', {cls: 'event ev-' + e.kind}, [td(clock(e.at)), td(what(e)), td(e.bead ? el('code', {text: e.bead}) : ''), td(e.title), td(logLink(p.index, e.log) || '')])
     }), 'events')
   }
 

@@ -167,6 +167,8 @@ function runBeads(rs: RunState, slots: SlotView[], spans: DispatchSpan[], link: 
       rows.set(s.bead, row)
     }
     row.state = 'running'
+    // the attempt under way counts too
+    row.attempts = Math.max(row.attempts + 1, s.attempt ?? 0)
     if (s.log && !row.logs.some((l) => l.from === s.log!.from)) row.logs.push(s.log)
   }
   return [...rows.values()]
@@ -211,17 +213,18 @@ function eventsOf(r: Report, m: StatusModel, rs: RunState | null, spans: Dispatc
     out.push({
       at: c.ended_at,
       kind: closed ? 'completed' : EVENT_OF[c.outcome] ?? 'failed',
+      outcome: c.outcome,
       bead: c.bead,
       title: c.title,
-      text: closed ? `${c.outcome.toLowerCase()}` : `${c.outcome}${c.reason ? `: ${c.reason}` : ''}`,
+      text: closed ? '' : c.reason ?? '',
       log,
     })
   }
   for (const p of m.parked) {
     if (p.kind !== 'blocked-label' && p.kind !== 'blocked-status') continue
     const at = p.age_seconds === null ? m.now : new Date(Date.parse(m.now) - p.age_seconds * 1000).toISOString()
-    out.push({at, kind: 'blocked', bead: p.id, title: p.title, text: p.reason, log: null})
+    out.push({at, kind: 'blocked', outcome: null, bead: p.id, title: p.title, text: p.reason.replace(/^blocked: /, ''), log: null})
   }
-  if (m.paused_until) out.push({at: m.now, kind: 'paused', bead: null, title: '', text: `paused until ${m.paused_until}${m.pause_reason ? `: ${m.pause_reason}` : ''}`, log: null})
+  if (m.paused_until) out.push({at: m.now, kind: 'paused', outcome: null, bead: null, title: '', text: `until ${m.paused_until}${m.pause_reason ? `: ${m.pause_reason}` : ''}`, log: null})
   return out.sort((a, b) => Date.parse(b.at) - Date.parse(a.at)).slice(0, 40)
 }

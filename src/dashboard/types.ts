@@ -53,6 +53,8 @@ export type EventKind = 'completed' | 'failed' | 'not_landed' | 'blocked' | 'pau
 export interface EventRow {
   at: string
   kind: EventKind
+  /** the cycle's outcome (COMPLETE, FAILED, STALLED …), null for blocks and pauses */
+  outcome: string | null
   bead: string | null
   title: string
   text: string

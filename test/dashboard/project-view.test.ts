@@ -99,7 +99,8 @@ describe('dashboard project view', () => {
     expect(kinds).toContain('blocked hx-b')
     expect(kinds).toContain('completed hx-a')
     expect(kinds.filter((k) => k === 'failed hx-b')).toHaveLength(2)
-    expect(view.events.find((e) => e.kind === 'failed')!.text).toBe('FAILED: rc=1: tests fail')
+    expect(view.events.find((e) => e.kind === 'failed')).toMatchObject({outcome: 'FAILED', text: 'rc=1: tests fail'})
+    expect(view.events.find((e) => e.kind === 'blocked')!.text).toBe('blocked after 2 attempts; last: rc=1: tests fail')
     // one model of the night: the history's run and the run-state's run together, as the report counts them
     expect(report!.runs).toBe(2)
     expect(report!.totals.cycles).toBe(4)
