@@ -119,8 +119,19 @@ export class Hub {
         const now = this.#now()
         for (const [i, p] of this.o.projects.entries()) {
           this.counters.reads++
-          const r = await p.read(now)
           const slot = this.#slots[i]
+          let r: ProjectRead
+          try {
+            r = await p.read(now)
+          } catch (error) {
+            // a project that cannot be read this time (a FIFO for a pid file, a vanished
+            // directory) says so on the page; the server and the other projects go on
+            const prev = slot.view
+            r = {
+              view: {index: i, name: p.root.split('/').pop() ?? p.root, root: p.root, run: null, slots: [], run_beads: [], queue: null, events: [], night: {runs: 0, cycles: 0, closed: 0, failed: 0, tokens: 0}, ...(prev ?? {}), error: `cannot read the project: ${(error as Error).message}`},
+              report: slot.report,
+            }
+          }
           // the charts change only when the night's cycles do: the page reloads them then
           const key = r.report ? `${r.report.cycles.length}:${r.report.cycles.at(-1)?.ended_at ?? ''}:${r.report.totals.closed}` : ''
           const chartVersion = key === slot.chartKey ? (slot.view?.chart_version ?? 0) : (slot.view?.chart_version ?? 0) + 1

@@ -177,3 +177,38 @@ describe('dashboard hub: 20 open pages cost what one does', () => {
     t.hub.close()
   })
 })
+
+describe('dashboard hub: a project that cannot be read', () => {
+  it('says so on the page and goes on; the next good read clears it', async () => {
+    const timers = new FakeTimers()
+    let fail = false
+    let onChange = () => {}
+    const hub = new Hub({
+      projects: [
+        {
+          root: '/p0',
+          read: async () => {
+            if (fail) throw new Error('/p0/.ddx/helix.pid is not a regular file')
+            return view(0, 1)
+          },
+        },
+      ],
+      watch: (_r, f) => ((onChange = f), {close() {}}),
+      timers,
+      now: () => new Date(timers.now),
+    })
+    await hub.start()
+    const got: string[] = []
+    const off = hub.subscribe({send: (t) => void (t && got.push(t))})
+    fail = true
+    onChange()
+    await timers.advance(1)
+    expect(JSON.parse(got.at(-1)!).projects[0]).toMatchObject({name: 'p0', error: 'cannot read the project: /p0/.ddx/helix.pid is not a regular file'})
+    fail = false
+    onChange()
+    await timers.advance(1)
+    expect(JSON.parse(got.at(-1)!).projects[0].error).toBeNull()
+    off()
+    hub.close()
+  })
+})
