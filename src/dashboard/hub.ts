@@ -12,6 +12,12 @@ import type {DashboardState, FleetPane, ProjectView, PullRequestRow} from './typ
 
 /** The fleet's remote state is read at most this often, for every page together. */
 export const FLEET_EVERY_MS = 10_000
+/**
+ * While a run is live and a page is open, the projects are read again this often even
+ * without a file change: a run killed with -9 changes no file, and backoffs and claims
+ * expire with time alone.
+ */
+export const LIVE_RECHECK_MS = 15_000
 /** An SSE comment this often keeps proxies and browsers from timing the stream out. */
 export const HEARTBEAT_MS = 120_000
 
@@ -61,6 +67,7 @@ export class Hub {
   #now: () => Date
   #fleetTimer: unknown = null
   #heartbeat: unknown = null
+  #recheck: unknown = null
   #reading: Promise<void> | null = null
   #again = false
   #closed = false
@@ -140,6 +147,7 @@ export class Hub {
           slot.view = {...r.view, chart_version: chartVersion, fleet: slot.fleet}
         }
         this.#publish()
+        this.#scheduleRecheck()
       } while (this.#again && !this.#closed)
     })().finally(() => {
       this.#reading = null
@@ -161,6 +169,17 @@ export class Hub {
 
   #lastBody = ''
 
+  /** one pending re-read while a run is live and someone looks; none otherwise */
+  #scheduleRecheck(): void {
+    const live = this.#subs.size > 0 && this.#slots.some((s) => s.view?.run?.live)
+    if (live && this.#recheck === null && !this.#closed) {
+      this.#recheck = this.#timers.setTimeout(() => {
+        this.#recheck = null
+        void this.refresh()
+      }, LIVE_RECHECK_MS)
+    }
+  }
+
   /** The first page opened: fleet reads and the heartbeat start (nothing runs for no page). */
   #wake(): void {
     if (this.o.remote && this.o.fleetRead && this.#fleetTimer === null) {
@@ -176,6 +195,7 @@ export class Hub {
       if (this.#now().getTime() - last >= FLEET_EVERY_MS) void this.readFleet()
       tick()
     }
+    this.#scheduleRecheck()
     if (this.#heartbeat === null) {
       const beat = () => {
         this.#heartbeat = this.#timers.setTimeout(() => {
@@ -190,8 +210,10 @@ export class Hub {
   #sleep(): void {
     if (this.#fleetTimer !== null) this.#timers.clearTimeout(this.#fleetTimer)
     if (this.#heartbeat !== null) this.#timers.clearTimeout(this.#heartbeat)
+    if (this.#recheck !== null) this.#timers.clearTimeout(this.#recheck)
     this.#fleetTimer = null
     this.#heartbeat = null
+    this.#recheck = null
   }
 
   /** One read of every project's fleet, shared by every page. */

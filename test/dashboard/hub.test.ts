@@ -212,3 +212,41 @@ describe('dashboard hub: a project that cannot be read', () => {
     hub.close()
   })
 })
+
+describe('dashboard hub: a live run is re-read without a file change', () => {
+  it('every 15 s while a page is open (a run killed with -9 changes no file); never without a page or a live run', async () => {
+    const timers = new FakeTimers()
+    let live = true
+    let reads = 0
+    const hub = new Hub({
+      projects: [
+        {
+          root: '/p0',
+          read: async () => {
+            reads++
+            const r = view(0, 0)
+            r.view.run = live ? ({live: true} as NonNullable<ProjectRead['view']['run']>) : null
+            return r
+          },
+        },
+      ],
+      watch: () => ({close() {}}),
+      timers,
+      now: () => new Date(timers.now),
+    })
+    await hub.start()
+    await timers.advance(60_000)
+    expect(reads).toBe(1) // no page: nothing
+    const off = hub.subscribe({send: () => {}})
+    await timers.advance(45_000)
+    expect(reads).toBe(4)
+    live = false // the next read finds the run gone, and the re-reads stop
+    await timers.advance(15_000)
+    await timers.advance(600_000)
+    expect(reads).toBe(5)
+    expect(timers.pending).toBe(1) // the heartbeat only
+    off()
+    expect(timers.pending).toBe(0)
+    hub.close()
+  })
+})
