@@ -80,7 +80,7 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
     const dry = input.options.dryRun === true
     if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)))
     // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
-    else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays)
+    else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays, limits.landCheck ? {command: limits.landCheck, timeoutSec: limits.landCheckTimeoutSec, stallSec: limits.stallTimeoutSec, signal: ac.signal} : undefined)
     // --dry-run --remote previews the remote's queue (at its fetched tip, live claims shown), not the local tracker
     if (remoteFlags && dry) await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => {}, true)
     const r = await runLoop(deps, {
@@ -90,6 +90,8 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
       workers,
       land: limits.land,
       stallTimeoutSec: limits.stallTimeoutSec,
+      resolveAttempts: limits.resolveAttempts,
+      ...(limits.landCheck ? {landCheck: limits.landCheck} : {}),
       ...(limits.maxTokens !== undefined ? {maxTokens: limits.maxTokens} : {}),
       ...(limits.maxCost !== undefined ? {maxCost: limits.maxCost} : {}),
       ...(limits.maxBeadTokens !== undefined ? {maxBeadTokens: limits.maxBeadTokens} : {}),
