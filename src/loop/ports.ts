@@ -270,7 +270,7 @@ export type LandResult =
   | {landed: true; sha: string; commits: string[]}
   | {landed: false; reason: string; preservedRef: string | null; checkTail?: string[]; repair?: undefined}
   /** SPEC 20.4: needs repair; the worktree is left as it is (nothing preserved yet) */
-  | {landed: false; reason: string; preservedRef: null; repair: Repair}
+  | {landed: false; reason: string; preservedRef: null; repair: Repair; checkTail?: undefined}
 
 export interface LandOptions {
   /** SPEC 20.4: a conflict or a failing land check leaves the worktree in place and returns `repair` (else: not landed, preserved) */

@@ -118,4 +118,21 @@ describe('resolve (SPEC 20.4) with a fake landing', () => {
     expect(landing.events.some((e) => e.startsWith('preserve a (the run stopped'))).toBe(true)
     expect(h.tracker.get('a').status).toBe('open')
   })
+
+  it("the run's budget stops a due resolve (NOT LANDED: budget); a per-bead cap does not", async () => {
+    const landing = new FakeLanding()
+    landing.repairs.set('a', [conflict()])
+    const h = setup(landing)
+    // the implementation spends the run's whole budget (10 tokens): the resolve is never dispatched
+    const r = await runLoop(h.deps, opts({workers: 2, maxTokens: 10}))
+    expect(r.stopReason).toBe('budget')
+    expect(calls(h, 'resolve')).toHaveLength(0)
+    expect(String(h.tracker.get('a').notes)).toMatch(/NOT LANDED \[[^\]]+\]: budget; work kept at refs\/helix\/preserved\/a\/1/)
+    const capped = new FakeLanding()
+    capped.repairs.set('a', [conflict()])
+    const h2 = setup(capped)
+    await runLoop(h2.deps, opts({workers: 2, maxBeadTokens: 10}))
+    expect(calls(h2, 'resolve')).toHaveLength(1)
+    expect(capped.events).toContain('landed a')
+  })
 })
