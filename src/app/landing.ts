@@ -287,6 +287,8 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const {readyToLand, landLocked, rebaseOnto} = createLandBase({root, now: opts.now, run, ok, revParse, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
   const {verifyRepair} = createRepairCheck({run, wtTop, commitLeftovers})
   let projectReal: string | null = null
+  // SPEC 20.3: a candidate that lost 3 races is checked under the lock, so a waiting slot may wait a whole check
+  const lockWait = opts.lockWaitMs ?? (opts.landCheck ? 120_000 + opts.landCheck.timeoutSec * 1000 : undefined)
 
   /** SPEC 20.3: the land check on the candidate rebased onto `onto`; null when it passed */
   async function check(ws: Workspace, onto: string, o: LandOptions): Promise<CheckRefused | NeedsRepair | null> {
@@ -360,7 +362,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   async function underLandLock<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await (lock ??= createLandLock(path.join((await ctx()).commonDir, 'helix-land.lock'), {waitMs: opts.lockWaitMs})).acquire()
+    const release = await (lock ??= createLandLock(path.join((await ctx()).commonDir, 'helix-land.lock'), {waitMs: lockWait})).acquire()
     const t0 = performance.now()
     try {
       return await fn()

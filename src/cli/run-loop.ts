@@ -74,6 +74,9 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   try {
     const real = realLoopDeps({...input, signal: ac.signal})
     const {deps, timeoutSec} = real
+    // SPEC 20.3: the land check gates worktree attempts; say so when this run has none to gate
+    if (limits.landCheck && (workers === 1 || remoteFlags) && !input.options.dryRun)
+      deps.out.both(remoteFlags ? 'helix: --land-check is not applied to --remote landings yet; they land unchecked' : 'helix: --land-check applies to worktree attempts (--workers 2 or more); with one worker the agent works in your checkout and nothing lands, so no check runs')
     if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
     let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
     // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
