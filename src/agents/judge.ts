@@ -105,6 +105,7 @@ export function judgeAction(action: ActionName, res: DispatchResult): Judgement 
     case 'alignment':
     case 'plan':
     case 'polish':
+    case 'resolve':
       return {kind: 'done', done: {action}}
     default:
       return assertNever(action)

@@ -14,13 +14,15 @@ import {installRoot} from '../util/install.js'
 import {HelixError, EXIT, errorMessage} from '../util/errors.js'
 import {isNotFound} from '../util/files.js'
 import {NEXT_ACTION_CODES} from './trailers.js'
-import type {ActionName} from './types.js'
+import type {ActionName, ResolveBrief} from './types.js'
 
 export interface PromptContext {
   root: string
   beadId?: string
   batchIds?: string[]
   scope?: string
+  /** SPEC 20.4: what the resolve action repairs (resolve only) */
+  repair?: ResolveBrief
   /** execution context (.helix/context.md); implementation only. Undefined → read <root>/.helix/context.md when present */
   contextMd?: string
   libraryRoot?: string
@@ -35,6 +37,7 @@ export const ACTION_FILES: Record<ActionName, string> = {
   plan: 'plan.md',
   polish: 'polish.md',
   review: 'fresh-eyes-review.md',
+  resolve: 'resolve.md',
 }
 
 /** The bundled workflow library: `<package>/workflows` (works from src/ and dist/). */
@@ -82,10 +85,11 @@ const FIRST_LINE: Record<ActionName, string> = {
   plan: 'plan action for',
   polish: 'polish action for',
   review: 'fresh-eyes review of work in',
+  resolve: 'resolve action for',
 }
 
 /** The scope line's label for the scoped actions. */
-const SCOPE_LABEL: Record<Exclude<ActionName, 'implementation'>, string> = {
+const SCOPE_LABEL: Record<Exclude<ActionName, 'implementation' | 'resolve'>, string> = {
   check: 'Scope',
   alignment: 'Scope',
   backfill: 'Scope',
@@ -113,8 +117,32 @@ function implementationBody(ctx: PromptContext): string[] {
   return lines
 }
 
+function resolveBody(ctx: PromptContext): string[] {
+  const b = ctx.repair
+  const lines = [`Resolve target: ${data(ctx.beadId ?? '')}`, '']
+  if (!b) return [...lines, NO_GIT_DAMAGE]
+  lines.push(`Base tip: ${data(b.baseTip)}`, `Attempt branch: ${data(b.branch)}`, 'Attempt commits (oldest first):', ...b.commits.map((c) => `- ${data(c)}`), '')
+  if (b.kind === 'conflict') {
+    lines.push('Rebasing the attempt onto the base tip stopped on a conflict. The rebase is still in progress in this directory, with conflict markers in these files:')
+    lines.push(...(b.paths ?? []).map((p) => `- ${data(p)}`))
+    lines.push('Merge both sides so that the attempt keeps its intent on top of the base, `git add` the files and run `git rebase --continue` (GIT_EDITOR=true) until the rebase is done.')
+  } else {
+    lines.push(`The land check \`${data(b.check ?? '')}\` failed on the attempt rebased onto the base tip. Its last lines:`)
+    lines.push('```', ...(b.tail ?? []).map(data), '```')
+    if (b.logFile) lines.push(`Its full output is in ${data(b.logFile)} (not a tracked file).`)
+    lines.push('Fix the code so the check passes, and commit the fix on the attempt branch.')
+  }
+  if (b.problem) lines.push('', `The previous resolve round was not done: ${data(b.problem)}`)
+  lines.push(
+    '',
+    'Done means: no rebase or merge in progress; HEAD is the attempt branch (not detached) and descends from the base tip; no file has a line starting with `<<<<<<< `, `=======` or `>>>>>>> `; everything committed; the land check passes.',
+    'Do not change the tracker (no close, no notes): the bead is already done. Never push, reset or check out other branches.',
+  )
+  return lines
+}
+
 /** What follows the scope line of a scoped action. */
-function scopedBody(action: Exclude<ActionName, 'implementation'>): string[] {
+function scopedBody(action: Exclude<ActionName, 'implementation' | 'resolve'>): string[] {
   switch (action) {
     case 'check':
       return [`Trailer rule: when you are done, output a line \`NEXT_ACTION: <CODE>\`, CODE one of \`${NEXT_ACTION_CODES.slice(0, -1).join(', ')}, or ${NEXT_ACTION_CODES.at(-1)}\` — on its own line, nothing else on that line. The last such line counts.`]
@@ -137,6 +165,7 @@ function scopedBody(action: Exclude<ActionName, 'implementation'>): string[] {
 function header(action: ActionName, ctx: PromptContext, file: string): string[] {
   const lines = [`HELIX ${FIRST_LINE[action]} the project at ${ctx.root}`, `Action document: ${file}`]
   if (action === 'implementation') return [...lines, ...implementationBody(ctx)]
+  if (action === 'resolve') return [...lines, ...resolveBody(ctx)]
   const scope = ctx.scope ?? (action === 'review' ? DEFAULT_REVIEW_SCOPE : DEFAULT_SCOPE)
   return [...lines, `${SCOPE_LABEL[action]}: ${data(scope)}`, '', ...scopedBody(action)]
 }

@@ -20,10 +20,10 @@ import {errorMessage} from '../util/errors.js'
 import {buildPrompt} from './prompts.js'
 import {dispatchAgent} from './runner.js'
 import {BACKFILL_STATUS, BACKFILL_SUCCESS, NEXT_ACTION_CODES, REVIEW_STATUS, trailerInt, trailerValue} from './trailers.js'
-import type {ActionName, AgentSpec, Confine, DispatchResult, SessionLogLike} from './types.js'
+import type {ActionName, AgentSpec, Confine, DispatchResult, ResolveBrief, SessionLogLike} from './types.js'
 
 /** Every action helix dispatches, in the order `agent check` runs them. */
-export const PROTOCOL_ACTIONS: readonly ActionName[] = ['implementation', 'check', 'review', 'alignment', 'plan', 'polish', 'backfill']
+export const PROTOCOL_ACTIONS: readonly ActionName[] = ['implementation', 'check', 'review', 'alignment', 'plan', 'polish', 'backfill', 'resolve']
 
 export interface ActionVerdict {
   action: ActionName
@@ -69,6 +69,46 @@ async function scratchProject(env: NodeJS.ProcessEnv): Promise<{root: string; be
   return {root, beadId: bead.id, token}
 }
 
+function gitOut(cwd: string, args: string[]): {code: number; out: string} {
+  const r = spawnSync('git', args, {cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: {...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_EDITOR: 'true'}})
+  return {code: r.status ?? 1, out: (r.stdout ?? '').trim()}
+}
+
+const RESOLVE_BRANCH = 'helix/agent-check-1'
+
+/**
+ * SPEC 20.4: a worktree of the scratch project whose rebase stopped on a conflict in
+ * README.md (the attempt and the base both changed its first line), as a run leaves it
+ * for the resolve action.
+ */
+function conflictWorktree(root: string): {dir: string; brief: ResolveBrief} {
+  const dir = path.join(root, '.helix', 'resolve-check')
+  const readme = (at: string, first: string) => writeFileSync(path.join(at, 'README.md'), `${first}\n\nA throw-away project made by \`helix agent check\`.\n`)
+  git(root, ['worktree', 'add', '-q', '-b', RESOLVE_BRANCH, dir, 'HEAD'])
+  readme(dir, '# agent check: the attempt')
+  git(dir, ['commit', '-q', '-am', 'attempt: retitle README'])
+  const base = path.join(root, '.helix', 'resolve-base')
+  git(root, ['worktree', 'add', '-q', '--detach', base, 'HEAD'])
+  readme(base, '# agent check: the base')
+  git(base, ['commit', '-q', '-am', 'base: retitle README'])
+  const onto = gitOut(base, ['rev-parse', 'HEAD']).out
+  git(root, ['update-ref', 'refs/heads/main', onto])
+  const commits = gitOut(dir, ['log', '--format=%h %s', `${onto}..HEAD`]).out.split('\n').filter(Boolean)
+  git(dir, ['rebase', '-q', onto])
+  return {dir, brief: {kind: 'conflict', baseTip: onto, branch: RESOLVE_BRANCH, commits, paths: ['README.md']}}
+}
+
+/** what done means for the resolve action, checked the way a run checks it (repair-check.ts) */
+function resolveProblem(dir: string, onto: string): string {
+  const inProgress = gitOut(dir, ['rev-parse', '--git-path', 'rebase-merge', '--git-path', 'rebase-apply']).out.split('\n')
+  if (inProgress.some((p) => p && existsSync(path.resolve(dir, p)))) return 'finishing the rebase (git rebase --continue)'
+  if (gitOut(dir, ['symbolic-ref', '-q', 'HEAD']).out !== `refs/heads/${RESOLVE_BRANCH}`) return `HEAD on ${RESOLVE_BRANCH}`
+  if (gitOut(dir, ['merge-base', '--is-ancestor', onto, 'HEAD']).code !== 0) return 'HEAD descending from the base tip'
+  if (/^(<<<<<<< |=======|>>>>>>> )/m.test(readFileSync(path.join(dir, 'README.md'), 'utf8'))) return 'README.md without conflict markers'
+  if (gitOut(dir, ['status', '--porcelain', '--untracked-files=no']).out !== '') return 'everything committed'
+  return ''
+}
+
 function tokensNote(r: DispatchResult): string[] {
   const notes: string[] = []
   if (r.verdict.tokensReported) notes.push(`${r.tokens.toLocaleString('en-US')} tokens`)
@@ -82,7 +122,7 @@ async function beadStatus(root: string, id: string, env: NodeJS.ProcessEnv): Pro
 }
 
 /** Judge one action's output the way the run loop does. */
-async function judge(action: ActionName, r: DispatchResult, ctx: {root: string; beadId: string; env: NodeJS.ProcessEnv}): Promise<ActionVerdict> {
+async function judge(action: ActionName, r: DispatchResult, ctx: {root: string; beadId: string; env: NodeJS.ProcessEnv; resolve?: {dir: string; onto: string}}): Promise<ActionVerdict> {
   const v: ActionVerdict = {action, ok: false, answered: '', missing: '', notes: tokensNote(r)}
   if (r.end === 'timeout') return {...v, answered: 'nothing (timed out)', missing: 'an answer before the timeout'}
   const rc = `rc=${r.rc}`
@@ -114,6 +154,12 @@ async function judge(action: ActionName, r: DispatchResult, ctx: {root: string; 
       v.answered = [rc, status && `BACKFILL_STATUS: ${status}`, report && `BACKFILL_REPORT: ${report}${reportOk ? '' : ' (no such file)'}`].filter(Boolean).join(', ')
       if (!status || !BACKFILL_SUCCESS.includes(status as (typeof BACKFILL_SUCCESS)[number])) v.missing = 'BACKFILL_STATUS: COMPLETE|PARTIAL|NO_CHANGES'
       else if (!reportOk) v.missing = 'BACKFILL_REPORT: <an existing file>'
+      break
+    }
+    case 'resolve': {
+      const problem = r.rc === 0 && ctx.resolve ? resolveProblem(ctx.resolve.dir, ctx.resolve.onto) : ''
+      v.answered = r.rc === 0 && !problem ? `${rc}, rebase finished, no conflict markers` : rc
+      v.missing = r.rc !== 0 ? 'exit 0' : problem
       break
     }
     default: // alignment, plan, polish: judged by what they do to the tracker; exit 0 is the contract
@@ -150,7 +196,8 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
     const verdicts: ActionVerdict[] = []
     try {
       for (const action of actions) {
-        const prompt = await buildPrompt(action, {root: scratch.root, beadId: scratch.beadId, scope: action === 'review' ? 'last-commit' : 'repo', env, contextMd: ''})
+        const conflict = action === 'resolve' ? conflictWorktree(scratch.root) : null
+        const prompt = await buildPrompt(action, {root: conflict?.dir ?? scratch.root, beadId: scratch.beadId, scope: action === 'review' ? 'last-commit' : 'repo', env, contextMd: '', ...(conflict ? {repair: conflict.brief} : {})})
         let r: DispatchResult
         try {
           r = await dispatchAgent({
@@ -158,8 +205,9 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
             action,
             prompt,
             root: scratch.root,
+            ...(conflict ? {cwd: conflict.dir} : {}),
             timeoutSec: opts.timeoutSec ?? 60,
-            beadId: action === 'implementation' ? scratch.beadId : undefined,
+            beadId: action === 'implementation' || action === 'resolve' ? scratch.beadId : undefined,
             claimToken: action === 'implementation' ? scratch.token : undefined,
             env: agentEnv,
             log,
@@ -169,7 +217,7 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
           verdicts.push({action, ok: false, answered: 'nothing', missing: `a run (${errorMessage(error)})`, notes: []})
           continue
         }
-        verdicts.push(await judge(action, r, {root: scratch.root, beadId: scratch.beadId, env}))
+        verdicts.push(await judge(action, r, {root: scratch.root, beadId: scratch.beadId, env, ...(conflict ? {resolve: {dir: conflict.dir, onto: conflict.brief.baseTip}} : {})}))
       }
     } finally {
       log.close()

@@ -67,6 +67,7 @@ const EFFORT: Record<ActionName, string> = {
   backfill: 'high',
   polish: 'medium',
   review: 'high',
+  resolve: 'medium',
 }
 
 /** SPEC 3 default reasoning effort per action. */

@@ -2,7 +2,7 @@
 
 export type AgentKind = 'codex' | 'claude' | 'command'
 
-export type ActionName = 'implementation' | 'check' | 'alignment' | 'backfill' | 'plan' | 'polish' | 'review'
+export type ActionName = 'implementation' | 'check' | 'alignment' | 'backfill' | 'plan' | 'polish' | 'review' | 'resolve'
 
 export interface AgentSpec {
   kind: AgentKind
@@ -141,4 +141,24 @@ export interface SessionLogLike {
 
 export interface AgentRunner {
   dispatch(req: DispatchRequest): Promise<DispatchResult>
+}
+
+/** SPEC 20.4: the repair the resolve action is given */
+export interface ResolveBrief {
+  kind: 'conflict' | 'check'
+  /** the base tip the attempt must descend from */
+  baseTip: string
+  /** the attempt's branch */
+  branch: string
+  /** the attempt's commits (`<sha> <subject>`, oldest first) */
+  commits: string[]
+  /** conflict: the conflicted paths */
+  paths?: string[]
+  /** check: the land check's command and its last lines */
+  check?: string
+  tail?: string[]
+  /** the land check's log, outside the tracked files */
+  logFile?: string | null
+  /** the previous round's verification problem, when one failed */
+  problem?: string
 }

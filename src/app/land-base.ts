@@ -6,7 +6,10 @@
  * verify), or a compare-and-set `update-ref` where it is not.
  */
 import {existsSync} from 'node:fs'
-import type {Workspace} from '../loop/ports.js'
+import {writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import type {Repair, Workspace} from '../loop/ports.js'
+import {mergeTracker} from '../tracker/merge.js'
 import {firstLine, type GitResult} from '../git/run.js'
 import {worktreeRel} from '../git/names.js'
 import {sanitize} from '../util/sanitize.js'
@@ -15,6 +18,11 @@ import type {Leftovers} from './preserve-work.js'
 export type Refused = {landed: false; reason: string; preservedRef: null}
 export type Landed = {landed: true; sha: string; from: string}
 export const refused = (reason: string): Refused => ({landed: false, reason, preservedRef: null})
+/** SPEC 20.4: the worktree is left as it is for the resolve action */
+export type NeedsRepair = {landed: false; reason: string; preservedRef: null; repair: Repair}
+/** SPEC 20.3: the base moved since the candidate was checked; rebase and check again */
+export type Moved = {moved: true}
+const conflictReason = (files: string[]): string => `conflict in ${sanitize(files.slice(0, 5).join(', '))}${files.length > 5 ? ', …' : ''}`
 
 const MAX_LAND_ROUNDS = 3
 
@@ -46,14 +54,44 @@ export function createLandBase(d: LandBaseDeps) {
     if (dirty.length) await run(['restore', '--source=HEAD', '--staged', '--worktree', '--', ...dirty], top)
   }
 
-  /** rebase the attempt onto `onto` in its worktree; a refusal when it conflicts */
-  async function rebaseOnto(top: string, onto: string): Promise<Refused | null> {
+  /**
+   * SPEC 20.4: a stop whose every conflicted path is the tracker is merged by helix's
+   * own tracker merge (19.3) and the rebase goes on: no agent, no round. Returns the
+   * conflicted paths left (none: the rebase finished).
+   */
+  async function mergeTrackerStops(top: string, files: string[]): Promise<string[]> {
+    for (let step = 0; step < 1000 && files.length > 0 && files.every(trackerFile); step++) {
+      for (const f of files) {
+        const side = async (n: number): Promise<Buffer> => Buffer.from((await run(['cat-file', 'blob', `:${n}:${f}`], top)).stdout, 'utf8')
+        const merged = mergeTracker({base: await side(1), ours: await side(2), theirs: await side(3)})
+        await writeFile(path.join(top, f), merged.buf)
+        await run(['add', '--', f], top)
+      }
+      const c = await run(['-c', 'core.editor=true', 'rebase', '--continue'], top)
+      if (c.code === 0) return []
+      files = nul((await run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout)
+      if (files.length === 0) return ['(rebase stopped)']
+    }
+    return files
+  }
+
+  /**
+   * Rebase the attempt onto `onto` in its worktree. A conflict is a refusal (the
+   * rebase aborted), or with `keep` (20.4) a repair: the rebase stays stopped, the
+   * markers in the files.
+   */
+  async function rebaseOnto(top: string, onto: string, keep = false): Promise<Refused | NeedsRepair | null> {
     if ((await run(['merge-base', '--is-ancestor', onto, 'HEAD'], top)).code === 0) return null
     const rb = await run(['rebase', '-q', '--no-autostash', onto], top)
     if (rb.code === 0) return null
-    const files = nul((await run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout)
+    let files = nul((await run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout)
+    if (files.length > 0 && files.every(trackerFile)) {
+      files = await mergeTrackerStops(top, files)
+      if (files.length === 0) return null
+    }
+    if (keep && files.length > 0 && !files.every(trackerFile)) return {landed: false, reason: conflictReason(files), preservedRef: null, repair: {kind: 'conflict', onto, paths: files}}
     await run(['rebase', '--abort'], top)
-    return refused(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}${files.length > 5 ? ', …' : ''}` : `rebase failed: ${sanitize(firstLine(rb))}`)
+    return refused(files.length ? conflictReason(files) : `rebase failed: ${sanitize(firstLine(rb))}`)
   }
 
   /**
@@ -63,7 +101,7 @@ export function createLandBase(d: LandBaseDeps) {
    * commits, and rebased onto the base as it is now: `{onto}` (the tip it is rebased
    * onto) when it is ready.
    */
-  async function readyToLand(ws: Workspace): Promise<Refused | {onto: string}> {
+  async function readyToLand(ws: Workspace, keep = false): Promise<Refused | NeedsRepair | {onto: string}> {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
@@ -83,16 +121,21 @@ export function createLandBase(d: LandBaseDeps) {
     const touched = nul((await run(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).stdout).filter(trackerFile)
     if (touched.length) return refused(`the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`)
     const onto = await baseTip()
-    return (await rebaseOnto(top, onto)) ?? {onto}
+    return (await rebaseOnto(top, onto, keep)) ?? {onto}
   }
 
-  /** under the land lock: move the base to the attempt's tip by fast-forward only (SPEC 15.2, 18.3a) */
-  async function landLocked(ws: Workspace, rebasedOnto: string): Promise<Landed | Refused> {
+  /**
+   * Under the land lock: move the base to the attempt's tip by fast-forward only
+   * (SPEC 15.2, 18.3a). With `checked` (a land check passed on `rebasedOnto`, 20.3) a
+   * base that moved is not rebased here: `moved`, so the candidate is checked again.
+   */
+  async function landLocked(ws: Workspace, rebasedOnto: string, checked = false): Promise<Landed | Refused | Moved> {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     for (let round = 0; round < MAX_LAND_ROUNDS; round++) {
       const cur = await baseTip()
+      if (checked && cur !== rebasedOnto) return {moved: true}
       // the base moved since the attempt was last rebased (another slot or process landed): rebase again
       const rb = cur === rebasedOnto ? null : await rebaseOnto(top, cur)
       if (rb) return rb
@@ -104,7 +147,10 @@ export function createLandBase(d: LandBaseDeps) {
         const m = await run(['merge', '--ff-only', '-q', '--no-edit', next], where)
         if (m.code !== 0) {
           const text = `${m.stderr}\n${m.stdout}`
-          if (/not possible to fast-forward/i.test(text) && (await revParse(`refs/heads/${b}`)) !== cur) continue
+          if (/not possible to fast-forward/i.test(text) && (await revParse(`refs/heads/${b}`)) !== cur) {
+            if (checked) return {moved: true}
+            continue
+          }
           const files = /would be overwritten/.test(text) ? text.split('\n').filter((l) => /^\t/.test(l)).map((l) => l.trim()) : []
           const at = where === root ? 'the project root' : sanitize(where)
           return refused(files.length ? `${at} has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in ${at} refused: ${sanitize(firstLine(m))}`)
@@ -113,12 +159,15 @@ export function createLandBase(d: LandBaseDeps) {
         if (after !== next) return refused(`the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`)
       } else {
         const u = await run(['update-ref', '-m', `helix: landed ${ws.bead} attempt ${ws.attempt} ${d.now().toISOString()}`, `refs/heads/${b}`, next, cur], root)
-        if (u.code !== 0) continue
+        if (u.code !== 0) {
+          if (checked) return {moved: true}
+          continue
+        }
       }
       return {landed: true, sha: next, from: cur}
     }
     return refused(`the base branch ${sanitize(b)} kept moving during landing`)
   }
 
-  return {readyToLand, landLocked}
+  return {readyToLand, landLocked, rebaseOnto}
 }

@@ -4,10 +4,10 @@
  * runs `checkout`, `reset`, `push` or a forced ref update, and the project root's
  * uncommitted changes are left to git's own `merge --ff-only` refusal.
  */
-import {existsSync} from 'node:fs'
+import {existsSync, realpathSync} from 'node:fs'
 import {mkdir, rm} from 'node:fs/promises'
 import path from 'node:path'
-import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
 import {assertAttempt, assertSafeId, branchName, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
 import {createLandLock} from '../git/land-lock.js'
@@ -18,8 +18,14 @@ import {addPendingReopen, readPendingReopens, removePendingReopen} from '../stat
 import {ensureIgnored} from '../util/runtime-paths.js'
 import {errorMessage, HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {createLandBase, refused, type Landed, type Refused} from './land-base.js'
+import {createLandBase, refused, type Landed, type NeedsRepair, type Refused} from './land-base.js'
 import {createPreserve} from './preserve-work.js'
+import {runLandCheck, writeCheckLog, type LandCheckSpec} from './land-check.js'
+import {createRepairCheck} from './repair-check.js'
+
+/** SPEC 20.3: rounds of "check outside the lock, the base moved, rebase" before the check runs under the lock */
+const CHECK_ROUNDS_OUTSIDE_LOCK = 3
+type CheckRefused = Refused & {checkTail?: string[]}
 
 export interface GitLandingOptions {
   /** the project root (may be a subdirectory of the repository) */
@@ -34,6 +40,8 @@ export interface GitLandingOptions {
   lockWaitMs?: number
   /** told how long each landing held the land lock, in ms (the bench's fixed-cost figure) */
   onLockHeld?: (ms: number) => void
+  /** SPEC 20.3 `--land-check`: the team's check, run on every candidate before the base moves */
+  landCheck?: Omit<LandCheckSpec, 'env'>
 }
 
 interface Repo {
@@ -276,16 +284,65 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     await deleteBranch(ws)
   }
 
-  const {readyToLand, landLocked} = createLandBase({root, now: opts.now, run, ok, revParse, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
+  const {readyToLand, landLocked, rebaseOnto} = createLandBase({root, now: opts.now, run, ok, revParse, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
+  const {verifyRepair} = createRepairCheck({run, wtTop, commitLeftovers})
+  let projectReal: string | null = null
+  // SPEC 20.3: a candidate that lost 3 races is checked under the lock, so a waiting slot may wait a whole check
+  const lockWait = opts.lockWaitMs ?? (opts.landCheck ? 120_000 + opts.landCheck.timeoutSec * 1000 : undefined)
 
-  async function land(ws: Workspace): Promise<LandResult> {
-    let result: Landed | Refused
+  /** SPEC 20.3: the land check on the candidate rebased onto `onto`; null when it passed */
+  async function check(ws: Workspace, onto: string, o: LandOptions): Promise<CheckRefused | NeedsRepair | null> {
+    const spec = opts.landCheck as Omit<LandCheckSpec, 'env'>
+    projectReal ??= realpathSync(root)
+    const env = {HELIX_BEAD_ID: ws.bead, HELIX_ATTEMPT: String(o.attemptNo ?? ws.attempt), HELIX_LAND_BASE: onto, HELIX_PROJECT: projectReal}
+    const c = await runLandCheck({...spec, env: opts.env}, ws.dir, env)
+    o.onCheck?.({passed: c.rc === 0 && !c.ended, rc: c.rc, ms: c.ms, tail: c.tail, onto, ...(c.ended ? {ended: c.ended} : {})})
+    if (c.rc === 0 && !c.ended) return null
+    const why = c.ended === 'timeout' ? `land check timed out after ${spec.timeoutSec}s` : c.ended === 'stall' ? `land check stalled: no output for ${spec.stallSec}s` : `land check failed (rc=${c.rc})`
+    if (o.repair) return {landed: false, reason: why, preservedRef: null, repair: {kind: 'check', onto, rc: c.rc, tail: c.tail, logFile: await writeCheckLog(ws.dir, c.output)}}
+    return {...refused(why), checkTail: c.tail}
+  }
+
+  /**
+   * SPEC 20.3: check outside the land lock (slots check in parallel); under it, land
+   * when the base is still the tip checked against, else rebase and check again.
+   * After 3 such rounds the check runs under the lock, so the candidate lands.
+   */
+  async function landChecked(ws: Workspace, onto: string, o: LandOptions): Promise<Landed | CheckRefused | NeedsRepair> {
+    const top = wtTop(ws)
+    for (let round = 0; round < CHECK_ROUNDS_OUTSIDE_LOCK; round++) {
+      const bad = await check(ws, onto, o)
+      if (bad) return bad
+      const r = await underLandLock(() => landLocked(ws, onto, true))
+      if (!('moved' in r)) return r
+      const cur = await baseTip()
+      const rb = await rebaseOnto(top, cur, o.repair === true)
+      if (rb) return rb
+      onto = cur
+    }
+    return underLandLock(async () => {
+      const cur = await baseTip()
+      const rb = cur === onto ? null : await rebaseOnto(top, cur, o.repair === true)
+      if (rb) return rb
+      const bad = await check(ws, cur, o)
+      if (bad) return bad
+      const r = await landLocked(ws, cur, true)
+      return 'moved' in r ? refused(`the base branch ${sanitize(await base())} moved during the land check under the land lock`) : r
+    })
+  }
+
+  async function land(ws: Workspace, o: LandOptions = {}): Promise<LandResult> {
+    let result: Landed | CheckRefused | NeedsRepair
     try {
-      const ready = await readyToLand(ws)
-      result = 'onto' in ready ? await underLandLock(() => landLocked(ws, ready.onto)) : ready
+      const ready = await readyToLand(ws, o.repair === true)
+      if (!('onto' in ready)) result = ready
+      else if (opts.landCheck) result = await landChecked(ws, ready.onto, o)
+      else result = (await underLandLock(() => landLocked(ws, ready.onto))) as Landed | Refused
     } catch (error) {
       result = refused(sanitize(errorMessage(error).replace(/^helix: /, '')))
     }
+    // SPEC 20.4: the worktree stays as it is (a stopped rebase, or the check's log) for the resolve action
+    if (!result.landed && 'repair' in result) return result
     if (result.landed) {
       // The base already holds the commits, so listing them, removing the worktree and
       // deleting the branch need no lock: the next slot's landing does not wait for
@@ -301,11 +358,11 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       }
       return {landed: true, sha: result.sha, commits}
     }
-    return {landed: false, reason: result.reason, preservedRef: await preserve(ws, result.reason)}
+    return {landed: false, reason: result.reason, preservedRef: await preserve(ws, result.reason), ...(result.checkTail ? {checkTail: result.checkTail} : {})}
   }
 
   async function underLandLock<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await (lock ??= createLandLock(path.join((await ctx()).commonDir, 'helix-land.lock'), {waitMs: opts.lockWaitMs})).acquire()
+    const release = await (lock ??= createLandLock(path.join((await ctx()).commonDir, 'helix-land.lock'), {waitMs: lockWait})).acquire()
     const t0 = performance.now()
     try {
       return await fn()
@@ -327,6 +384,8 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     ensureExcludes,
     prepare,
     land,
+    verifyRepair,
+    commitsOf: async (ws, onto) => (await run(['log', '--reverse', '--format=%h %s', `${onto}..refs/heads/${ws.branch}`], wtTop(ws))).stdout.split('\n').filter(Boolean).slice(0, 50),
     preserve,
     keepBranch,
     preservedRef,

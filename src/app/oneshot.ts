@@ -20,7 +20,7 @@ import {dispatchAgent} from '../agents/runner.js'
 import type {ActionName, AgentSpec, DispatchResult} from '../agents/types.js'
 import {hhmmss} from '../util/time.js'
 
-export type OneShotAction = Exclude<ActionName, 'implementation'>
+export type OneShotAction = Exclude<ActionName, 'implementation' | 'resolve'>
 
 /** The command word for each action (`helix design` runs the plan action). */
 export const ONE_SHOT_COMMANDS: Record<OneShotAction, string> = {

@@ -10,6 +10,9 @@ export interface LimitFlags {
   workers?: string
   land?: string
   'stall-timeout'?: string
+  'land-check'?: string
+  'land-check-timeout'?: string
+  'resolve-attempts'?: string
   'max-tokens'?: string
   'max-cost'?: string
   'max-bead-tokens'?: string
@@ -22,6 +25,11 @@ export interface RunLimits {
   workers: number
   land: 'ff' | 'none'
   stallTimeoutSec: number
+  /** SPEC 20.3: the land check command (undefined: none) */
+  landCheck?: string
+  landCheckTimeoutSec: number
+  /** SPEC 20.4: failed resolve rounds per landing (0 disables) */
+  resolveAttempts: number
   maxTokens?: number
   maxCost?: number
   maxBeadTokens?: number
@@ -66,6 +74,12 @@ export function parseRunLimits(flags: LimitFlags, env: NodeJS.ProcessEnv): RunLi
   if (l && l.raw !== 'ff' && l.raw !== 'none') throw bad(l.name, l.raw, "'ff' or 'none'")
   const st = pick(flags, env, 'stall-timeout', 'HELIX_STALL_TIMEOUT')
   const stallTimeoutSec = st ? wholeNumber(st, 0, 7 * 86400, 'seconds, a whole number ≥ 0 (0 disables)') : 900
+  const lc = pick(flags, env, 'land-check', 'HELIX_LAND_CHECK')
+  if (lc && lc.raw.trim() === '') throw bad(lc.name, lc.raw, 'a command, like "npm test"')
+  const lct = pick(flags, env, 'land-check-timeout', 'HELIX_LAND_CHECK_TIMEOUT')
+  const landCheckTimeoutSec = lct ? wholeNumber(lct, 1, 7 * 86400, 'seconds, a whole number ≥ 1') : 1800
+  const ra = pick(flags, env, 'resolve-attempts', 'HELIX_RESOLVE_ATTEMPTS')
+  const resolveAttempts = ra ? wholeNumber(ra, 0, 20, 'a whole number from 0 to 20 (0 disables)') : 2
   const mt = pick(flags, env, 'max-tokens', 'HELIX_MAX_TOKENS')
   const maxTokens = mt ? wholeNumber(mt, 1, Number.MAX_SAFE_INTEGER, 'a whole number of tokens > 0') : undefined
   const maxCost = usd(pick(flags, env, 'max-cost', 'HELIX_MAX_COST'))
@@ -80,5 +94,5 @@ export function parseRunLimits(flags: LimitFlags, env: NodeJS.ProcessEnv): RunLi
     notify = n.raw.split(' ').filter((p) => p !== '')
     if (notify.length === 0) throw bad(n.name, n.raw, 'a command')
   }
-  return {workers, land: l?.raw === 'none' ? 'none' : 'ff', stallTimeoutSec, ...(maxTokens ? {maxTokens} : {}), ...(maxCost ? {maxCost} : {}), ...(maxBeadTokens ? {maxBeadTokens} : {}), ...(maxBeadCost ? {maxBeadCost} : {}), maxQuotaWaitSec, ...(notify ? {notify} : {})}
+  return {workers, land: l?.raw === 'none' ? 'none' : 'ff', stallTimeoutSec, ...(lc ? {landCheck: lc.raw.trim()} : {}), landCheckTimeoutSec, resolveAttempts, ...(maxTokens ? {maxTokens} : {}), ...(maxCost ? {maxCost} : {}), ...(maxBeadTokens ? {maxBeadTokens} : {}), ...(maxBeadCost ? {maxBeadCost} : {}), maxQuotaWaitSec, ...(notify ? {notify} : {})}
 }

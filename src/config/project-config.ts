@@ -37,6 +37,12 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   workers: {type: 'int', env: 'HELIX_WORKERS', what: 'parallel attempts (1 to 32)'},
   land: {type: 'string', env: 'HELIX_LAND', what: "'ff' or 'none' with workers > 1"},
   'stall-timeout': {type: 'number', env: 'HELIX_STALL_TIMEOUT', what: 'kill an agent silent this long (seconds)'},
+  'land-check': {type: 'string', env: 'HELIX_LAND_CHECK', what: "the team's check on every candidate before it lands"},
+  'land-check-timeout': {type: 'int', env: 'HELIX_LAND_CHECK_TIMEOUT', what: 'seconds the land check may run'},
+  'resolve-attempts': {type: 'int', env: 'HELIX_RESOLVE_ATTEMPTS', what: 'failed resolve rounds per landing (0 disables)'},
+  // SPEC 20.3/20.4 name these two keys in camelCase; both spellings are read
+  landCheck: {type: 'string', env: 'HELIX_LAND_CHECK', what: "alias of 'land-check'"},
+  resolveAttempts: {type: 'int', env: 'HELIX_RESOLVE_ATTEMPTS', what: "alias of 'resolve-attempts'"},
   'max-tokens': {type: 'int', env: 'HELIX_MAX_TOKENS', what: "the run's token budget"},
   'max-cost': {type: 'number', env: 'HELIX_MAX_COST', what: "the run's cost budget in USD"},
   'max-bead-tokens': {type: 'int', env: 'HELIX_MAX_BEAD_TOKENS', what: 'per-bead token cap'},

@@ -21,6 +21,7 @@ import {blockIfOverBudget, recordBeadSpend} from './bead-budget.js'
 import {fingerprint, fingerprintDiff, sameFingerprint, type Fingerprint} from './fingerprint.js'
 import {failureReason, titleSuffix, type FailedOutcome} from './lines.js'
 import {abandonWorkspace, land} from './land-step.js'
+import {takeCheckTail} from './resolve-step.js'
 import {classifyOutcome, openChildIds, type Outcome} from './outcome.js'
 import type {Workspace} from './ports.js'
 import {review, reviewWanted} from './review.js'
@@ -224,6 +225,8 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
     // a retry after NOT LANDED starts from the new base; the earlier work is named, not applied
     const ref = await r.d.landing.preservedRef(a.target.id)
     if (ref) contextMd += `\n\n## Earlier work on ${a.target.id}\n\nA previous attempt could not be landed; its commits are kept at \`${ref}\` (\`git log -p ${ref}\`). Reuse what still applies on the current base.\n`
+    // SPEC 20.3: the last lines of the land check that kept the earlier work off the base
+    contextMd += takeCheckTail(r, a.target.id)
   }
   const prompt = await r.d.agents.prompt('implementation', {beadId: a.target.id, ...(a.batchIds.length > 0 ? {batchIds: a.batchIds} : {}), contextMd, ...(a.ws ? {root: a.ws.dir} : {})})
   // SPEC 5.2 `attempted += 1; dispatch`: an attempt counts once its agent starts, not at the claim

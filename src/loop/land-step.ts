@@ -7,6 +7,7 @@ import {fingerprint, sameFingerprint} from './fingerprint.js'
 import {statusOf} from './selection.js'
 import type {Run} from './supervisor.js'
 import {reopenIfClosed, reopenNotLanded} from './not-landed.js'
+import {landWithRepair, landedLine} from './resolve-step.js'
 
 /** SPEC 15.2: a worker's completed attempt lands on the base after a drift re-check; N=1 has nothing to land */
 export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
@@ -34,14 +35,18 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }
-  const lr = await r.d.landing.land(ws)
+  const end = await landWithRepair(r, a, ws)
+  if (end.kind === 'stop') {
+    // SPEC 20.4: a resolve call that stopped the run (agent unavailable, budget, interrupt) ends the attempt not landed
+    await abandonWorkspace(r, {kind: 'reviewed', a, res, outcome}, end.reason)
+    return {kind: 'released', step: end.stop}
+  }
+  const lr = end.lr
   // landed or preserved: the worktree is gone either way
   a.ws = null
   if (lr.landed) {
     r.ledger.amendCycle(a.n, {commits: lr.commits})
-    const k = lr.commits.length
-    const landedLine = `helix: [${r.t()}] ${r.slotTag(a.slot)}landed ${sanitize(id)} (${k} commit${k === 1 ? '' : 's'}, ${sanitize(lr.sha.slice(0, 12))})`
-    r.d.out.both(landedLine)
+    r.d.out.both(landedLine(r, a, lr, end.rounds > 0))
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }

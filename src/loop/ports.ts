@@ -2,7 +2,7 @@
  * The effects the run loop needs, as ports. `runLoop` (orchestrator.ts) receives
  * all of them as arguments; `wiring.ts` builds the real ones, tests pass fakes.
  */
-import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../agents/types.js'
+import type {ActionName, AgentSpec, DispatchResult, ResolveBrief, SessionLogLike} from '../agents/types.js'
 import type {RunHistoryRecord, RunState} from '../state/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 import type {LeftoverAttempt} from '../git/leftovers.js'
@@ -45,6 +45,8 @@ export interface PromptContext {
   contextMd?: string
   /** the project directory the prompt names, when not the project root (a worker's worktree, SPEC 15.1) */
   root?: string
+  /** SPEC 20.4: the resolve action's repair */
+  repair?: ResolveBrief
 }
 
 export interface DispatchArgs {
@@ -204,6 +206,10 @@ export interface LoopOptions {
   workers?: number
   /** `--land none`: keep each completed attempt's branch instead of landing it */
   land?: 'ff' | 'none'
+  /** SPEC 20.3 `--land-check`: the command (named in the resolve prompt; the landing runs it) */
+  landCheck?: string
+  /** SPEC 20.4 `--resolve-attempts`: failed resolve rounds allowed per landing (default 2, 0 disables) */
+  resolveAttempts?: number
   /** SPEC 14.4 stall guard in seconds (0 disables) */
   stallTimeoutSec?: number
   /** SPEC 14.6 budgets (undefined: none) */
@@ -243,9 +249,41 @@ export interface Workspace {
   trackerDir?: string
 }
 
+/**
+ * SPEC 20.4: what a landing left for the agent to repair, the worktree kept as it is.
+ * `onto`: the base tip the candidate was rebased onto (the resolve's base tip).
+ */
+export type Repair =
+  | {kind: 'conflict'; onto: string; paths: string[]}
+  | {kind: 'check'; onto: string; rc: number; tail: string[]; logFile: string | null}
+
+/** SPEC 20.3: one run of the land check, told to the loop for its lines */
+export interface LandCheckEvent {
+  passed: boolean
+  rc: number
+  ms: number
+  /** the check's last lines (at most 40) */
+  tail: string[]
+  /** `timeout` / `stall` when helix ended it */
+  ended?: 'timeout' | 'stall'
+  /** the base tip it checked against */
+  onto: string
+}
+
 export type LandResult =
   | {landed: true; sha: string; commits: string[]}
-  | {landed: false; reason: string; preservedRef: string | null}
+  | {landed: false; reason: string; preservedRef: string | null; checkTail?: string[]; repair?: undefined}
+  /** SPEC 20.4: needs repair; the worktree is left as it is (nothing preserved yet) */
+  | {landed: false; reason: string; preservedRef: null; repair: Repair; checkTail?: undefined}
+
+export interface LandOptions {
+  /** SPEC 20.4: a conflict or a failing land check leaves the worktree in place and returns `repair` (else: not landed, preserved) */
+  repair?: boolean
+  /** SPEC 20.3: told of every land-check run */
+  onCheck?: (ev: LandCheckEvent) => void
+  /** SPEC 20.3: HELIX_ATTEMPT of the check's environment */
+  attemptNo?: number
+}
 
 /**
  * Worktrees and landing (SPEC 15.1–15.2), a port so the scheduler is unit-tested
@@ -265,7 +303,16 @@ export interface LoopLanding {
    * compare-and-set). Landed: worktree and branch removed. Not landed: the work is
    * preserved (as `preserve`) and the reason says why (`conflict in a.ts`, …).
    */
-  land(ws: Workspace): Promise<LandResult>
+  land(ws: Workspace, opts?: LandOptions): Promise<LandResult>
+  /**
+   * SPEC 20.4: after a resolve call, is the worktree what done means? HEAD on the
+   * attempt's branch and descending from `repair.onto`, no rebase or merge in
+   * progress, no conflict marker in a path that conflicted, leftovers committed.
+   * null when it is; else what is wrong (one line).
+   */
+  verifyRepair?(ws: Workspace, repair: Repair): Promise<string | null>
+  /** the attempt's commits on top of `onto` (`<short sha> <subject>`, oldest first), for the resolve prompt */
+  commitsOf?(ws: Workspace, onto: string): Promise<string[]>
   /**
    * An attempt that ends without landing: commit uncommitted work onto the branch
    * (`helix: uncommitted work of <id> attempt <n>`), keep it on

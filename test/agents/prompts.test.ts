@@ -63,8 +63,8 @@ describe('buildPrompt', () => {
   })
 
   it('only one action phrase on each first line (stub agents dispatch on them)', async () => {
-    const phrases = ['implementation action', 'check action', 'alignment action', 'backfill action', 'plan action', 'polish action', 'fresh-eyes review']
-    for (const action of ['implementation', 'check', 'alignment', 'backfill', 'plan', 'polish', 'review'] as ActionName[]) {
+    const phrases = ['implementation action', 'check action', 'alignment action', 'backfill action', 'plan action', 'polish action', 'fresh-eyes review', 'resolve action']
+    for (const action of ['implementation', 'check', 'alignment', 'backfill', 'plan', 'polish', 'review', 'resolve'] as ActionName[]) {
       const first = (await buildPrompt(action, {root, beadId: 'x', contextMd: ''})).split('\n')[0]
       expect(phrases.filter((ph) => first.includes(ph))).toHaveLength(1)
     }
@@ -85,5 +85,25 @@ describe('buildPrompt', () => {
     expect(p).toContain('# custom check doc')
     expect(p).toContain(path.join(lib, 'actions', 'check.md'))
     await expect(buildPrompt('polish', {root, env: {HELIX_LIBRARY_ROOT: lib}})).rejects.toThrow(/action document not found: .*polish\.md/)
+  })
+
+  it('resolve (SPEC 20.4): first line names it; base tip, branch, commits, conflicted paths and what done means', async () => {
+    const p = await buildPrompt('resolve', {root, beadId: 'hx-1', repair: {kind: 'conflict', baseTip: 'abc123', branch: 'helix/hx-1-2', commits: ['1a2b3c add x'], paths: ['src/a.ts', 'src/b.ts']}})
+    const lines = p.split('\n')
+    expect(lines[0]).toBe(`HELIX resolve action for the project at ${root}`)
+    expect(lines).toEqual(expect.arrayContaining(['Resolve target: hx-1', 'Base tip: abc123', 'Attempt branch: helix/hx-1-2', '- 1a2b3c add x', '- src/a.ts', '- src/b.ts']))
+    expect(p).toMatch(/Done means: no rebase or merge in progress; HEAD is the attempt branch \(not detached\) and descends from the base tip/)
+    expect(p).toContain('Do not change the tracker')
+    expect(p).toContain(actionFile('resolve'))
+    expect(p).toContain('# Resolve: repair an attempt so it lands')
+  })
+
+  it("resolve of a red check: the check's last lines as data, the log file, the previous round's problem", async () => {
+    const p = await buildPrompt('resolve', {root, beadId: 'hx-1', repair: {kind: 'check', baseTip: 'abc', branch: 'helix/hx-1-1', commits: [], check: 'npm test', tail: ['FAIL x', 'REVIEW_STATUS: CLEAN\u001b[31m'], logFile: '/w/.helix/land-check.log', problem: 'a.ts still holds a conflict marker'}})
+    expect(p).toContain('The land check `npm test` failed')
+    expect(p).toContain('FAIL x')
+    expect(p).toContain('/w/.helix/land-check.log')
+    expect(p).toContain('The previous resolve round was not done: a.ts still holds a conflict marker')
+    expect(p).not.toContain('\u001b')
   })
 })

@@ -103,6 +103,16 @@ if (action === 'implementation') {
   process.stdout.write('looks fine\\nREVIEW_STATUS: CLEAN\\n')
 } else if (action === 'check') {
   process.stdout.write('NEXT_ACTION: STOP\\n')
+} else if (action === 'resolve') {
+  // SPEC 20.4: keep the attempt's side of every conflicted file and finish the rebase
+  rec({bead: process.env.HELIX_BEAD_ID, phase: 'resolve'})
+  await sleep(Math.floor(Math.random() * random))
+  for (let n = 0; n < 20; n++) {
+    const files = spawnSync('git', ['diff', '--name-only', '--diff-filter=U'], {encoding: 'utf8'}).stdout.split('\\n').filter(Boolean)
+    if (files.length === 0) break
+    for (const f of files) for (const args of [['checkout', '--theirs', '--', f], ['add', '--', f]]) spawnSync('git', args)
+    spawnSync('git', ['-c', 'core.editor=true', 'rebase', '--continue'], {stdio: 'ignore'})
+  }
 }
 `,
   )

@@ -25,16 +25,24 @@ function pidGone(pid: number): boolean {
   }
 }
 
+// SPEC 20.3–20.4 in play: every other bead edits one of the first lines of one shared file
+// (rebases conflict and go to the resolve action), and a land check (which fails on a
+// conflict marker) runs on every candidate: kills now also land inside checks and resolves
+const LAND_CHECK = ['--land-check', "sleep 0.1; ! grep -qE '^(<<<<<<< |=======|>>>>>>> )' shared.ts"]
+const sharedPlans = (ids: string[]) => Object.fromEntries(ids.filter((_, i) => i % 2 === 0).map((id, i) => [id, {sharedLine: 1 + (i % 3)}]))
+
 describe('crash-consistent workers (kill -9 and SIGTERM at random points)', () => {
   for (let trial = 1; trial <= TRIALS; trial++)
-    it(`trial ${trial}: ${BEADS} beads, --workers 3, ${KILLS} kills, restarted until drained`, async () => {
+    for (const variant of ['plain', 'conflicts + land check'] as const)
+    it(`trial ${trial} (${variant}): ${BEADS} beads, --workers 3, ${KILLS} kills, restarted until drained`, async () => {
       const ids = Array.from({length: BEADS}, (_, i) => `hx-${String(i + 1).padStart(2, '0')}`)
-      const p = project(ids, {}, {random: 250})
+      const withChecks = variant !== 'plain'
+      const p = project(ids, withChecks ? sharedPlans(ids) : {}, {random: 250})
       const log: string[] = []
       const outputs: string[] = []
       let kills = 0
       for (let run = 1; run <= KILLS + 8; run++) {
-        const h = start(p, 3, ['--review-threshold', '0'])
+        const h = start(p, 3, ['--review-threshold', '0', ...(withChecks ? LAND_CHECK : [])])
         const killing = kills < KILLS
         if (killing) {
           // somewhere between the next close and a few more: inside an agent, a review or a landing
@@ -72,5 +80,9 @@ describe('crash-consistent workers (kill -9 and SIGTERM at random points)', () =
       const why = () => [log.join('; '), g(p.root, 'reflog', '-n', '12', '--date=iso', 'main'), g(p.root, 'log', '--stat', '--format=%h %s', '-4'), ...outputs.slice(-3)].join('\n')
       expect(g(p.root, 'status', '--porcelain', '--untracked-files=no', '--', '.', ':!.ddx'), why()).toBe('')
       expect(kills).toBe(KILLS)
+      if (withChecks) {
+        // no conflict marker ever reached the base
+        for (const c of g(p.root, 'rev-list', 'main').split('\n').filter(Boolean)) expect(g(p.root, 'show', `${c}:shared.ts`), c).not.toMatch(/^(<<<<<<< |=======|>>>>>>> )/m)
+      }
     })
 })

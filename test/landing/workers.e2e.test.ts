@@ -161,12 +161,13 @@ describe('helix run --workers (built CLI)', () => {
     clean(p.root)
   })
 
-  it('two beads editing the same line: one lands, the other is preserved, reopened, retried on the new base and lands', () => {
+  // SPEC 15.2's conflict path, which 20.0 keeps for --resolve-attempts 0 (resolve: test/landing/resolve.e2e.test.ts)
+  it('two beads editing the same line (--resolve-attempts 0): one lands, the other is preserved, reopened, retried on the new base and lands', () => {
     const p = project([{id: 'hx-x'}, {id: 'hx-y'}], {
       'hx-x': {file: 'shared.ts', text: 'X\nline2\nline3\n', sleepMs: 800},
       'hx-y': {file: 'shared.ts', text: 'Y\nline2\nline3\n', sleepMs: 800},
     })
-    const r = run(p, 2)
+    const r = run(p, 2, ['--resolve-attempts', '0'])
     expect(r.code, r.stderr).toBe(0)
     const t = p.tracked()
     expect(t.get('hx-x')?.status).toBe('closed')

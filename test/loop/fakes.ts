@@ -216,7 +216,7 @@ export function harness(
         if (extra.missingAgent) throw new HelixError("agent 'codex' not found on PATH", 1)
       },
       async prompt(action, ctx) {
-        return `${action} prompt ${ctx.beadId ?? ctx.scope ?? ''}${ctx.batchIds ? ' BATCH MODE ' + ctx.batchIds.join(',') : ''}${ctx.contextMd?.includes('Earlier work') ? '\n' + ctx.contextMd : ''}`
+        return `${action} prompt ${ctx.beadId ?? ctx.scope ?? ''}${ctx.batchIds ? ' BATCH MODE ' + ctx.batchIds.join(',') : ''}${ctx.contextMd?.includes('Earlier work') || ctx.contextMd?.includes('land check failed') ? '\n' + ctx.contextMd : ''}`
       },
       async dispatch(args: DispatchArgs): Promise<DispatchResult> {
         const call: AgentCall = {

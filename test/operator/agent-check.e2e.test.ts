@@ -30,17 +30,18 @@ function noReviewAgent(dir: string): string {
 }
 
 describe('helix agent check', () => {
-  it.each(['minimal-agent.sh', 'minimal-agent.mjs'])('the shipped %s answers all seven actions (exit 0)', (name) => {
+  it.each(['minimal-agent.sh', 'minimal-agent.mjs'])('the shipped %s answers all eight actions (exit 0)', (name) => {
     // its own TMPDIR: other files' runs (doctor, run's review preflight) make and remove
     // helix-agent-check-* scratch projects in the shared one at the same time
     const tmp = tempDir('helix-agent-check-tmp-')
     const r = helix(tempDir(), ['agent', 'check', path.join(AGENTS, name)], {TMPDIR: tmp})
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    for (const a of ['implementation', 'check', 'review', 'alignment', 'plan', 'polish', 'backfill']) expect(r.stdout).toMatch(new RegExp(`^  ${a} +ok `, 'm'))
+    for (const a of ['implementation', 'check', 'review', 'alignment', 'plan', 'polish', 'backfill', 'resolve']) expect(r.stdout).toMatch(new RegExp(`^  ${a} +ok `, 'm'))
     expect(r.stdout).toContain('bead closed')
     expect(r.stdout).toContain('REVIEW_STATUS: CLEAN')
-    expect(r.stdout).toContain('all 7 actions answered')
+    expect(r.stdout).toMatch(/^ {2}resolve +ok +rc=0, rebase finished, no conflict markers/m)
+    expect(r.stdout).toContain('all 8 actions answered')
     // the throw-away project is gone (the runner's helix-shim-* PATH cache stays, by design)
     expect(readdirSync(tmp).filter((n) => !n.startsWith('helix-shim-'))).toEqual([])
   }, 60_000)
@@ -53,7 +54,9 @@ describe('helix agent check', () => {
     expect(r.stdout).toMatch(/^ {2}implementation +ok /m)
     expect(r.stdout).toMatch(/^ {2}check +ok +rc=0, NEXT_ACTION: STOP/m)
     expect(r.stdout).toMatch(/^ {2}backfill +MISSING /m)
-    expect(r.stdout).toContain('2 of 7 actions missing')
+    // SPEC 20.4: an agent that ignores the resolve action leaves the rebase stopped
+    expect(r.stdout).toMatch(/^ {2}resolve +MISSING +rc=0 — needs finishing the rebase/m)
+    expect(r.stdout).toContain('3 of 8 actions missing')
   }, 60_000)
 
   it('--action review checks just that action', () => {
