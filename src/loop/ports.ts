@@ -18,7 +18,8 @@ export interface NewBeadInput {
   'spec-id'?: string
 }
 
-export type ClaimResult = {ok: true; token: string} | {ok: false; message: string}
+/** `blocked`: the bead cannot be claimed until someone acts (a stray ref in the way, issue 30): skipped for the run, named in the blocker report */
+export type ClaimResult = {ok: true; token: string} | {ok: false; message: string; blocked?: boolean}
 
 export interface LoopTracker {
   /** fresh read of the whole tracker (never cached across an agent call) */

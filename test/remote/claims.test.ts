@@ -89,7 +89,7 @@ describe('claims on a bare remote', () => {
     expect(parseClaimMessage('[]')).toBeNull()
     const p = parsePorcelain({code: 1, stdout: 'To /r.git\n!\tabc:refs/helix/claims/x\t[rejected] (stale info)\n \tdef:refs/heads/main\tabc..def\nDone\n', stderr: 'error: failed to push'})
     expect(p.ok).toBe(false)
-    expect(p.unreachable).toBe(false)
+    expect(p.ok ? null : p.kind).toBe('race')
     expect(p.refs.map((r) => [r.flag, r.to])).toEqual([['!', 'refs/helix/claims/x'], [' ', 'refs/heads/main']])
   })
 })
