@@ -62,6 +62,9 @@ export interface Held {
 type Pending = {what: string; run: () => Promise<'done' | 'unreachable'>}
 
 export interface Fleet {
+  /** this run's id in its claims (`host:pid:time`) */
+  runId: string
+  host: string
   tracker: LoopTracker
   rb: RemoteBase
   claims: Claims
@@ -90,6 +93,11 @@ export interface Fleet {
   deferredOf(bead: string): Array<(paths: import('../util/root.js').ProjectPaths) => Promise<void>>
   /** a landing went out: nothing of the attempt is left to write */
   landed(bead: string): void
+  /**
+   * SPEC 20.2: take over the claim a dead run of this host made for a leftover attempt
+   * (a renewal expecting its value), and hold it for `ws`; false when the remote refused
+   */
+  adopt(bead: string, theirs: string, attempt: number, token: string, ws: Workspace): Promise<boolean>
   /** refs under `refs/helix/claims/` that are not claims but block one (`<id>/…`), by the bead they block */
   strays(): Map<string, string>
   start(): void
@@ -388,6 +396,17 @@ export function createFleet(o: FleetOptions): Fleet {
     },
     release: (id) => release(id, true),
     endAttempt,
+    runId: o.runId,
+    host: o.host,
+    async adopt(bead, theirs, attempt, token, ws) {
+      const r = await claims.renew(bead, theirs, attempt)
+      if (!r.ok) {
+        if (r.why === 'unreachable') unreachable(r.message)
+        return false
+      }
+      held.set(bead, {bead, sha: r.sha, attempt, token, expiresAt: o.now().getTime() + lease, ws, lost: false, landing: false, renewing: null})
+      return true
+    },
     deferredOf: peekDeferred,
     landed: (bead) => void takeDeferred(bead),
     strays: () => new Map(strayRefs),

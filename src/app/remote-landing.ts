@@ -13,6 +13,9 @@ import path from 'node:path'
 import {firstLine} from '../git/run.js'
 import {assertAttempt, assertSafeId, branchName, preservedRefName, worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claims.js'
+import {attemptTrackerFile, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
+import {parseAttemptName} from '../git/leftovers.js'
+import {createRemoteLeftovers} from './remote-leftovers.js'
 import {applyAttemptEdits} from '../remote/attempt-tracker.js'
 import {refLine} from '../remote/push.js'
 import {parseTracker} from '../tracker/codec.js'
@@ -68,11 +71,9 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     return p
   }
 
-  async function exists(ref: string): Promise<boolean> {
-    return (await g(['rev-parse', '--verify', '-q', ref])).code === 0
-  }
+  const exists = async (ref: string): Promise<boolean> => (await rb.repo.revParse(ref)) !== null
 
-  async function prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
+  async function prepare(bead: string, attempt: number, slot: number, meta?: Record<string, unknown>): Promise<Workspace> {
     assertSafeId(bead)
     assertAttempt(attempt)
     await o.local.ensureExcludes()
@@ -95,6 +96,8 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     const p = {root: top, dir: trackerDir, file: trackerFileIn(top), lockDir: path.join(trackerDir, 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}
     await setFields(p, bead, {status: 'in_progress', owner: o.host, 'claimed-at': now, 'claimed-pid': o.pid, 'claimed-machine': o.host, 'claim-token': h.token})
     await g(['update-index', '--skip-worktree', '--', o.trackerRel], top)
+    // SPEC 20.2: what the next start needs to judge this attempt against the remote
+    await writeAttemptMeta(o.root, {...(meta ?? {}), bead, attempt: n, branch, base_tip: tip, started_at: now, remote: o.remote, host: o.host, run: fleet.runId, claim_sha: h.sha, claim_token: h.token})
     h.ws = ws
     return ws
   }
@@ -102,7 +105,15 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
   /** the agent's tracker copy, then the file put back to HEAD so git sees a clean tracker */
   async function takeTrackerCopy(top: string): Promise<string> {
     const file = trackerFileIn(top)
-    const text = existsSync(file) ? await readFile(file, 'utf8') : ''
+    let text = existsSync(file) ? await readFile(file, 'utf8') : ''
+    // the agent's copy outlives the file's restore (a kill before the push, SPEC 20.2)
+    const name = parseAttemptName(path.basename(top))
+    const saved = name ? attemptTrackerFile(o.root, name.bead, name.attempt) : null
+    const flagged = (await g(['ls-files', '-v', '--', o.trackerRel], top)).stdout.startsWith('S ')
+    if (saved && flagged) {
+      await mkdir(path.dirname(saved), {recursive: true})
+      await writeFile(saved, text)
+    } else if (saved && existsSync(saved)) text = await readFile(saved, 'utf8')
     await g(['update-index', '--no-skip-worktree', '--', o.trackerRel], top)
     await g(['checkout', '-q', 'HEAD', '--', o.trackerRel], top)
     return text
@@ -149,8 +160,9 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
       await rm(top, {recursive: true, force: true})
       await g(['worktree', 'prune'])
     }
-    const sha = (await g(['rev-parse', '--verify', '-q', `refs/heads/${ws.branch}`])).stdout.trim()
-    if (sha) await g(['update-ref', '-d', `refs/heads/${ws.branch}`, sha])
+    const sha = await rb.repo.revParse(`refs/heads/${ws.branch}`)
+    if (sha) await rb.repo.deleteRef(`refs/heads/${ws.branch}`, sha)
+    await removeAttemptMeta(o.root, ws.bead, ws.attempt)
   }
 
   async function attemptLand(ws: Workspace): Promise<LandResult | {landed: false; reason: string; preservedRef: null; agentText: string}> {
@@ -268,7 +280,11 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     return o.local.preservedRef(bead)
   }
 
+  const left = createRemoteLeftovers({root: o.root, prefix: o.prefix, remote: o.remote, trackerRel: o.trackerRel, fleet, local: o.local, takeTrackerCopy, pushPreserved, log: o.log})
+
   return {
+    ...left,
+    remote: o.remote,
     base: o.local.base,
     ensureExcludes: o.local.ensureExcludes,
     prepare,

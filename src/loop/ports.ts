@@ -6,6 +6,7 @@ import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../age
 import type {RunHistoryRecord, RunState} from '../state/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 import type {LeftoverAttempt} from '../git/leftovers.js'
+import type {ReconcileAction} from '../recovery/reconcile-plan.js'
 import type {PendingReopen} from '../state/pending-reopens.js'
 
 export interface NewBeadInput {
@@ -282,6 +283,13 @@ export interface LoopLanding {
   discard?(l: LeftoverAttempt): Promise<void>
   /** a leftover not to finish: as `preserve` */
   preserveLeftover?(l: LeftoverAttempt): Promise<string | null>
+  /**
+   * SPEC 20.2: the remote's judgement of each leftover (a `--remote` landing asks the
+   * remote for claims and the base tip); without it reconciliation plans from the tracker
+   */
+  planLeftovers?(items: LeftoverAttempt[]): Promise<ReconcileAction[]>
+  /** the git remote this landing lands on (`--remote <name>`); absent for a local landing */
+  remote?: string
   /** issue 20 item 8: prune preserved refs of beads that landed more than --keep-preserved days ago */
   prunePreserved?(say: (line: string) => void): Promise<void>
   /** reopens that could not be written (SPEC 18.1a), finished at the next start */

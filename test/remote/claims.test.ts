@@ -93,3 +93,46 @@ describe('claims on a bare remote', () => {
     expect(p.refs.map((r) => [r.flag, r.to])).toEqual([['!', 'refs/helix/claims/x'], [' ', 'refs/heads/main']])
   })
 })
+
+describe('a ref in the way of a claim (issue 30)', () => {
+  it('is named as what it is, blamed on no host, and the bead is reported blocked (not retried)', async () => {
+    const {createFleet} = await import('../../src/app/remote-fleet.js')
+    const f = makeFleet([{id: 'b3', title: 'three', status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z'}])
+    const other = f.clone('other')
+    g(other, 'push', '-q', 'origin', 'HEAD:refs/helix/claims/b3/x')
+    const a = f.clone('a')
+    const lines: string[] = []
+    const fleet = createFleet({
+      root: a,
+      remote: 'origin',
+      base: 'main',
+      trackerRel: '.ddx/beads.jsonl',
+      scratch: `${a}/.git/helix-remote`,
+      env: gitTestEnv,
+      host: 'a',
+      runId: 'run-a',
+      pid: process.pid,
+      leaseSec: 30,
+      maxOfflineSec: 3600,
+      now: () => new Date(),
+      log: (l) => lines.push(l),
+      pidAlive: () => true,
+      onMaxOffline: () => {},
+    })
+    try {
+      await fleet.tracker.read()
+      const c = await fleet.tracker.claim('b3')
+      expect(c).toMatchObject({ok: false, blocked: true})
+      const msg = c.ok ? '' : c.message
+      expect(msg).toContain('refs/helix/claims/b3/x')
+      expect(msg).toContain('git push origin :refs/helix/claims/b3/x')
+      expect(msg).not.toMatch(/another host/)
+      expect(fleet.strays().get('b3')).toBe('refs/helix/claims/b3/x')
+      expect(lines.join('\n')).not.toMatch(/unreachable/)
+      // the stray ref is still there: helix removes nothing it did not make
+      expect(remoteRefs(f.bare)).toEqual(['refs/helix/claims/b3/x'])
+    } finally {
+      await fleet.close()
+    }
+  })
+})
