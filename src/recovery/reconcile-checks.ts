@@ -39,6 +39,18 @@ export async function reconcileChecks(paths: Pick<ProjectPaths, 'root' | 'pidFil
   const owned = new Set([...owners.branches].filter((b) => b.startsWith('helix/')).map((b) => b.slice('helix/'.length)))
   const plan = planReconcile(snap, await scanAttempts(paths.root, gitEnv(env), base, owners.live ? owned : new Set()))
   for (const a of plan) {
+    const remote = a.l.meta?.remote
+    if (typeof remote === 'string') {
+      // SPEC 20.2: judged against the remote, not this checkout's tracker
+      const r = sanitize(remote)
+      out.push({
+        level: 'warn',
+        what: 'leftover attempt',
+        detail: `${sanitize(a.l.bead)} attempt ${a.l.attempt} (${a.commits} commit(s)) of a 'helix run --remote ${r}' that ended`,
+        fix: `'helix run --remote ${r}' lands it at start when its bead is closed in the attempt and its claim on ${r} is still that run's, else keeps it on a preserved ref; a plain 'helix run' refuses it`,
+      })
+      continue
+    }
     if (a.kind === 'finish')
       out.push({
         level: 'fail',

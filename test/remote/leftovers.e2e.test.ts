@@ -4,7 +4,7 @@
 // `helix run` refuses to land the leftovers locally; the restart with --remote lands both
 // beads without running the agent again, and leaves no worktree or helix/* branch.
 import {spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
@@ -57,6 +57,18 @@ describe('a --remote host killed before its landing push', () => {
     expect(plain.stderr + plain.stdout).toMatch(/helix: b[12] attempt 1 was left by 'helix run --remote origin'; run 'helix run --remote origin' to finish it/)
     expect(wt()).toHaveLength(2)
     expect(g(dir, 'log', '--format=%s', 'main').split('\n')).toEqual(['seed'])
+
+    // doctor and recover agree with the remote: the advice names the --remote run; recover keeps them
+    const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production'}, encoding: 'utf8'})
+    const trackerBefore = readFileSync(path.join(dir, '.ddx', 'beads.jsonl'), 'utf8')
+    const doc = cli('doctor')
+    expect(doc.stdout + doc.stderr).toMatch(/b1 attempt 1 \(\d+ commit\(s\)\) of a 'helix run --remote origin' that ended/)
+    expect(doc.stdout + doc.stderr).not.toMatch(/'helix run' finishes and lands it/)
+    const rec = cli('recover', '--worktrees')
+    expect(rec.stdout + rec.stderr).toMatch(/kept worktree \.helix\/worktrees\/b1-1: it belongs to 'helix run --remote origin'/)
+    expect(wt()).toHaveLength(2)
+    // the checkout's tracker is not the queue: nothing reopened there
+    expect(readFileSync(path.join(dir, '.ddx', 'beads.jsonl'), 'utf8')).toBe(trackerBefore)
 
     const again = startHost(dir, 'hA', log, ['--workers', '2', '--lease', '10'], {FLEET_SLEEP_MS: '100'})
     expect(await again.done, again.out()).toBe(0)
