@@ -35,14 +35,16 @@ execFileSync('git', ['add', '-A'], {env, stdio: 'ignore'})
 execFileSync('git', ['commit', '-q', '-m', `work on ${bead}`], {env, stdio: 'ignore'})
 execFileSync(process.execPath, [process.env.FLEET_HELIX, 'tracker', 'close', bead], {env: {...env, NODE_ENV: 'production'}, stdio: 'inherit'})
 log('end')
-// a barrier: with FLEET_BARRIER_DIR and FLEET_BARRIER_N, wait until N agents have committed and
-// closed, so that their hosts land at about the same moment (issue 26's races)
+// a barrier: with FLEET_BARRIER_DIR and FLEET_BARRIER_N, wait until the group of N agents this one
+// belongs to (the 1st N to arrive, the next N, …) have committed and closed, so that their hosts land at about the same moment (issue 26's races)
 const barrier = process.env.FLEET_BARRIER_DIR
 if (barrier) {
   const n = Number(process.env.FLEET_BARRIER_N ?? 1)
   mkdirSync(barrier, {recursive: true})
   writeFileSync(path.join(barrier, `${host}-${bead}-${process.pid}`), '')
   const deadline = Date.now() + Number(process.env.FLEET_BARRIER_MS ?? 120_000)
-  while (readdirSync(barrier).length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+  // rounds: the k-th agent to arrive waits for the whole group of n it belongs to
+  const target = Math.ceil(readdirSync(barrier).length / n) * n
+  while (readdirSync(barrier).length < target && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
 }
 console.log(`closed ${bead}`)

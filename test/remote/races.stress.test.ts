@@ -29,13 +29,14 @@ describe('hosts whose agents finish together, under CPU load', () => {
     const n = trials(5, 1)
     const results: string[] = []
     for (let t = 0; t < n; t++) {
-      const ids = Array.from({length: HOSTS.length * WORKERS}, (_, i) => `hx-${t}-${i + 1}`)
+      // two rounds: each host's three workers finish together twice
+      const ids = Array.from({length: 2 * HOSTS.length * WORKERS}, (_, i) => `hx-${t}-${String(i + 1).padStart(2, '0')}`)
       const f = makeFleet(ids.map((id) => bead(id)))
       const log = path.join(f.dir, 'agents.jsonl')
       const barrier = path.join(f.dir, 'barrier')
       const load = cpuLoad(2)
       try {
-        const env = {FLEET_SLEEP_MS: '100', FLEET_BARRIER_DIR: barrier, FLEET_BARRIER_N: String(ids.length), FLEET_BARRIER_MS: '90000'}
+        const env = {FLEET_SLEEP_MS: '100', FLEET_BARRIER_DIR: barrier, FLEET_BARRIER_N: String(HOSTS.length * WORKERS), FLEET_BARRIER_MS: '90000'}
         const hosts = HOSTS.map((h) => startHost(f.clone(h), h, log, ['--workers', String(WORKERS), '--lease', '30'], env))
         const codes = await Promise.all(hosts.map((h) => h.done))
         const outs = hosts.map((h) => h.out()).join('\n-----\n')
