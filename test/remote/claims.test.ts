@@ -94,15 +94,9 @@ describe('claims on a bare remote', () => {
   })
 })
 
-describe('a ref in the way of a claim (issue 30)', () => {
-  it('is named as what it is, blamed on no host, and the bead is reported blocked (not retried)', async () => {
-    const {createFleet} = await import('../../src/app/remote-fleet.js')
-    const f = makeFleet([{id: 'b3', title: 'three', status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z'}])
-    const other = f.clone('other')
-    g(other, 'push', '-q', 'origin', 'HEAD:refs/helix/claims/b3/x')
-    const a = f.clone('a')
-    const lines: string[] = []
-    const fleet = createFleet({
+async function fleetOn(a: string, lines: string[]) {
+  const {createFleet} = await import('../../src/app/remote-fleet.js')
+  return createFleet({
       root: a,
       remote: 'origin',
       base: 'main',
@@ -119,6 +113,50 @@ describe('a ref in the way of a claim (issue 30)', () => {
       pidAlive: () => true,
       onMaxOffline: () => {},
     })
+}
+
+const openBead = (id: string) => ({id, title: id, status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z'})
+
+describe('the fleet tracker', () => {
+  it('writes an attempt\'s spend, notes and count as ONE commit on the base when it ends (SPEC 20.1)', async () => {
+    const f = makeFleet([openBead('b1'), openBead('b2')])
+    const a = f.clone('a')
+    const fleet = await fleetOn(a, [])
+    try {
+      const before = g(f.bare, 'rev-list', '--count', 'main')
+      const c = await fleet.tracker.claim('b1')
+      expect(c.ok).toBe(true)
+      await fleet.tracker.addSpend('b1', 1200, 0.5)
+      await fleet.tracker.appendNote('b1', 'a note of the attempt')
+      await fleet.tracker.addLabel('b1', 'flaky')
+      // another bead's edit is not put off
+      await fleet.tracker.appendNote('b2', 'about b2')
+      expect(Number(g(f.bare, 'rev-list', '--count', 'main'))).toBe(Number(before) + 1)
+      await fleet.endAttempt('b1', {reason: 'failed', count: true, note: 'NOT LANDED [2026-01-01T00:00:00.000Z]: failed'})
+      await fleet.release('b1')
+      expect(Number(g(f.bare, 'rev-list', '--count', 'main'))).toBe(Number(before) + 2)
+      const b1 = JSON.parse(g(f.bare, 'show', 'main:.ddx/beads.jsonl').split('\n')[0] as string) as Record<string, unknown>
+      expect(b1).toMatchObject({'helix-attempts': 1, 'helix-tokens': 1200, labels: ['flaky']})
+      expect(String(b1.notes)).toContain('a note of the attempt')
+      expect(String(b1.notes)).toContain('NOT LANDED [2026-01-01T00:00:00.000Z]: failed')
+      // the loop's reopen with that note writes nothing more
+      await fleet.tracker.reopen('b1', 'NOT LANDED [2026-01-01T00:00:01.000Z]: failed')
+      expect(Number(g(f.bare, 'rev-list', '--count', 'main'))).toBe(Number(before) + 2)
+      expect(remoteRefs(f.bare, 'refs/helix/claims/')).toEqual([])
+    } finally {
+      await fleet.close()
+    }
+  })
+})
+
+describe('a ref in the way of a claim (issue 30)', () => {
+  it('is named as what it is, blamed on no host, and the bead is reported blocked (not retried)', async () => {
+    const f = makeFleet([openBead('b3')])
+    const other = f.clone('other')
+    g(other, 'push', '-q', 'origin', 'HEAD:refs/helix/claims/b3/x')
+    const a = f.clone('a')
+    const lines: string[] = []
+    const fleet = await fleetOn(a, lines)
     try {
       await fleet.tracker.read()
       const c = await fleet.tracker.claim('b3')
