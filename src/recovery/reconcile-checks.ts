@@ -13,7 +13,8 @@ import type {ProjectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
 import {scanAttempts} from '../git/leftovers.js'
 import {planLine, planReconcile} from './reconcile-plan.js'
-import {git, gitEnv} from '../git/run.js'
+import {gitEnv} from '../git/run.js'
+import {openRepo} from '../git/repo.js'
 import {listLeftovers, liveOwners, type PreservedRef} from './worktrees.js'
 
 type Check = {level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}
@@ -22,7 +23,7 @@ export const DEFAULT_KEEP_PRESERVED_DAYS = 7
 const DAY_MS = 86_400_000
 
 async function rootBase(root: string, env: NodeJS.ProcessEnv): Promise<string | null> {
-  const r = await git(['symbolic-ref', '-q', '--short', 'HEAD'], {cwd: root, env: gitEnv(env)})
+  const r = await openRepo(root, gitEnv(env)).run(['symbolic-ref', '-q', '--short', 'HEAD'])
   return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null
 }
 
@@ -109,17 +110,17 @@ export async function prunePreserved(
 ): Promise<string[]> {
   const {due, later} = await prunablePreserved(paths, opts.env, opts.keepDays, opts.now)
   const pick = opts.all ? [...due, ...later] : due
-  const env = gitEnv(opts.env)
+  const repo = openRepo(paths.root, gitEnv(opts.env))
   const done: string[] = []
   for (const p of pick) {
-    const sha = (await git(['rev-parse', '--verify', '-q', p.ref], {cwd: paths.root, env})).stdout.trim()
+    const sha = await repo.revParse(p.ref)
     if (!sha) continue
     if (opts.dryRun) {
       opts.say(`helix: would prune ${sanitize(p.ref)} (${sanitize(p.bead)} landed since)`)
       done.push(p.ref)
       continue
     }
-    if ((await git(['update-ref', '-d', p.ref, sha], {cwd: paths.root, env})).code === 0) {
+    if (await repo.deleteRef(p.ref, sha)) {
       opts.say(`helix: pruned ${sanitize(p.ref)} (${sanitize(p.bead)} landed since)`)
       done.push(p.ref)
     }
