@@ -108,7 +108,14 @@ export async function reconcile(r: Run): Promise<Step> {
   }
   snap = await r.d.tracker.read()
   let stop: Stop | null = null
-  const plan = landing.planLeftovers ? await landing.planLeftovers(items) : planReconcile(snap, items)
+  let plan
+  try {
+    plan = landing.planLeftovers ? await landing.planLeftovers(items) : planReconcile(snap, items)
+  } catch (error) {
+    // the remote could not judge them now: they stay for the next start, untouched
+    r.d.out.both(`helix: leftover attempts not reconciled: ${sanitize(errorMessage(error))}`)
+    return 'continue'
+  }
   for (const act of plan) {
     const l = act.l
     if ((r.aborted || stop) && act.kind === 'finish') {
