@@ -19,74 +19,17 @@ import {parseTracker} from '../tracker/codec.js'
 import {readTracker} from '../tracker/store.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
-import {claimState, createClaims, skewMs, type Claims, type RemoteClaim} from '../remote/claims.js'
-import {createRemoteBase, type RemoteBase} from '../remote/base.js'
-import type {LoopTracker, Workspace} from '../loop/ports.js'
+import {claimState, createClaims, skewMs, type RemoteClaim} from '../remote/claims.js'
+import {createRemoteBase} from '../remote/base.js'
+import type {ClaimResult} from '../loop/ports.js'
+import type {Fleet, FleetOptions, Held} from './remote-fleet-types.js'
+export type {Fleet, FleetOptions, Held} from './remote-fleet-types.js'
 
 import {createRemoteTracker, RETRY_AFTER_FIELD} from './remote-tracker.js'
 export {ATTEMPTS_FIELD, RETRY_AFTER_FIELD} from './remote-tracker.js'
 
-export interface FleetOptions {
-  root: string
-  remote: string
-  base: string
-  trackerRel: string
-  scratch: string
-  env: NodeJS.ProcessEnv
-  host: string
-  runId: string
-  pid: number
-  leaseSec: number
-  maxOfflineSec: number
-  now: () => Date
-  log: (line: string) => void
-  /** true when a pid on this host is alive (a claim of this host whose run died is taken over at once) */
-  pidAlive: (pid: number) => boolean
-  onMaxOffline: () => void
-}
-
-export interface Held {
-  bead: string
-  sha: string
-  attempt: number
-  token: string
-  expiresAt: number
-  ws: Workspace | null
-  /** the lease ended unrenewed or another run took it: never land */
-  lost: boolean
-  /** landing owns the ref: no renewal */
-  landing: boolean
-  renewing: Promise<void> | null
-}
-
 type Pending = {what: string; run: () => Promise<'done' | 'unreachable'>}
 
-export interface Fleet {
-  tracker: LoopTracker
-  rb: RemoteBase
-  claims: Claims
-  held: Map<string, Held>
-  /** stop the attempt on `bead` when its lease is lost */
-  onLost(bead: string, fn: () => void): () => void
-  /** beads another run holds (live), for the scheduler's wait instead of a drain */
-  waiting(): Array<{until: string}>
-  /** true once the remote was away longer than --max-offline */
-  offlineExceeded(): boolean
-  offline(): boolean
-  /** queue a remote write for when the remote answers (order kept) */
-  later(what: string, run: () => Promise<'done' | 'unreachable'>): Promise<void>
-  /** the remote answered: flush what waited */
-  online(): Promise<void>
-  /** marks the remote as unreachable (for the offline clock) */
-  unreachable(): void
-  /** release our claim on `bead` now (compare-and-delete at our value; later when the remote is away) */
-  release(bead: string): Promise<void>
-  /** a failed or not-landed attempt: count it on the bead at the base, back off, block after 4 (fleet-wide) */
-  recordFailure(bead: string, reason: string): Promise<void>
-  start(): void
-  /** stop renewals; release what is still held (best effort) */
-  close(): Promise<void>
-}
 
 const REFRESH_MS = 500
 const humanIn = (ms: number): string => (ms >= 90_000 ? `${Math.round(ms / 60_000)}m` : `${Math.max(0, Math.round(ms / 1000))}s`)
@@ -110,11 +53,12 @@ export function createFleet(o: FleetOptions): Fleet {
   const lease = o.leaseSec * 1000
   const skew = skewMs(o.env)
 
-  function unreachable(): void {
+  function unreachable(message?: string | null): void {
     const t = o.now().getTime()
     if (offlineSince === null) {
       offlineSince = t
-      o.log(`helix: the remote ${sanitize(o.remote)} is unreachable; no new claims until it answers`)
+      const why = message ?? rb.lastFailure() ?? claims.lastFailure()
+      o.log(`helix: the remote ${sanitize(o.remote)} is unreachable${why ? ` (git: ${sanitize(why).slice(0, 200)})` : ''}; no new claims until it answers`)
     }
     if (!exceeded && t - offlineSince > o.maxOfflineSec * 1000) {
       exceeded = true
@@ -169,9 +113,20 @@ export function createFleet(o: FleetOptions): Fleet {
     }
     lastTip = tip
     const list = await claims.list()
-    if (list) lastClaims = list
+    if (list) setClaims(list)
     await online()
   }
+
+  /** `refs/helix/claims/<id>/…` is no claim: it blocks `<id>`'s claim ref (a directory/file clash) */
+  let strayRefs = new Map<string, string>()
+  function setClaims(list: RemoteClaim[]): void {
+    lastClaims = list.filter((c) => !c.bead.includes('/'))
+    strayRefs = new Map()
+    for (const c of list) if (c.bead.includes('/')) strayRefs.set(c.bead.slice(0, c.bead.indexOf('/')), c.ref)
+  }
+
+  const strayMessage = (id: string, ref: string): string =>
+    `the ref ${sanitize(ref)} on ${sanitize(o.remote)} is in the way of its claim ref (not a claim of any host; remove it: git push ${sanitize(o.remote)} :${sanitize(ref)})`
 
   /** a claim that blocks us: live and not ours (an own-host claim of a dead run is not live) */
   function blocking(c: RemoteClaim, now: Date): boolean {
@@ -226,16 +181,18 @@ export function createFleet(o: FleetOptions): Fleet {
     return snap
   }
 
-  async function claim(id: string): Promise<{ok: true; token: string} | {ok: false; message: string}> {
+  async function claim(id: string): Promise<ClaimResult> {
     if (offlineSince !== null) return {ok: false, message: `the remote ${sanitize(o.remote)} is unreachable`}
     const list = await claims.list()
     if (!list) {
       unreachable()
       return {ok: false, message: `the remote ${sanitize(o.remote)} is unreachable`}
     }
-    lastClaims = list
+    setClaims(list)
+    const stray = strayRefs.get(id)
+    if (stray) return {ok: false, blocked: true, message: strayMessage(id, stray)}
     const now = o.now()
-    const existing = list.find((c) => c.bead === id)
+    const existing = lastClaims.find((c) => c.bead === id)
     if (existing && blocking(existing, now)) return {ok: false, message: describe(existing, now)}
     // the base after the claim list: a host that landed this bead deleted its claim in the same push
     const tip = await rb.fetch()
@@ -248,13 +205,23 @@ export function createFleet(o: FleetOptions): Fleet {
     const attempt = (claimCount.get(id) ?? 0) + 1
     const r = existing ? await claims.takeOver(id, existing.sha, attempt) : await claims.create(id, attempt)
     if (!r.ok) {
-      if (r.why === 'unreachable') unreachable()
+      if (r.why === 'unreachable') unreachable(r.message)
+      if (r.why === 'blocked')
+        return {ok: false, blocked: true, message: r.blockingRef ? strayMessage(id, r.blockingRef) : `the remote ${sanitize(o.remote)} refused its claim ref: ${sanitize(r.message)}`}
       return {ok: false, message: r.why === 'lost' ? `another host claimed ${sanitize(id)} first` : `the remote ${sanitize(o.remote)} is unreachable`}
     }
     if (existing) o.log(`helix: took over the expired claim on ${sanitize(id)}${existing.message ? ` of ${sanitize(existing.message.host)}` : ''}`)
     claimCount.set(id, attempt)
     const token = randomBytes(8).toString('hex')
-    held.set(id, {bead: id, sha: r.sha, attempt, token, expiresAt: now.getTime() + lease, ws: null, lost: false, landing: false, renewing: null})
+    const h: Held = {bead: id, sha: r.sha, attempt, token, expiresAt: now.getTime() + lease, ws: null, lost: false, landing: false, renewing: null}
+    held.set(id, h)
+    // SPEC 20.1: the tip was read before the claim list; a host may have landed it in between
+    const again = await rb.fetch()
+    const fresh = again ? parseTracker(await rb.trackerAt(again), 'tip').byId.get(id) : atTip
+    if (!fresh || (fresh.status ?? 'open') !== 'open') {
+      await release(id, true)
+      return {ok: false, message: `${sanitize(id)} is ${fresh ? sanitize(String(fresh.status)) : 'gone'} at the remote tip (landed meanwhile)`}
+    }
     return {ok: true, token}
   }
 
@@ -264,6 +231,8 @@ export function createFleet(o: FleetOptions): Fleet {
     if (!h) return
     // while the attempt's worktree exists its end (preserve or landing) releases the claim, after counting it
     if (!force && h.ws) return
+    // what the attempt put off (spend, notes) goes now, while the claim still holds the bead
+    if (!h.lost) await endAttempt(id, {reason: '', count: false}).catch((error: unknown) => o.log(`helix: bookkeeping of ${sanitize(id)} not written: ${sanitize(String(error))}`))
     held.delete(id)
     if (h.renewing) await h.renewing
     if (h.lost) return
@@ -290,7 +259,7 @@ export function createFleet(o: FleetOptions): Fleet {
       return
     }
     if (r.why === 'lost') return lose(h, 'another run took it over')
-    unreachable()
+    unreachable(r.message)
     if (o.now().getTime() >= h.expiresAt) lose(h, 'its lease expired unrenewed')
   }
 
@@ -324,7 +293,7 @@ export function createFleet(o: FleetOptions): Fleet {
     timer.unref?.()
   }
 
-  const {tracker, recordFailure} = createRemoteTracker({o, rb, later, read, claim, release})
+  const {tracker, endAttempt, takeDeferred, peekDeferred} = createRemoteTracker({o, rb, later, read, claim, release, isHeld: (id) => held.has(id)})
 
   return {
     tracker,
@@ -352,7 +321,21 @@ export function createFleet(o: FleetOptions): Fleet {
       return out.sort((a, b) => a.until.localeCompare(b.until))
     },
     release: (id) => release(id, true),
-    recordFailure,
+    endAttempt,
+    runId: o.runId,
+    host: o.host,
+    async adopt(bead, theirs, attempt, token, ws) {
+      const r = await claims.renew(bead, theirs, attempt)
+      if (!r.ok) {
+        if (r.why === 'unreachable') unreachable(r.message)
+        return false
+      }
+      held.set(bead, {bead, sha: r.sha, attempt, token, expiresAt: o.now().getTime() + lease, ws, lost: false, landing: false, renewing: null})
+      return true
+    },
+    deferredOf: peekDeferred,
+    landed: (bead) => void takeDeferred(bead),
+    strays: () => new Map(strayRefs),
     offlineExceeded: () => exceeded,
     offline: () => offlineSince !== null,
     later,

@@ -13,6 +13,9 @@ import path from 'node:path'
 import {firstLine} from '../git/run.js'
 import {assertAttempt, assertSafeId, branchName, preservedRefName, worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claims.js'
+import {attemptTrackerFile, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
+import {parseAttemptName} from '../git/leftovers.js'
+import {createRemoteLeftovers} from './remote-leftovers.js'
 import {applyAttemptEdits} from '../remote/attempt-tracker.js'
 import {refLine} from '../remote/push.js'
 import {parseTracker} from '../tracker/codec.js'
@@ -20,6 +23,8 @@ import {setFields} from '../tracker/ops.js'
 import {mutateTracker} from '../tracker/store.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
+import type {ProjectPaths} from '../util/root.js'
+import {notLandedNote} from '../loop/not-landed.js'
 import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import type {Fleet} from './remote-fleet.js'
 
@@ -39,9 +44,17 @@ export interface RemoteLandingOptions {
   local: LoopLanding
   now: () => Date
   log: (line: string) => void
+  /** told of each lost race of a landing (the session log) */
+  onRace?: (bead: string, round: number, message: string) => void
 }
 
-const MAX_ROUNDS = 5
+/** a lost race waits a random while before the next round, growing to about 2 s */
+const jitter = (round: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * Math.min(2000, 50 * 2 ** Math.min(round, 6)))))
+
+/** the reason line of an unreachable remote quotes git's own message (sanitized) */
+export function unreachableReason(remote: string, message: string | null): string {
+  return `the remote ${sanitize(remote)} is unreachable${message ? ` (git: ${sanitize(message).slice(0, 200)})` : ''}`
+}
 /** ends that are not the bead's failure: not counted across the fleet */
 const NOT_COUNTED = /^(stopped|interrupted|quota pause|review stopped the run|queue drift|decomposed)$/
 
@@ -58,11 +71,9 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     return p
   }
 
-  async function exists(ref: string): Promise<boolean> {
-    return (await g(['rev-parse', '--verify', '-q', ref])).code === 0
-  }
+  const exists = async (ref: string): Promise<boolean> => (await rb.repo.revParse(ref)) !== null
 
-  async function prepare(bead: string, attempt: number, slot: number): Promise<Workspace> {
+  async function prepare(bead: string, attempt: number, slot: number, meta?: Record<string, unknown>): Promise<Workspace> {
     assertSafeId(bead)
     assertAttempt(attempt)
     await o.local.ensureExcludes()
@@ -85,6 +96,8 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     const p = {root: top, dir: trackerDir, file: trackerFileIn(top), lockDir: path.join(trackerDir, 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}
     await setFields(p, bead, {status: 'in_progress', owner: o.host, 'claimed-at': now, 'claimed-pid': o.pid, 'claimed-machine': o.host, 'claim-token': h.token})
     await g(['update-index', '--skip-worktree', '--', o.trackerRel], top)
+    // SPEC 20.2: what the next start needs to judge this attempt against the remote
+    await writeAttemptMeta(o.root, {...(meta ?? {}), bead, attempt: n, branch, base_tip: tip, started_at: now, remote: o.remote, host: o.host, run: fleet.runId, claim_sha: h.sha, claim_token: h.token})
     h.ws = ws
     return ws
   }
@@ -92,7 +105,15 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
   /** the agent's tracker copy, then the file put back to HEAD so git sees a clean tracker */
   async function takeTrackerCopy(top: string): Promise<string> {
     const file = trackerFileIn(top)
-    const text = existsSync(file) ? await readFile(file, 'utf8') : ''
+    let text = existsSync(file) ? await readFile(file, 'utf8') : ''
+    // the agent's copy outlives the file's restore (a kill before the push, SPEC 20.2)
+    const name = parseAttemptName(path.basename(top))
+    const saved = name ? attemptTrackerFile(o.root, name.bead, name.attempt) : null
+    const flagged = (await g(['ls-files', '-v', '--', o.trackerRel], top)).stdout.startsWith('S ')
+    if (saved && flagged) {
+      await mkdir(path.dirname(saved), {recursive: true})
+      await writeFile(saved, text)
+    } else if (saved && existsSync(saved)) text = await readFile(saved, 'utf8')
     await g(['update-index', '--no-skip-worktree', '--', o.trackerRel], top)
     await g(['checkout', '-q', 'HEAD', '--', o.trackerRel], top)
     return text
@@ -107,7 +128,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     return c.code === 0 ? null : `a hook refused the commit of the work left uncommitted: ${sanitize(firstLine(c))}`
   }
 
-  async function mergedTracker(ws: Workspace, agentText: string, onto: string): Promise<string> {
+  async function mergedTracker(ws: Workspace, agentText: string, onto: string, deferred: ReadonlyArray<(p: ProjectPaths) => Promise<void>>): Promise<string> {
     const before = parseTracker(await rb.trackerAt(ws.baseTip), 'before')
     const after = parseTracker(agentText, 'after')
     const ontoText = await rb.trackerAt(onto)
@@ -118,10 +139,14 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     const file = path.join(dir, '.ddx', 'beads.jsonl')
     try {
       await writeFile(file, ontoText)
-      await mutateTracker({root: dir, dir: path.join(dir, '.ddx'), file, lockDir: path.join(dir, '.ddx', 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}, (snap) => {
+      const p = {root: dir, dir: path.join(dir, '.ddx'), file, lockDir: path.join(dir, '.ddx', 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}
+      await mutateTracker(p, (snap) => {
         const changed = applyAttemptEdits(before, after, snap)
         return {beads: changed.length > 0 ? snap.beads : null, result: null}
       })
+      // the attempt's own bookkeeping (spend, notes) rides in the same commit (SPEC 20.1); kept
+      // for the next round until the landing goes out
+      for (const edit of deferred) await edit(p)
       return await readFile(file, 'utf8')
     } finally {
       await rm(dir, {recursive: true, force: true})
@@ -135,8 +160,9 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
       await rm(top, {recursive: true, force: true})
       await g(['worktree', 'prune'])
     }
-    const sha = (await g(['rev-parse', '--verify', '-q', `refs/heads/${ws.branch}`])).stdout.trim()
-    if (sha) await g(['update-ref', '-d', `refs/heads/${ws.branch}`, sha])
+    const sha = await rb.repo.revParse(`refs/heads/${ws.branch}`)
+    if (sha) await rb.repo.deleteRef(`refs/heads/${ws.branch}`, sha)
+    await removeAttemptMeta(o.root, ws.bead, ws.attempt)
   }
 
   async function attemptLand(ws: Workspace): Promise<LandResult | {landed: false; reason: string; preservedRef: null; agentText: string}> {
@@ -152,13 +178,17 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     const attrs = path.join(o.scratch, 'attributes')
     await mkdir(o.scratch, {recursive: true})
     await writeFile(attrs, `${o.trackerRel} merge=helix-keep\n`)
-    for (let round = 0; round < MAX_ROUNDS; round++) {
+    const deferredEdits = fleet.deferredOf(ws.bead)
+    // SPEC 20.1: a push lost to another host's landing is a race: fetch, rebase, retry with
+    // jitter, without a bound, while the claim is ours (renewed meanwhile)
+    for (let round = 0; ; round++) {
+      if (round > 0) await jitter(round)
       const tip = await rb.fetch()
       if (!tip) {
-        fleet.unreachable()
-        return fail(`the remote ${o.remote} is unreachable`)
+        fleet.unreachable(rb.lastFailure())
+        return fail(unreachableReason(o.remote, rb.lastFailure()))
       }
-      if ((await g(['merge-base', '--is-ancestor', tip, 'HEAD'], top)).code !== 0) {
+      if (!(await rb.repo.isAncestor(tip, 'HEAD', top))) {
         const rebase = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], top)
         if (rebase.code !== 0) {
           const files = (await g(['diff', '--name-only', '--diff-filter=U'], top)).stdout.split('\n').filter(Boolean)
@@ -166,8 +196,8 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
           return fail(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}` : `rebase failed: ${sanitize(firstLine(rebase))}`)
         }
       }
-      const head = (await g(['rev-parse', 'HEAD'], top)).stdout.trim()
-      const text = await mergedTracker(ws, agentText, head)
+      const head = (await rb.repo.revParse('HEAD', top)) ?? ''
+      const text = await mergedTracker(ws, agentText, head, deferredEdits)
       const next = text === (await rb.trackerAt(head)) ? head : await rb.trackerCommit(head, text, `helix(${o.host}): tracker of ${ws.bead} (attempt ${ws.attempt})`)
       if (h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
       h.landing = true
@@ -176,46 +206,59 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
       const p = await rb.push(['--atomic', `--force-with-lease=${ref}:${h.sha}`, o.remote, `${next}:refs/heads/${o.base}`, `:${ref}`])
       if (p.ok) {
         fleet.held.delete(ws.bead)
-        await g(['update-ref', rb.trackingRef, next])
+        fleet.landed(ws.bead)
+        await rb.setTracking(next)
         const commits = (await g(['rev-list', '--reverse', `${tip}..${next}`])).stdout.split('\n').filter(Boolean)
         await rb.fastForwardLocal()
         await removeWorktree(ws)
         return {landed: true, sha: next, commits}
       }
       h.landing = false
-      if (p.unreachable) {
-        fleet.unreachable()
-        return fail(`the remote ${o.remote} is unreachable`)
+      if (p.kind === 'unreachable') {
+        fleet.unreachable(p.message)
+        return fail(unreachableReason(o.remote, p.message))
       }
       const claimLine = refLine(p, ref)
       if (claimLine && /stale info/.test(claimLine.summary)) {
         h.lost = true
         return fail(`the claim on ${ws.bead} was taken over by another host; nothing landed`)
       }
-      const baseLine = refLine(p, `refs/heads/${o.base}`)
-      if (!baseLine || !/non-fast-forward|fetch first|atomic/.test(baseLine.summary)) return fail(`the push was refused: ${sanitize(baseLine?.summary ?? p.message)}`)
+      if (p.kind !== 'race') return fail(`the push was refused: ${sanitize(refLine(p, `refs/heads/${o.base}`)?.summary ?? p.message)}`)
+      o.onRace?.(ws.bead, round + 1, p.message)
     }
-    return fail(`the base ${o.base} on ${o.remote} kept moving (${MAX_ROUNDS} rounds)`)
   }
 
   async function pushPreserved(ref: string): Promise<void> {
     await fleet.later(`push of ${ref}`, async () => {
       const p = await rb.push([`--force-with-lease=${ref}:`, o.remote, `${ref}:${ref}`])
-      if (p.unreachable) return 'unreachable'
+      if (!p.ok && p.kind === 'unreachable') return 'unreachable'
       if (!p.ok) o.log(`helix: ${ref} exists on ${sanitize(o.remote)} already (another host's attempt); kept locally`)
       return 'done'
     })
   }
 
-  async function preserve(ws: Workspace, reason: string): Promise<string | null> {
+  /** the agent closed its bead in the worktree's copy (the loop then reopens it with a NOT LANDED note) */
+  function closedIn(text: string, bead: string): boolean {
+    try {
+      return parseTracker(text, 'attempt').byId.get(bead)?.status === 'closed'
+    } catch {
+      return false
+    }
+  }
+
+  async function preserve(ws: Workspace, reason: string, agentText?: string): Promise<string | null> {
     const top = wtTop(ws)
-    if (existsSync(top)) await takeTrackerCopy(top).catch(() => '')
+    const text = existsSync(top) ? await takeTrackerCopy(top).catch(() => '') : (agentText ?? '')
     const ref = await o.local.preserve(ws, reason)
     if (ref?.startsWith('refs/helix/preserved/')) await pushPreserved(ref)
-    // counted before the claim goes, so no host picks the bead up before its backoff is on the base
-    // a lost claim is no longer ours to count: the run that holds it now keeps the bead's books
+    // counted before the claim goes, so no host picks the bead up before its backoff is on the base;
+    // a lost claim is no longer ours to count: the run that holds it now keeps the bead's books.
+    // The count, the attempt's spend and the NOT LANDED note are one commit (SPEC 20.1)
     const h = fleet.held.get(ws.bead)
-    if (!NOT_COUNTED.test(reason) && h && !h.lost) await fleet.recordFailure(ws.bead, reason)
+    if (h && !h.lost) {
+      const note = closedIn(agentText ?? text, ws.bead) ? notLandedNote(o.now(), reason, ref) : null
+      await fleet.endAttempt(ws.bead, {reason, count: !NOT_COUNTED.test(reason), note})
+    }
     await fleet.release(ws.bead)
     return ref
   }
@@ -228,16 +271,20 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
       r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
     }
     if (r.landed) return r
-    return {landed: false, reason: r.reason, preservedRef: await preserve(ws, r.reason)}
+    return {landed: false, reason: r.reason, preservedRef: await preserve(ws, r.reason, 'agentText' in r ? r.agentText : undefined)}
   }
 
   async function preservedRef(bead: string): Promise<string | null> {
     // another host's preserved work on this bead: fetch what is new (never overwrite a local ref)
-    if (!fleet.offline()) await g(['fetch', '-q', '--no-tags', o.remote, `refs/helix/preserved/${bead}/*:refs/helix/preserved/${bead}/*`]).catch(() => null)
+    if (!fleet.offline()) await rb.repo.fetch([o.remote, `refs/helix/preserved/${bead}/*:refs/helix/preserved/${bead}/*`]).catch(() => null)
     return o.local.preservedRef(bead)
   }
 
+  const left = createRemoteLeftovers({root: o.root, prefix: o.prefix, remote: o.remote, trackerRel: o.trackerRel, fleet, local: o.local, takeTrackerCopy, pushPreserved, log: o.log})
+
   return {
+    ...left,
+    remote: o.remote,
     base: o.local.base,
     ensureExcludes: o.local.ensureExcludes,
     prepare,

@@ -10,7 +10,7 @@ import {addSpend} from '../tracker/spend.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {RemoteBase} from '../remote/base.js'
-import type {LoopTracker} from '../loop/ports.js'
+import type {ClaimResult, LoopTracker} from '../loop/ports.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from '../loop/backoff.js'
 
 /** fleet-wide attempt bookkeeping on the bead at the base (SPEC 19.2 step 6) */
@@ -23,13 +23,42 @@ export interface RemoteTrackerDeps {
   rb: RemoteBase
   later: (what: string, run: () => Promise<'done' | 'unreachable'>) => Promise<void>
   read: () => Promise<TrackerSnapshot>
-  claim: (id: string) => Promise<{ok: true; token: string} | {ok: false; message: string}>
+  claim: (id: string) => Promise<ClaimResult>
   release: (id: string, force?: boolean) => Promise<void>
+  /** this run holds the claim on `id`: its bookkeeping waits for the attempt's one commit */
+  isHeld: (id: string) => boolean
 }
 
-export function createRemoteTracker({o, rb, later, read, claim, release}: RemoteTrackerDeps): {tracker: LoopTracker; recordFailure: (bead: string, reason: string) => Promise<void>} {
-  const commit = (what: string, edit: (p: ProjectPaths) => Promise<void>) =>
+export type TrackerEdit = (paths: ProjectPaths) => Promise<void>
+
+export interface RemoteTrackerPort {
+  tracker: LoopTracker
+  /** the edits an attempt on `bead` has put off (spend, notes, labels), taken out of the buffer */
+  takeDeferred(bead: string): TrackerEdit[]
+  /** the same, left in the buffer (a landing that may still fail) */
+  peekDeferred(bead: string): TrackerEdit[]
+  /**
+   * The attempt on `bead` ended without landing: its put-off edits, the fleet-wide
+   * attempt count (unless `count` is false) and `note` go to the base as ONE commit
+   * (SPEC 20.1: failure bookkeeping of one attempt is at most one commit).
+   */
+  endAttempt(bead: string, opts: {reason: string; count: boolean; note?: string | null}): Promise<void>
+}
+
+const NOT_LANDED = /^NOT LANDED \[[^\]]*\]: ([\s\S]*)$/
+
+export function createRemoteTracker({o, rb, later, read, claim, release, isHeld}: RemoteTrackerDeps): RemoteTrackerPort {
+  const deferred = new Map<string, TrackerEdit[]>()
+  /** the NOT LANDED note endAttempt wrote, by bead: the loop's reopen with it writes nothing more */
+  const noted = new Map<string, string>()
+  const commitNow = (what: string, edit: TrackerEdit) =>
     later(what, async () => ((await rb.commitTracker(`helix(${o.host}): ${what}`, edit)) === 'unreachable' ? 'unreachable' : 'done'))
+  /** an edit of a bead this run is attempting waits for the attempt's end; any other goes now */
+  const commit = (id: string, what: string, edit: TrackerEdit) => {
+    if (!isHeld(id)) return commitNow(what, edit)
+    deferred.set(id, [...(deferred.get(id) ?? []), edit])
+    return Promise.resolve()
+  }
 
   const tracker: LoopTracker = {
     read,
@@ -37,26 +66,33 @@ export function createRemoteTracker({o, rb, later, read, claim, release}: Remote
     claim,
     unclaim: release,
     async close(id) {
-      await commit(`close ${id}`, async (p) => void (await closeBead(p, id)))
+      await commitNow(`close ${id}`, async (p) => void (await closeBead(p, id)))
     },
     async addSpend(id, tokens, costUsd) {
-      // SPEC 14.6 with 19.1: the bead's spend is a tracker commit on the base, so every host counts it
-      await commit(`spend on ${id}`, async (p) => void (await addSpend(p, id, tokens, costUsd)))
+      // SPEC 14.6 with 19.1: the bead's spend is on the base, so every host counts it; while
+      // the attempt runs it travels with the attempt's one commit (SPEC 20.1)
+      await commit(id, `spend on ${id}`, async (p) => void (await addSpend(p, id, tokens, costUsd)))
     },
     async reopen(id, reason) {
+      // the note endAttempt wrote already, in the attempt's one commit
+      const m = NOT_LANDED.exec(reason)
+      if (m && noted.get(id) === m[1]) {
+        noted.delete(id)
+        return
+      }
       // the base never saw this attempt's close (it travels with the landing): the note is what is left to say
-      await commit(`note on ${id}`, async (p) => {
+      await commit(id, `note on ${id}`, async (p) => {
         await appendNote(p, id, reason, {once: true})
       })
     },
     async appendNote(id, text) {
-      await commit(`note on ${id}`, async (p) => void (await appendNote(p, id, text, {once: true})))
+      await commit(id, `note on ${id}`, async (p) => void (await appendNote(p, id, text, {once: true})))
     },
     async addLabel(id, label) {
-      await commit(`label ${label} on ${id}`, async (p) => void (await addLabel(p, id, label)))
+      await commit(id, `label ${label} on ${id}`, async (p) => void (await addLabel(p, id, label)))
     },
     async setFields(id, fields) {
-      await commit(`update ${id}`, async (p) => void (await setFields(p, id, fields)))
+      await commit(id, `update ${id}`, async (p) => void (await setFields(p, id, fields)))
     },
     async create(i) {
       let id = ''
@@ -73,8 +109,8 @@ export function createRemoteTracker({o, rb, later, read, claim, release}: Remote
     },
   }
 
-async function recordFailure(id: string, reason: string): Promise<void> {
-    await commit(`attempt on ${id} failed`, async (p) => {
+  const countFailure = (id: string, reason: string): TrackerEdit =>
+    async (p) => {
       await mutateTracker(p, (snap) => {
         const b = snap.byId.get(id)
         if (!b || b.status === 'closed') return {beads: null, result: null}
@@ -91,8 +127,28 @@ async function recordFailure(id: string, reason: string): Promise<void> {
         b.updated_at = t.toISOString()
         return {beads: snap.beads, result: null}
       })
+    }
+
+  function takeDeferred(bead: string): TrackerEdit[] {
+    const edits = deferred.get(bead) ?? []
+    deferred.delete(bead)
+    return edits
+  }
+
+  async function endAttempt(bead: string, opts: {reason: string; count: boolean; note?: string | null}): Promise<void> {
+    const edits = takeDeferred(bead)
+    if (opts.count) edits.push(countFailure(bead, opts.reason))
+    if (opts.note) {
+      const text = opts.note
+      const m = NOT_LANDED.exec(text)
+      if (m) noted.set(bead, m[1] as string)
+      edits.push(async (p) => void (await appendNote(p, bead, text, {once: true})))
+    }
+    if (edits.length === 0) return
+    await commitNow(opts.count ? `attempt on ${bead} failed` : `bookkeeping of ${bead}`, async (p) => {
+      for (const e of edits) await e(p)
     })
   }
 
-  return {tracker, recordFailure}
+  return {tracker, takeDeferred, endAttempt, peekDeferred: (bead) => [...(deferred.get(bead) ?? [])]}
 }

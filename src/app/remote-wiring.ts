@@ -5,7 +5,8 @@
  * waits for beads other hosts hold instead of draining past them.
  */
 import path from 'node:path'
-import {git, gitEnv} from '../git/run.js'
+import {gitEnv} from '../git/run.js'
+import {openRepo} from '../git/repo.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {createFleet, type Fleet} from './remote-fleet.js'
@@ -58,8 +59,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   const {createGitLanding} = await import('./landing.js')
   const {deps, paths} = real
   const root = paths.root
-  const genv = gitEnv(env)
-  const run = (args: string[]) => git(args, {cwd: root, env: genv})
+  const run = openRepo(root, gitEnv(env)).run
   const top = (await run(['rev-parse', '--show-toplevel'])).stdout.trim()
   if (!top) throw new HelixError(`helix run: --remote needs a git checkout (${sanitize(root)} is not in a git repository)`, EXIT.ERROR)
   if ((await run(['remote', 'get-url', flags.remote])).code !== 0) throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: no such git remote here (see 'git remote -v')`, EXIT.ERROR)

@@ -49,6 +49,14 @@ export async function readAttemptMeta(root: string, bead: string, attempt: numbe
   }
 }
 
+/**
+ * Where a `--remote` attempt keeps its agent's tracker copy once the landing has put
+ * the worktree's file back to HEAD (SPEC 20.2: a kill during the landing must not
+ * lose the fact that the agent closed its bead).
+ */
+export const attemptTrackerFile = (root: string, bead: string, attempt: number): string => path.join(attemptsDir(root), `${bead}-${attempt}.beads.jsonl`)
+
 export async function removeAttemptMeta(root: string, bead: string, attempt: number): Promise<void> {
   await rm(file(root, bead, attempt), {force: true})
+  await rm(attemptTrackerFile(root, bead, attempt), {force: true})
 }

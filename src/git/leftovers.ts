@@ -51,7 +51,8 @@ export function parseAttemptName(name: string): {bead: string; attempt: number} 
 
 /**
  * Every helix attempt in the repository of `root`, except those `owned` names
- * (`<id>-<n>`) a live run holds. `base` is the base branch name.
+ * (`<id>-<n>`) a live run holds. `base` is the base branch name, or a full ref
+ * (`refs/remotes/origin/main` for a `--remote` run, whose base is the remote's).
  */
 export async function scanAttempts(root: string, env: NodeJS.ProcessEnv, base: string, owned: ReadonlySet<string> = new Set()): Promise<LeftoverAttempt[]> {
   const run = (args: string[], cwd = root): Promise<GitResult> => git(args, {cwd, env})
@@ -96,7 +97,7 @@ export async function scanAttempts(root: string, env: NodeJS.ProcessEnv, base: s
       if (!e.tip) e.tip = (await run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], e.worktree)).stdout.trim() || null
     }
     if (e.tip) {
-      const n = Number((await run(['rev-list', '--count', e.tip, '--not', `refs/heads/${base}`])).stdout.trim())
+      const n = Number((await run(['rev-list', '--count', e.tip, '--not', base.startsWith('refs/') ? base : `refs/heads/${base}`])).stdout.trim())
       e.ahead = Number.isFinite(n) ? n : 0
     }
   }

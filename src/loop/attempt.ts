@@ -165,6 +165,12 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
     return {kind: 'released', step: 'continue'}
   }
   const c = await r.d.tracker.claim(target.id)
+  if (!c.ok && c.blocked) {
+    // nobody holds it and trying again changes nothing: skipped for the run, named in the blocker report
+    r.ledger.skip(target.id, c.message, r.ledger.attemptsOf(target.id))
+    r.d.out.normal(`helix: cannot claim ${sanitize(target.id)}: ${sanitize(c.message)}; skipping it this run`)
+    return {kind: 'released', step: 'continue'}
+  }
   if (!c.ok) {
     r.d.out.normal(`helix: claim conflict on ${sanitize(target.id)} (${sanitize(c.message)}); skipping it this iteration`)
     r.exclude.add(target.id)

@@ -6,6 +6,7 @@ import type {ActionName, AgentSpec, DispatchResult, ResolveBrief, SessionLogLike
 import type {RunHistoryRecord, RunState} from '../state/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 import type {LeftoverAttempt} from '../git/leftovers.js'
+import type {ReconcileAction} from '../recovery/reconcile-plan.js'
 import type {PendingReopen} from '../state/pending-reopens.js'
 
 export interface NewBeadInput {
@@ -18,7 +19,8 @@ export interface NewBeadInput {
   'spec-id'?: string
 }
 
-export type ClaimResult = {ok: true; token: string} | {ok: false; message: string}
+/** `blocked`: the bead cannot be claimed until someone acts (a stray ref in the way, issue 30): skipped for the run, named in the blocker report */
+export type ClaimResult = {ok: true; token: string} | {ok: false; message: string; blocked?: boolean}
 
 export interface LoopTracker {
   /** fresh read of the whole tracker (never cached across an agent call) */
@@ -332,6 +334,13 @@ export interface LoopLanding {
   discard?(l: LeftoverAttempt): Promise<void>
   /** a leftover not to finish: as `preserve` */
   preserveLeftover?(l: LeftoverAttempt): Promise<string | null>
+  /**
+   * SPEC 20.2: the remote's judgement of each leftover (a `--remote` landing asks the
+   * remote for claims and the base tip); without it reconciliation plans from the tracker
+   */
+  planLeftovers?(items: LeftoverAttempt[]): Promise<ReconcileAction[]>
+  /** the git remote this landing lands on (`--remote <name>`); absent for a local landing */
+  remote?: string
   /** issue 20 item 8: prune preserved refs of beads that landed more than --keep-preserved days ago */
   prunePreserved?(say: (line: string) => void): Promise<void>
   /** reopens that could not be written (SPEC 18.1a), finished at the next start */

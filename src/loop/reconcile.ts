@@ -99,9 +99,24 @@ export async function reconcile(r: Run): Promise<Step> {
     return 'continue'
   }
   if (items.length === 0) return 'continue'
+  // SPEC 20.2: a --remote run's leftovers land only through that remote (their claim, their queue)
+  const foreign = items.find((l) => typeof l.meta?.remote === 'string' && l.meta.remote !== landing.remote)
+  if (foreign) {
+    const name = sanitize(String(foreign.meta?.remote))
+    const msg = `helix: ${sanitize(foreign.bead)} attempt ${foreign.attempt} was left by 'helix run --remote ${name}'; run 'helix run --remote ${name}' to finish it (a plain run would land it on the local base only)`
+    return new Stop('error', msg, msg.replace(/^helix: /, ''))
+  }
   snap = await r.d.tracker.read()
   let stop: Stop | null = null
-  for (const act of planReconcile(snap, items)) {
+  let plan
+  try {
+    plan = landing.planLeftovers ? await landing.planLeftovers(items) : planReconcile(snap, items)
+  } catch (error) {
+    // the remote could not judge them now: they stay for the next start, untouched
+    r.d.out.both(`helix: leftover attempts not reconciled: ${sanitize(errorMessage(error))}`)
+    return 'continue'
+  }
+  for (const act of plan) {
     const l = act.l
     if ((r.aborted || stop) && act.kind === 'finish') {
       // a stop during reconciliation: what is not finished is kept and its bead reopened, as for any interrupted attempt
@@ -116,9 +131,11 @@ export async function reconcile(r: Run): Promise<Step> {
         await landing.discard?.(l)
         r.log?.event('leftover removed', {bead: l.bead, attempt: l.attempt})
         break
-      case 'preserve': {
+      case 'preserve':
+      case 'drop': {
+        // a --remote landing knows from its plan whether to count and release (preserve) or not (drop)
         const ref = (await landing.preserveLeftover?.(l)) ?? null
-        r.d.out.normal(`helix: kept ${sanitize(l.bead)} attempt ${l.attempt} of a run that ended${ref ? ` at ${sanitize(ref)}` : ''}`)
+        r.d.out.normal(`helix: kept ${sanitize(l.bead)} attempt ${l.attempt} of a run that ended${ref ? ` at ${sanitize(ref)}` : ''}${act.why ? ` (${sanitize(act.why)})` : ''}`)
         break
       }
       case 'finish': {

@@ -13,7 +13,8 @@ import type {ProjectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
 import {scanAttempts} from '../git/leftovers.js'
 import {planLine, planReconcile} from './reconcile-plan.js'
-import {git, gitEnv} from '../git/run.js'
+import {gitEnv} from '../git/run.js'
+import {openRepo} from '../git/repo.js'
 import {listLeftovers, liveOwners, type PreservedRef} from './worktrees.js'
 
 type Check = {level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}
@@ -22,7 +23,7 @@ export const DEFAULT_KEEP_PRESERVED_DAYS = 7
 const DAY_MS = 86_400_000
 
 async function rootBase(root: string, env: NodeJS.ProcessEnv): Promise<string | null> {
-  const r = await git(['symbolic-ref', '-q', '--short', 'HEAD'], {cwd: root, env: gitEnv(env)})
+  const r = await openRepo(root, gitEnv(env)).run(['symbolic-ref', '-q', '--short', 'HEAD'])
   return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null
 }
 
@@ -39,6 +40,18 @@ export async function reconcileChecks(paths: Pick<ProjectPaths, 'root' | 'pidFil
   const owned = new Set([...owners.branches].filter((b) => b.startsWith('helix/')).map((b) => b.slice('helix/'.length)))
   const plan = planReconcile(snap, await scanAttempts(paths.root, gitEnv(env), base, owners.live ? owned : new Set()))
   for (const a of plan) {
+    const remote = a.l.meta?.remote
+    if (typeof remote === 'string') {
+      // SPEC 20.2: judged against the remote, not this checkout's tracker
+      const r = sanitize(remote)
+      out.push({
+        level: 'warn',
+        what: 'leftover attempt',
+        detail: `${sanitize(a.l.bead)} attempt ${a.l.attempt} (${a.commits} commit(s)) of a 'helix run --remote ${r}' that ended`,
+        fix: `'helix run --remote ${r}' lands it at start when its bead is closed in the attempt and its claim on ${r} is still that run's, else keeps it on a preserved ref; a plain 'helix run' refuses it`,
+      })
+      continue
+    }
     if (a.kind === 'finish')
       out.push({
         level: 'fail',
@@ -97,17 +110,17 @@ export async function prunePreserved(
 ): Promise<string[]> {
   const {due, later} = await prunablePreserved(paths, opts.env, opts.keepDays, opts.now)
   const pick = opts.all ? [...due, ...later] : due
-  const env = gitEnv(opts.env)
+  const repo = openRepo(paths.root, gitEnv(opts.env))
   const done: string[] = []
   for (const p of pick) {
-    const sha = (await git(['rev-parse', '--verify', '-q', p.ref], {cwd: paths.root, env})).stdout.trim()
+    const sha = await repo.revParse(p.ref)
     if (!sha) continue
     if (opts.dryRun) {
       opts.say(`helix: would prune ${sanitize(p.ref)} (${sanitize(p.bead)} landed since)`)
       done.push(p.ref)
       continue
     }
-    if ((await git(['update-ref', '-d', p.ref, sha], {cwd: paths.root, env})).code === 0) {
+    if (await repo.deleteRef(p.ref, sha)) {
       opts.say(`helix: pruned ${sanitize(p.ref)} (${sanitize(p.bead)} landed since)`)
       done.push(p.ref)
     }

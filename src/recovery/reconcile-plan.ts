@@ -16,13 +16,43 @@ import {sanitize} from '../util/sanitize.js'
 import type {LeftoverAttempt} from '../git/leftovers.js'
 import {worktreeRel} from '../git/names.js'
 
-export type ReconcileKind = 'discard' | 'finish' | 'preserve' | 'keep'
+export type ReconcileKind = 'discard' | 'finish' | 'preserve' | 'keep' | 'drop'
 
 export interface ReconcileAction {
   kind: ReconcileKind
   l: LeftoverAttempt
   /** commits to land or keep (the uncommitted changes count as one) */
   commits: number
+  /** why (a `--remote` leftover: what the remote said) */
+  why?: string
+}
+
+/** What the remote says about a `--remote` run's leftover attempt (SPEC 20.2). */
+export interface RemoteFacts {
+  /** the bead is closed in the worktree's own tracker (the agent finished) */
+  closedInWorktree: boolean
+  /** the bead is closed (or gone) at the remote base tip */
+  closedAtTip: boolean
+  /**
+   * the claim ref: `ours` (the run that made the attempt made it, or it expired and
+   * nobody took it over), `taken` (another run holds it now), `none` (no claim ref)
+   */
+  claim: 'ours' | 'taken' | 'none'
+}
+
+/**
+ * SPEC 20.2: a `--remote` leftover judged against the remote. `finish` lands it
+ * without the agent; `drop` keeps the work on a pushed preserved ref and changes
+ * nothing else (another host holds or landed the bead); `preserve` keeps the work,
+ * releases the claim and counts the attempt (19.2 step 6).
+ */
+export function planRemoteLeftover(l: LeftoverAttempt, f: RemoteFacts): ReconcileAction {
+  const commits = l.ahead + (l.dirty ? 1 : 0)
+  if (f.closedAtTip) return {kind: commits === 0 ? 'discard' : 'drop', l, commits, why: 'the bead is closed at the remote tip'}
+  if (f.claim === 'taken') return {kind: commits === 0 ? 'discard' : 'drop', l, commits, why: 'another run took its claim over'}
+  if (commits === 0) return {kind: 'preserve', l, commits, why: 'no work in it'}
+  if (f.closedInWorktree && f.claim === 'ours') return {kind: 'finish', l, commits}
+  return {kind: 'preserve', l, commits, why: f.closedInWorktree ? 'its claim is gone' : 'the bead is not closed'}
 }
 
 export function planReconcile(snap: TrackerSnapshot, items: readonly LeftoverAttempt[]): ReconcileAction[] {
@@ -52,6 +82,8 @@ export function planLine(a: ReconcileAction, base: string): string {
       return `helix: would keep ${id} attempt ${n} (${plural(a.commits)}) on refs/helix/preserved/${id}/… and remove ${sanitize(where(a.l))}: the bead is not closed`
     case 'keep':
       return `helix: would leave branch ${sanitize(a.l.branch ?? '?')} alone (kept by --land none)`
+    case 'drop':
+      return `helix: would keep ${id} attempt ${n} (${plural(a.commits)}) on refs/helix/preserved/${id}/… and remove ${sanitize(where(a.l))}: ${sanitize(a.why ?? 'another run holds the bead')}`
     default: {
       const never: never = a.kind
       return String(never)

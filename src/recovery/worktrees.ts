@@ -21,7 +21,7 @@ import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
 import {touchesTracker} from '../git/names.js'
 import {parseAttemptName} from '../git/leftovers.js'
 import {listWorktrees} from '../git/checked-out.js'
-import {removeAttemptMeta} from '../git/attempt-meta.js'
+import {readAttemptMeta, removeAttemptMeta} from '../git/attempt-meta.js'
 import {readTracker} from '../tracker/store.js'
 import {reopenBead} from '../tracker/ops.js'
 import {statusOf} from '../tracker/queries.js'
@@ -205,6 +205,14 @@ export async function recoverWorktrees(
     const own = parsed && !w.branch && (await tip(`refs/heads/helix/${path.basename(w.path)}`)) ? `helix/${path.basename(w.path)}` : null
     const branch = w.branch?.startsWith('helix/') ? w.branch : own
     const label = parsed ?? {bead: path.basename(w.path), attempt: 0}
+    // SPEC 20.2: a --remote run's attempt is judged against its remote (its claim, its queue),
+    // never against this checkout's tracker: it is left for that run's start
+    const remote = parsed ? (await readAttemptMeta(paths.root, parsed.bead, parsed.attempt))?.remote : undefined
+    if (typeof remote === 'string') {
+      opts.say(`helix: kept worktree ${sanitize(w.rel)}: it belongs to 'helix run --remote ${sanitize(remote)}', which lands or preserves it at start as ${sanitize(remote)} says (its claim, its queue)`)
+      if (branch) res.keptBranches.push(branch)
+      continue
+    }
     // uncommitted work (never the worktree's tracker copy) is committed first
     const pending = w.registered && existsSync(w.path) ? (await run(['status', '--porcelain', '-z', '--untracked-files=all'], w.path)).stdout.split('\0').filter((l) => l.length > 3 && !touchesTracker(l.slice(3))) : []
     const dirty = pending.length > 0

@@ -7,9 +7,10 @@
  */
 import {mkdtemp, readFile, rm, writeFile, mkdir} from 'node:fs/promises'
 import path from 'node:path'
-import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
+import {firstLine, gitEnv, type GitResult} from '../git/run.js'
+import {openRepo, type Repo, type FetchResult} from '../git/repo.js'
 import type {ProjectPaths} from '../util/root.js'
-import {push, refLine, type PushResult} from './push.js'
+import type {PushResult} from './push.js'
 
 export interface RemoteBaseOptions {
   /** the project root (inside the local repository) */
@@ -25,8 +26,12 @@ export interface RemoteBaseOptions {
 
 export interface RemoteBase {
   readonly trackingRef: string
-  /** `git fetch <remote> <base>`; the new tip, or null when the remote did not answer */
+  /** `git fetch <remote> <base>`; the new tip, or null when the remote did not answer (see `lastFailure`) */
   fetch(): Promise<string | null>
+  /** why the last fetch or push failed (git's own line, unsanitized), null after a success */
+  lastFailure(): string | null
+  /** the typed git layer on this clone (its remote work is queued) */
+  readonly repo: Repo
   /** the last fetched tip (local remote-tracking ref), null before any */
   tip(): Promise<string | null>
   /** the tracker text at a commit ('' when the file is absent there) */
@@ -42,27 +47,42 @@ export interface RemoteBase {
   trackerCommit(parent: string, text: string, message: string): Promise<string>
   /** fast-forward the local base when it is checked out in the root, clean and behind (18.3a) */
   fastForwardLocal(): Promise<boolean>
+  /** move the tracking ref forward to a commit this host pushed */
+  setTracking(commit: string): Promise<void>
   git(args: string[], cwd?: string, extraEnv?: NodeJS.ProcessEnv): Promise<GitResult>
   push(args: string[], hooks?: boolean): Promise<PushResult>
 }
 
-const MAX_ROUNDS = 8
+/** tracker-only commits: a bound, since nothing of an agent's is at stake (a landing's retries are unbounded) */
+const MAX_ROUNDS = 40
 
 export function createRemoteBase(o: RemoteBaseOptions): RemoteBase {
   const env = gitEnv(o.env, {name: 'helix', email: 'helix@localhost'})
   const trackingRef = `refs/remotes/${o.remote}/${o.base}`
-  const run = (args: string[], cwd = o.root, extra: NodeJS.ProcessEnv = {}) => git(args, {cwd, env: {...env, ...extra}})
+  const repo = openRepo(o.root, env)
+  const run = repo.run
+  let failure: string | null = null
 
+  /**
+   * One fetch of the base. git's ref locks between this clone's own workers cannot
+   * happen (the repo queues its remote work), and a lock another process held is
+   * retried: only a transport failure reads as "did not answer" (SPEC 20.1).
+   */
   async function fetch(): Promise<string | null> {
-    const r = await run(['fetch', '-q', '--no-tags', o.remote, `+refs/heads/${o.base}:${trackingRef}`])
-    if (r.code !== 0) return null
+    let r: FetchResult = await repo.fetch([o.remote, `+refs/heads/${o.base}:${trackingRef}`])
+    for (let i = 0; !r.ok && r.kind === 'race' && i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.floor(Math.random() * 200)))
+      r = await repo.fetch([o.remote, `+refs/heads/${o.base}:${trackingRef}`])
+    }
+    if (!r.ok) {
+      failure = r.message
+      return null
+    }
+    failure = null
     return tip()
   }
 
-  async function tip(): Promise<string | null> {
-    const r = await run(['rev-parse', '--verify', '-q', `${trackingRef}^{commit}`])
-    return r.code === 0 ? r.stdout.trim() : null
-  }
+  const tip = (): Promise<string | null> => repo.revParse(`${trackingRef}^{commit}`)
 
   async function trackerAt(commit: string): Promise<string> {
     const r = await run(['cat-file', 'blob', `${commit}:${o.trackerRel}`])
@@ -116,16 +136,29 @@ export function createRemoteBase(o: RemoteBaseOptions): RemoteBase {
       }
       if (after === before) return 'unchanged'
       const commit = await trackerCommit(t, after, message)
-      const p = await push([o.remote, `${commit}:refs/heads/${o.base}`], {cwd: o.root, env})
+      const p = await repo.push([o.remote, `${commit}:refs/heads/${o.base}`])
       if (p.ok) {
-        await run(['update-ref', trackingRef, commit])
+        await setTracking(commit)
         await fastForwardLocal()
         return 'pushed'
       }
-      if (p.unreachable) return 'unreachable'
-      if (!refLine(p, `refs/heads/${o.base}`)) throw new Error(`git push: ${p.message}`)
+      if (p.kind === 'unreachable') {
+        failure = p.message
+        return 'unreachable'
+      }
+      // a lost race (another host's push won): fetch and apply again, with jitter
+      if (p.kind !== 'race') throw new Error(`git push: ${p.message}`)
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 50 * Math.min(round + 1, 10))))
     }
     throw new Error(`the base branch ${o.base} on ${o.remote} kept moving (${MAX_ROUNDS} rounds)`)
+  }
+
+  /** the tracking ref moved to a commit we pushed, only forward, in the clone's queue */
+  async function setTracking(commit: string): Promise<void> {
+    await repo.serial(async () => {
+      const cur = await tip()
+      if (!cur || (await repo.isAncestor(cur, commit))) await repo.updateRef(trackingRef, commit, cur ?? undefined)
+    })
   }
 
   async function fastForwardLocal(): Promise<boolean> {
@@ -133,9 +166,9 @@ export function createRemoteBase(o: RemoteBaseOptions): RemoteBase {
     if (head.stdout.trim() !== `refs/heads/${o.base}`) return false
     const t = await tip()
     if (!t) return false
-    const local = await run(['rev-parse', '--verify', '-q', `refs/heads/${o.base}`])
-    if (local.code !== 0 || local.stdout.trim() === t) return false
-    if ((await run(['merge-base', '--is-ancestor', local.stdout.trim(), t])).code !== 0) return false
+    const local = await repo.revParse(`refs/heads/${o.base}`)
+    if (!local || local === t) return false
+    if (!(await repo.isAncestor(local, t))) return false
     // clean: no staged or unstaged change to a tracked file (untracked files are git's to refuse)
     if ((await run(['diff', '--quiet', 'HEAD'])).code !== 0) return false
     const m = await run(['merge', '--ff-only', '-q', t])
@@ -150,7 +183,10 @@ export function createRemoteBase(o: RemoteBaseOptions): RemoteBase {
     commitTracker,
     trackerCommit,
     fastForwardLocal,
+    lastFailure: () => failure,
+    repo,
+    setTracking,
     git: run,
-    push: (args, hooks = true) => push(args, {cwd: o.root, env, hooks}),
+    push: (args, hooks = true) => repo.push(args, {hooks}),
   }
 }

@@ -11,9 +11,10 @@
  * fetched only when not already known, and cached by sha.
  */
 import os from 'node:os'
-import {git, gitEnv, firstLine} from '../git/run.js'
+import {gitEnv, firstLine} from '../git/run.js'
 import {idProblem} from '../git/names.js'
-import {push, refLine, type PushResult} from './push.js'
+import {openRepo} from '../git/repo.js'
+import {refLine, type PushResult} from './push.js'
 
 export const CLAIMS_PREFIX = 'refs/helix/claims/'
 /** clock skew allowance before an expired claim may be taken over (HELIX_LEASE_SKEW seconds overrides) */
@@ -48,8 +49,13 @@ export interface RemoteClaim {
 
 export type ClaimOutcome =
   | {ok: true; sha: string}
-  /** `lost`: the ref was not what we expected (a race, a takeover); `unreachable`: the remote did not answer */
-  | {ok: false; why: 'lost' | 'unreachable'; message: string}
+  /**
+   * `lost`: the ref was not what we expected (a race, a takeover); `unreachable`: the
+   * remote did not answer; `blocked`: something that is not a claim is in the way (a
+   * ref `refs/helix/claims/<id>/…` makes `<id>`'s claim ref impossible, a server hook
+   * refuses it): no host holds it, and trying again changes nothing (issue 30)
+   */
+  | {ok: false; why: 'lost' | 'unreachable' | 'blocked'; message: string; blockingRef?: string}
 
 export interface ClaimsOptions {
   /** a directory inside the local repository */
@@ -101,6 +107,8 @@ export interface Claims {
   /** replace an expired claim (`theirs`) by ours */
   takeOver(bead: string, theirs: string, attempt: number): Promise<ClaimOutcome>
   leaseMs: number
+  /** git's own line of the last `list` that failed (unsanitized), null after a success */
+  lastFailure(): string | null
 }
 
 export function createClaims(o: ClaimsOptions): Claims {
@@ -109,7 +117,9 @@ export function createClaims(o: ClaimsOptions): Claims {
   const cache = new Map<string, {message: ClaimMessage | null; committedAt: Date}>()
   let emptyTree: string | null = null
   let last = ''
-  const run = (args: string[]) => git(args, {cwd: o.cwd, env})
+  let failure: string | null = null
+  const repo = openRepo(o.cwd, env)
+  const run = (args: string[]) => repo.run(args)
 
   async function tree(): Promise<string> {
     if (emptyTree) return emptyTree
@@ -135,16 +145,18 @@ export function createClaims(o: ClaimsOptions): Claims {
 
   function outcome(p: PushResult, ref: string, sha: string): ClaimOutcome {
     const line = refLine(p, ref)
-    if (p.ok && line) return {ok: true, sha}
-    if (p.unreachable || !line) return {ok: false, why: 'unreachable', message: p.message}
-    return {ok: false, why: 'lost', message: line.summary}
+    if (p.ok) return line ? {ok: true, sha} : {ok: false, why: 'unreachable', message: 'git push printed no line for the claim'}
+    if (p.kind === 'conflict') return {ok: false, why: 'blocked', message: p.message, ...(p.blockingRef ? {blockingRef: p.blockingRef} : {})}
+    if (p.kind === 'rejected') return {ok: false, why: 'blocked', message: p.message}
+    if (p.kind === 'unreachable') return {ok: false, why: 'unreachable', message: p.message}
+    return {ok: false, why: 'lost', message: line?.summary ?? p.message}
   }
 
   async function write(bead: string, expect: string, attempt: number): Promise<ClaimOutcome> {
     if (idProblem(bead)) return {ok: false, why: 'lost', message: `bead id cannot name a ref`}
     const ref = claimRef(bead)
     const sha = await claimCommit(attempt)
-    const p = await push([`--force-with-lease=${ref}:${expect}`, o.remote, `${sha}:${ref}`], {cwd: o.cwd, env, hooks: false})
+    const p = await repo.push([`--force-with-lease=${ref}:${expect}`, o.remote, `${sha}:${ref}`], {hooks: false})
     return outcome(p, ref, sha)
   }
 
@@ -152,7 +164,7 @@ export function createClaims(o: ClaimsOptions): Claims {
     const missing: string[] = []
     for (const {ref, sha} of rows) if (!cache.has(sha) && (await run(['cat-file', '-e', `${sha}^{commit}`])).code !== 0) missing.push(ref)
     // fetch the objects of the claims not seen yet, without creating any local ref
-    if (missing.length > 0) await run(['fetch', '-q', '--no-tags', '--no-write-fetch-head', o.remote, ...missing])
+    if (missing.length > 0) await repo.fetch(['--no-write-fetch-head', o.remote, ...missing])
     for (const {sha} of rows) {
       if (cache.has(sha)) continue
       const r = await run(['cat-file', 'commit', sha])
@@ -165,7 +177,11 @@ export function createClaims(o: ClaimsOptions): Claims {
 
   async function list(): Promise<RemoteClaim[] | null> {
     const r = await run(['ls-remote', o.remote, `${CLAIMS_PREFIX}*`])
-    if (r.code !== 0) return null
+    if (r.code !== 0) {
+      failure = firstLine(r)
+      return null
+    }
+    failure = null
     const rows: Array<{ref: string; sha: string}> = []
     for (const line of r.stdout.split('\n')) {
       const [sha, ref] = line.trim().split('\t')
@@ -182,12 +198,13 @@ export function createClaims(o: ClaimsOptions): Claims {
   return {
     list,
     leaseMs,
+    lastFailure: () => failure,
     create: (bead, attempt) => write(bead, '', attempt),
     renew: (bead, ours, attempt) => write(bead, ours, attempt),
     takeOver: (bead, theirs, attempt) => write(bead, theirs, attempt),
     async release(bead, ours) {
       const ref = claimRef(bead)
-      const p = await push([`--force-with-lease=${ref}:${ours}`, o.remote, `:${ref}`], {cwd: o.cwd, env, hooks: false})
+      const p = await repo.push([`--force-with-lease=${ref}:${ours}`, o.remote, `:${ref}`], {hooks: false})
       return outcome(p, ref, ours)
     },
   }

@@ -63,11 +63,22 @@ export async function remoteChecks(root: string, remote: string, env: NodeJS.Pro
   const hosts = new Set<string>()
   const at = now().getTime()
   for (const c of claims ?? []) {
-    if (!c.message || c.message.host === me) continue
+    if (!c.message || c.message.host === me || c.bead.includes('/')) continue
     hosts.add(c.message.host)
     const s = (c.committedAt.getTime() - at) / 1000
     const prev = ahead.get(c.message.host)
     if (s > CLOCK_WARN_S && (!prev || s > prev.s)) ahead.set(c.message.host, {s, bead: c.bead})
+  }
+  // issue 30: a ref under a claim's name (`refs/helix/claims/<id>/…`) is no claim; it makes <id> unclaimable
+  for (const c of claims ?? []) {
+    if (!c.bead.includes('/')) continue
+    const blocked = c.bead.slice(0, c.bead.indexOf('/'))
+    checks.push({
+      level: 'warn',
+      what: 'stray claim ref',
+      detail: `${sanitize(c.ref)} on ${sanitize(name)} is not a claim; it blocks the claim ref of ${sanitize(blocked)}, so no host can claim ${sanitize(blocked)}`,
+      fix: `git push ${sanitize(name)} :${sanitize(c.ref)}`,
+    })
   }
   if (hosts.size > 0) seen.push(`${hosts.size} other host(s)' claims`)
   for (const [host, a] of ahead) problems.push(`${sanitize(host)}'s clock is at least ${span(a.s)} ahead of this host's (its claim on ${sanitize(a.bead)} is committed in the future)`)

@@ -89,7 +89,88 @@ describe('claims on a bare remote', () => {
     expect(parseClaimMessage('[]')).toBeNull()
     const p = parsePorcelain({code: 1, stdout: 'To /r.git\n!\tabc:refs/helix/claims/x\t[rejected] (stale info)\n \tdef:refs/heads/main\tabc..def\nDone\n', stderr: 'error: failed to push'})
     expect(p.ok).toBe(false)
-    expect(p.unreachable).toBe(false)
+    expect(p.ok ? null : p.kind).toBe('race')
     expect(p.refs.map((r) => [r.flag, r.to])).toEqual([['!', 'refs/helix/claims/x'], [' ', 'refs/heads/main']])
+  })
+})
+
+async function fleetOn(a: string, lines: string[]) {
+  const {createFleet} = await import('../../src/app/remote-fleet.js')
+  return createFleet({
+      root: a,
+      remote: 'origin',
+      base: 'main',
+      trackerRel: '.ddx/beads.jsonl',
+      scratch: `${a}/.git/helix-remote`,
+      env: gitTestEnv,
+      host: 'a',
+      runId: 'run-a',
+      pid: process.pid,
+      leaseSec: 30,
+      maxOfflineSec: 3600,
+      now: () => new Date(),
+      log: (l) => lines.push(l),
+      pidAlive: () => true,
+      onMaxOffline: () => {},
+    })
+}
+
+const openBead = (id: string) => ({id, title: id, status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z'})
+
+describe('the fleet tracker', () => {
+  it('writes an attempt\'s spend, notes and count as ONE commit on the base when it ends (SPEC 20.1)', async () => {
+    const f = makeFleet([openBead('b1'), openBead('b2')])
+    const a = f.clone('a')
+    const fleet = await fleetOn(a, [])
+    try {
+      const before = g(f.bare, 'rev-list', '--count', 'main')
+      const c = await fleet.tracker.claim('b1')
+      expect(c.ok).toBe(true)
+      await fleet.tracker.addSpend('b1', 1200, 0.5)
+      await fleet.tracker.appendNote('b1', 'a note of the attempt')
+      await fleet.tracker.addLabel('b1', 'flaky')
+      // another bead's edit is not put off
+      await fleet.tracker.appendNote('b2', 'about b2')
+      expect(Number(g(f.bare, 'rev-list', '--count', 'main'))).toBe(Number(before) + 1)
+      await fleet.endAttempt('b1', {reason: 'failed', count: true, note: 'NOT LANDED [2026-01-01T00:00:00.000Z]: failed'})
+      await fleet.release('b1')
+      expect(Number(g(f.bare, 'rev-list', '--count', 'main'))).toBe(Number(before) + 2)
+      const b1 = JSON.parse(g(f.bare, 'show', 'main:.ddx/beads.jsonl').split('\n')[0] as string) as Record<string, unknown>
+      expect(b1).toMatchObject({'helix-attempts': 1, 'helix-tokens': 1200, labels: ['flaky']})
+      expect(String(b1.notes)).toContain('a note of the attempt')
+      expect(String(b1.notes)).toContain('NOT LANDED [2026-01-01T00:00:00.000Z]: failed')
+      // the loop's reopen with that note writes nothing more
+      await fleet.tracker.reopen('b1', 'NOT LANDED [2026-01-01T00:00:01.000Z]: failed')
+      expect(Number(g(f.bare, 'rev-list', '--count', 'main'))).toBe(Number(before) + 2)
+      expect(remoteRefs(f.bare, 'refs/helix/claims/')).toEqual([])
+    } finally {
+      await fleet.close()
+    }
+  })
+})
+
+describe('a ref in the way of a claim (issue 30)', () => {
+  it('is named as what it is, blamed on no host, and the bead is reported blocked (not retried)', async () => {
+    const f = makeFleet([openBead('b3')])
+    const other = f.clone('other')
+    g(other, 'push', '-q', 'origin', 'HEAD:refs/helix/claims/b3/x')
+    const a = f.clone('a')
+    const lines: string[] = []
+    const fleet = await fleetOn(a, lines)
+    try {
+      await fleet.tracker.read()
+      const c = await fleet.tracker.claim('b3')
+      expect(c).toMatchObject({ok: false, blocked: true})
+      const msg = c.ok ? '' : c.message
+      expect(msg).toContain('refs/helix/claims/b3/x')
+      expect(msg).toContain('git push origin :refs/helix/claims/b3/x')
+      expect(msg).not.toMatch(/another host/)
+      expect(fleet.strays().get('b3')).toBe('refs/helix/claims/b3/x')
+      expect(lines.join('\n')).not.toMatch(/unreachable/)
+      // the stray ref is still there: helix removes nothing it did not make
+      expect(remoteRefs(f.bare)).toEqual(['refs/helix/claims/b3/x'])
+    } finally {
+      await fleet.close()
+    }
   })
 })

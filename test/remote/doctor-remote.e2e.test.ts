@@ -70,6 +70,18 @@ describe('doctor --remote (SPEC 19.1)', () => {
     expect(dead.stdout).toMatch(/^FAIL +remote: origin does not answer: /m)
   })
 
+  it('names a stray ref under a claim name (refs/helix/claims/b3/x) as what it is, with the push that removes it', () => {
+    const f = makeFleet([bead('b3')])
+    dirs.push(f.dir)
+    const host = f.clone('host-a')
+    g(host, 'push', '-q', 'origin', 'HEAD:refs/helix/claims/b3/x')
+    const d = doctor(host, '--remote', 'origin')
+    expect(d.stdout).toMatch(/^WARN +stray claim ref: refs\/helix\/claims\/b3\/x on origin is not a claim; it blocks the claim ref of b3, so no host can claim b3$/m)
+    expect(d.stdout).toContain('fix: git push origin :refs/helix/claims/b3/x')
+    expect(d.stdout).not.toMatch(/another host|claimed by/)
+    expect(remoteRefs(f.bare)).toEqual(['refs/helix/claims/b3/x'])
+  })
+
   it("reads an http remote's clock from its Date header: 2 minutes off warns, in step is ok", async () => {
     const f = makeFleet([bead('hx-1')])
     dirs.push(f.dir)

@@ -2,9 +2,10 @@
 // A command agent for the SPEC 19 fleet tests. Implementation: logs its start and
 // end (host, bead, time) to $FLEET_LOG, sleeps $FLEET_SLEEP_MS, commits one file
 // named after the bead in its cwd, and closes the bead with the real CLI (fenced
-// by HELIX_CLAIM_TOKEN, in the tracker DDX_BEAD_DIR names). Check: NEXT_ACTION: STOP.
+// by HELIX_CLAIM_TOKEN, in the tracker DDX_BEAD_DIR names), then waits at the
+// optional barrier (FLEET_BARRIER_DIR, FLEET_BARRIER_N). Check: NEXT_ACTION: STOP.
 import {execFileSync} from 'node:child_process'
-import {appendFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 const prompt = readFileSync(0, 'utf8')
@@ -34,4 +35,16 @@ execFileSync('git', ['add', '-A'], {env, stdio: 'ignore'})
 execFileSync('git', ['commit', '-q', '-m', `work on ${bead}`], {env, stdio: 'ignore'})
 execFileSync(process.execPath, [process.env.FLEET_HELIX, 'tracker', 'close', bead], {env: {...env, NODE_ENV: 'production'}, stdio: 'inherit'})
 log('end')
+// a barrier: with FLEET_BARRIER_DIR and FLEET_BARRIER_N, wait until the group of N agents this one
+// belongs to (the 1st N to arrive, the next N, …) have committed and closed, so that their hosts land at about the same moment (issue 26's races)
+const barrier = process.env.FLEET_BARRIER_DIR
+if (barrier) {
+  const n = Number(process.env.FLEET_BARRIER_N ?? 1)
+  mkdirSync(barrier, {recursive: true})
+  writeFileSync(path.join(barrier, `${host}-${bead}-${process.pid}`), '')
+  const deadline = Date.now() + Number(process.env.FLEET_BARRIER_MS ?? 120_000)
+  // rounds: the k-th agent to arrive waits for the whole group of n it belongs to
+  const target = Math.ceil(readdirSync(barrier).length / n) * n
+  while (readdirSync(barrier).length < target && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+}
 console.log(`closed ${bead}`)
