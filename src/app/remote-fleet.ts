@@ -43,6 +43,8 @@ export interface FleetOptions {
   /** true when a pid on this host is alive (a claim of this host whose run died is taken over at once) */
   pidAlive: (pid: number) => boolean
   onMaxOffline: () => void
+  /** SPEC 20.5 (--land pr): the base as the tracker port sees it (bookkeeping on refs/helix/state); default the plain remote base */
+  wrapBase?: (rb: RemoteBase) => RemoteBase
 }
 
 export interface Held {
@@ -62,6 +64,8 @@ export interface Held {
 type Pending = {what: string; run: () => Promise<'done' | 'unreachable'>}
 
 export interface Fleet {
+  /** this run's id in its claims (SPEC 20.5: a pull-request claim keeps it) */
+  runId: string
   tracker: LoopTracker
   rb: RemoteBase
   claims: Claims
@@ -93,7 +97,8 @@ const humanIn = (ms: number): string => (ms >= 90_000 ? `${Math.round(ms / 60_00
 
 export function createFleet(o: FleetOptions): Fleet {
   const claims = createClaims({cwd: o.root, remote: o.remote, env: o.env, host: o.host, run: o.runId, pid: o.pid, leaseSec: o.leaseSec, now: o.now})
-  const rb = createRemoteBase({root: o.root, remote: o.remote, base: o.base, trackerRel: o.trackerRel, env: o.env, scratch: o.scratch})
+  const plain = createRemoteBase({root: o.root, remote: o.remote, base: o.base, trackerRel: o.trackerRel, env: o.env, scratch: o.scratch})
+  const rb = o.wrapBase ? o.wrapBase(plain) : plain
   const held = new Map<string, Held>()
   const lostHandlers = new Map<string, () => void>()
   const pending: Pending[] = []
@@ -176,6 +181,8 @@ export function createFleet(o: FleetOptions): Fleet {
   /** a claim that blocks us: live and not ours (an own-host claim of a dead run is not live) */
   function blocking(c: RemoteClaim, now: Date): boolean {
     if (held.get(c.bead)?.sha === c.sha) return false
+    // SPEC 20.5: a bead awaiting its pull request's merge is the forge's; whoever opened it
+    if (c.message?.pr_url) return true
     if (c.message && c.message.host === o.host && c.message.run !== o.runId && !o.pidAlive(c.message.pid)) return false
     return claimState(c, now, skew) !== 'takeable'
   }
@@ -327,6 +334,7 @@ export function createFleet(o: FleetOptions): Fleet {
   const {tracker, recordFailure} = createRemoteTracker({o, rb, later, read, claim, release})
 
   return {
+    runId: o.runId,
     tracker,
     rb,
     claims,
@@ -343,7 +351,8 @@ export function createFleet(o: FleetOptions): Fleet {
       const now = o.now()
       const out: Array<{until: string}> = []
       for (const c of lastClaims) {
-        if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now)) continue
+        // a pull request is waited for by --pr-wait (pr-landing.ts), not by its claim's lease
+        if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now) || c.message?.pr_url) continue
         // look again soon: the other host may land, release, or let it expire
         const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))
         out.push({until: new Date(until).toISOString()})

@@ -12,6 +12,7 @@ import {attachLanding, realLoopDeps, type WiringInput} from '../app/wiring.js'
 import {createNotifier} from '../app/notify.js'
 import {linkedWorktreeProblem} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
+import {parsePrFlags, type PrFlagInput} from './pr-flags.js'
 import {sanitize} from '../util/sanitize.js'
 
 export interface LoopCliInput extends WiringInput {
@@ -24,6 +25,8 @@ export interface LoopCliInput extends WiringInput {
   limits?: LimitFlags
   /** h4, SPEC 19: `--remote <name>`, `--lease`, `--max-offline` */
   remote?: {remote?: string; lease?: string; 'max-offline'?: string}
+  /** SPEC 20.5 (--land pr): `--pr-auto-merge`, `--pr-wait`, `--pr-poll`, `--pr-command` */
+  pr?: PrFlagInput
 }
 
 /** The notifier (SPEC 14.6); createNotifier validates the command (HelixError 1 when it cannot run). */
@@ -47,6 +50,8 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const limits = parseRunLimits(input.limits ?? {}, input.env)
   // h4 (SPEC 19): the remote flags are bad input too; the remote module loads only when used
   const remoteFlags = input.remote ? (await import('../app/remote-wiring.js')).parseRemoteFlags(input.remote) : null
+  // SPEC 20.5: --land pr needs --remote, and its own flags are bad input too
+  const prFlags = parsePrFlags(limits.land, input.pr ?? {}, input.env, remoteFlags !== null)
   const workers = once ? 1 : limits.workers
   const keepDays = parseKeepPreserved(input.keepPreserved, input.env)
   const where = await linkedWorktreeProblem(input.cwd, input.env)
@@ -78,7 +83,7 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
     let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
     // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
     const dry = input.options.dryRun === true
-    if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)))
+    if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags)
     // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
     else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays)
     // --dry-run --remote previews the remote's queue (at its fetched tip, live claims shown), not the local tracker
@@ -88,7 +93,8 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
       signal: ac.signal,
       timeoutSec,
       workers,
-      land: limits.land,
+      // --land pr lands through the remote's pull-request landing port; the loop's own landing step is 'ff'
+      land: limits.land === 'pr' ? 'ff' : limits.land,
       stallTimeoutSec: limits.stallTimeoutSec,
       ...(limits.maxTokens !== undefined ? {maxTokens: limits.maxTokens} : {}),
       ...(limits.maxCost !== undefined ? {maxCost: limits.maxCost} : {}),

@@ -34,9 +34,16 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }
-  const lr = await r.d.landing.land(ws)
+  const lr = await r.d.landing.land(ws, {summary: res.text, ...(a.review ? {review: a.review} : {})})
   // landed or preserved: the worktree is gone either way
   a.ws = null
+  if (lr.landed && lr.pr) {
+    // SPEC 20.5: the attempt ends at "pull request opened"; the close reaches the base with the merge
+    r.ledger.amendCycle(a.n, {commits: lr.commits})
+    r.d.out.both(`helix: [${r.t()}] ${r.slotTag(a.slot)}pull request opened for ${sanitize(id)}: ${sanitize(lr.pr.url)} (awaiting merge)`)
+    completeLine(r, a, res, outcome)
+    return {kind: 'landed', a, res, outcome}
+  }
   if (lr.landed) {
     r.ledger.amendCycle(a.n, {commits: lr.commits})
     const k = lr.commits.length

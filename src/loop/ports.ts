@@ -168,6 +168,8 @@ export interface LoopDeps {
   remoteWaiting?: () => ReadonlyArray<{until: string}>
   /** SPEC 19 (h4, --remote): every attempt runs in a worktree, also with one slot */
   alwaysWorktree?: boolean
+  /** SPEC 20.5 (--land pr): pull requests still awaiting merge, counted in the run-complete line */
+  awaitingMerge?: () => number
 }
 
 export type NotifyEventName = 'run_stopped' | 'bead_blocked' | 'paused' | 'resumed' | 'agent_unavailable'
@@ -240,8 +242,17 @@ export interface Workspace {
 }
 
 export type LandResult =
-  | {landed: true; sha: string; commits: string[]}
+  /** `pr` (SPEC 20.5, --land pr): the attempt ended at "pull request opened"; the bead awaits its merge */
+  | {landed: true; sha: string; commits: string[]; pr?: {url: string}}
   | {landed: false; reason: string; preservedRef: string | null}
+
+/** SPEC 20.5: what a pull request's body says about the attempt (a landing that moves the base ignores it) */
+export interface LandInfo {
+  /** the agent's final text (its summary) */
+  summary?: string
+  /** the review's verdict, when a review ran */
+  review?: string
+}
 
 /**
  * Worktrees and landing (SPEC 15.1–15.2), a port so the scheduler is unit-tested
@@ -261,7 +272,7 @@ export interface LoopLanding {
    * compare-and-set). Landed: worktree and branch removed. Not landed: the work is
    * preserved (as `preserve`) and the reason says why (`conflict in a.ts`, …).
    */
-  land(ws: Workspace): Promise<LandResult>
+  land(ws: Workspace, info?: LandInfo): Promise<LandResult>
   /**
    * An attempt that ends without landing: commit uncommitted work onto the branch
    * (`helix: uncommitted work of <id> attempt <n>`), keep it on
