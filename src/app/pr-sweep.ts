@@ -58,6 +58,8 @@ export interface Sweep {
   open(): OpenPr[]
   /** pull requests left for a person (said once), for the blocker report */
   stuck(): Map<string, string>
+  /** a pull request this run just opened (counted until the next look finds it) */
+  opened(pr: OpenPr): void
 }
 
 export function createSweep(o: SweepOptions): Sweep {
@@ -192,5 +194,12 @@ export function createSweep(o: SweepOptions): Sweep {
     return changed
   }
 
-  return {run, open: () => openPrs, stuck: () => stuck}
+  return {
+    run,
+    open: () => openPrs,
+    stuck: () => stuck,
+    opened(pr) {
+      openPrs = [...openPrs.filter((p) => p.bead !== pr.bead), pr]
+    },
+  }
 }

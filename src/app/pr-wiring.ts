@@ -98,7 +98,10 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
     autoMerge: flags.autoMerge,
     now,
     log,
-    onOpened: () => (waitFrom = Date.now()),
+    onOpened: (bead, url) => {
+      waitFrom = Date.now()
+      sweep.opened({bead, url, host: o.host, openedAt: new Date().toISOString(), view: null})
+    },
     ...(o.resolve ? {resolve: o.resolve} : {}),
   })
   let running: Promise<void> | null = null

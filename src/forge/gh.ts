@@ -30,7 +30,7 @@ export function ghForge(o: {cwd: string; env: NodeJS.ProcessEnv; bin?: string}):
     name: 'gh',
     async auth() {
       const r = await gh(['auth', 'status'])
-      if (r.missing) return {ok: false, message: `--land pr needs GitHub's CLI: '${bin}' is not installed (install gh, then log in with 'gh auth login')`}
+      if (r.missing) return {ok: false, message: `GitHub's CLI '${bin}' is not installed (install gh, then log in with 'gh auth login')`}
       if (r.code !== 0) return {ok: false, message: `'gh auth status' failed (${sanitize(firstForgeLine(r)).slice(0, 160)}): log in with 'gh auth login'`}
       return {ok: true}
     },
