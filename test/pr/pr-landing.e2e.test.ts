@@ -80,6 +80,16 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     const first = startHost(dir, 'host-a', log, [...PR, '--pr-wait', '0', '--max-cycles', '1'], {...f.env, FLEET_SLEEP_MS: '50'})
     expect(await first.done, first.out()).toBe(0)
     expect(first.out()).toMatch(/1 awaiting merge/)
+    // helix status --remote shows the pull request: bead, URL, age, checks, mergeable
+    f.gh('forge', 'checks', '1', 'pending')
+    const st = spawnSync(process.execPath, [BIN, 'status', '--remote', 'origin', '--json'], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production', ...f.env}, encoding: 'utf8'})
+    expect(st.status, st.stderr).toBe(0)
+    expect((JSON.parse(st.stdout) as {pull_requests: unknown[]}).pull_requests).toEqual([
+      expect.objectContaining({bead: 'hx-1', url: 'https://forge.test/team/repo/pull/1', state: 'open', checks: 'pending', mergeable: 'mergeable', age_s: expect.any(Number)}),
+    ])
+    const text = spawnSync(process.execPath, [BIN, 'status', '--remote', 'origin'], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production', ...f.env}, encoding: 'utf8'})
+    expect(text.stdout).toMatch(/hx-1 claimed by host-a \(awaiting merge, age \d+s\)/)
+    expect(text.stdout).toMatch(/ {2}hx-1 https:\/\/forge\.test\/team\/repo\/pull\/1 \(age \d+s, checks pending, mergeable\): task hx-1/)
     const mainBefore = g(f.bare, 'rev-parse', 'main')
     expect(f.gh('forge', 'close', '1', 'not what we want: use the v2 API').code).toBe(0)
     const second = startHost(dir, 'host-a', log, [...PR, '--pr-wait', '0', '--max-cycles', '1'], {...f.env, FLEET_SLEEP_MS: '50'})
