@@ -15,7 +15,8 @@ import type {RemoteBase} from '../remote/base.js'
 import type {LoopDeps, LoopLanding} from '../loop/ports.js'
 import type {Fleet} from './remote-fleet.js'
 import {createPrLanding} from './pr-landing.js'
-import {stateBase} from './pr-state-base.js'
+import {stateBase, type StateBase} from './pr-state-base.js'
+import {createTrackerPr} from './pr-tracker.js'
 import {createSweep, type Sweep} from './pr-sweep.js'
 import type {ResolveRound} from './pr-shared.js'
 
@@ -104,12 +105,16 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
     },
     ...(o.resolve ? {resolve: o.resolve} : {}),
   })
+  // the tracker-only pull request (helix/tracker): beads helix filed or closed reach the base through it
+  const sb = fleet.rb as Partial<StateBase>
+  const trackerPr = sb.overlay ? createTrackerPr({remote: o.remote, base: o.base, host: o.host, plain, overlay: sb.overlay, forge: o.forge, autoMerge: flags.autoMerge, log}) : null
   let running: Promise<void> | null = null
   const look = (): Promise<void> => {
     running ??= sweep
       .run()
-      .then((changed) => {
+      .then(async (changed) => {
         if (changed > 0) waitFrom = Date.now()
+        if (trackerPr && (await trackerPr.tick()) === 'opened') waitFrom = Date.now()
       })
       .catch((error: unknown) => log(`helix: looking at the pull requests failed: ${sanitize(String(error))}`))
       .finally(() => (running = null))
