@@ -23,7 +23,7 @@ import {sanitize} from '../util/sanitize.js'
 import type {Forge, MergeMethod} from '../forge/types.js'
 import type {LandInfo, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import type {Fleet} from './remote-fleet.js'
-import {prBody, prBranch, prClaimMessage, type ResolveRound} from './pr-shared.js'
+import {prBody, prBranch, prClaimMessage, prTitle, type ResolveRound} from './pr-shared.js'
 
 export interface PrLandingOptions {
   root: string
@@ -142,7 +142,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     if (!p.ok) return p.unreachable ? fail(`the remote ${o.remote} is unreachable`) : fail(`the push of ${branch} was refused: ${sanitize(refLine(p, `refs/heads/${branch}`)?.summary ?? p.message)}`)
     let url: string
     try {
-      url = (await o.forge.create({base: o.base, head: branch, title: `${ws.bead}: ${String(bead.title ?? '').slice(0, 200)}`, body: prBody(bead, info)})).url
+      url = (await o.forge.create({base: o.base, head: branch, title: prTitle(bead), body: prBody(bead, info)})).url
     } catch (error) {
       return fail(sanitize(errorMessage(error)))
     }

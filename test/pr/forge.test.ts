@@ -102,3 +102,16 @@ describe('--land pr flags', () => {
     expect(() => parsePrFlags('ff', {'pr-wait': '10'}, {}, true)).toThrow('--pr-wait needs --land pr')
   })
 })
+
+describe('the pull request text', () => {
+  it('carries the bead and the agent verbatim but inert: no raw HTML, no pings, no escapes, a fence nothing inside can end', async () => {
+    const {prBody, prTitle} = await import('../../src/app/pr-shared.js')
+    const b = {id: 'hx-1', title: 'fix\u001b[31m it\nnow', status: 'closed', description: 'see <script>alert(1)</script> and ask @team'}
+    expect(prTitle(b)).toBe('hx-1: fix[31m it now')
+    const body = prBody(b, {summary: 'done\n```\n<img src=x onerror=alert(1)>\n```'})
+    expect(body).toContain('see &lt;script&gt;alert(1)&lt;/script&gt; and ask @\u200bteam')
+    expect(body).toContain('````text\ndone\n```\n<img src=x onerror=alert(1)>\n```\n````')
+    expect(body).not.toContain('\u001b')
+    expect(body).toContain('no review ran for this attempt')
+  })
+})
