@@ -132,6 +132,12 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
     return rest
   }
   deps.awaitingMerge = () => sweep.open().length
+  // a pull request left for a person is named in the blocker report too (once, with its reason)
+  const report = deps.blockerReport
+  deps.blockerReport = (a) => {
+    const extra = [...sweep.stuck()].filter(([id]) => !a.entries.some((e) => e.id === id)).map(([id, why]) => ({id, title: '', reason: `pull request needs a person: ${why}`, attempts: 0}))
+    return report({...a, entries: [...a.entries, ...extra]})
+  }
   deps.out.normal(`helix: --land pr: pull requests into ${sanitize(o.base)} through ${sanitize(o.forge.name)}${flags.autoMerge ? `, auto-merge by ${flags.autoMerge}` : ''}; ${sweep.open().length} awaiting merge`)
   return {
     sweep,
