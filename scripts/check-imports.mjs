@@ -26,7 +26,7 @@ export const LAYERS = [
   {name: 'report', folders: ['report']},
   {name: 'operator surface and loop adapters', folders: ['status', 'output']},
   {name: 'loop engine', folders: ['loop']},
-  {name: 'agents, recovery and the remote', folders: ['agents', 'recovery', 'remote']},
+  {name: 'agents, recovery, the remote and the forge', folders: ['agents', 'recovery', 'remote', 'forge']},
   {name: 'tracker and git', folders: ['tracker', 'git']},
   {name: 'state and config', folders: ['state', 'config']},
   {name: 'proc', folders: ['proc']},

@@ -25,6 +25,8 @@ export interface FleetOptions {
   /** true when a pid on this host is alive (a claim of this host whose run died is taken over at once) */
   pidAlive: (pid: number) => boolean
   onMaxOffline: () => void
+  /** SPEC 20.5 (--land pr): the base as the tracker port sees it (bookkeeping on refs/helix/state); default the plain remote base */
+  wrapBase?: (rb: RemoteBase) => RemoteBase
 }
 
 export interface Held {

@@ -36,7 +36,8 @@ const humanIn = (ms: number): string => (ms >= 90_000 ? `${Math.round(ms / 60_00
 
 export function createFleet(o: FleetOptions): Fleet {
   const claims = createClaims({cwd: o.root, remote: o.remote, env: o.env, host: o.host, run: o.runId, pid: o.pid, leaseSec: o.leaseSec, now: o.now})
-  const rb = createRemoteBase({root: o.root, remote: o.remote, base: o.base, trackerRel: o.trackerRel, env: o.env, scratch: o.scratch})
+  const plain = createRemoteBase({root: o.root, remote: o.remote, base: o.base, trackerRel: o.trackerRel, env: o.env, scratch: o.scratch})
+  const rb = o.wrapBase ? o.wrapBase(plain) : plain
   const held = new Map<string, Held>()
   const lostHandlers = new Map<string, () => void>()
   const pending: Pending[] = []
@@ -131,6 +132,8 @@ export function createFleet(o: FleetOptions): Fleet {
   /** a claim that blocks us: live and not ours (an own-host claim of a dead run is not live) */
   function blocking(c: RemoteClaim, now: Date): boolean {
     if (held.get(c.bead)?.sha === c.sha) return false
+    // SPEC 20.5: a bead awaiting its pull request's merge is the forge's; whoever opened it
+    if (c.message?.pr_url) return true
     if (c.message && c.message.host === o.host && c.message.run !== o.runId && !o.pidAlive(c.message.pid)) return false
     return claimState(c, now, skew) !== 'takeable'
   }
@@ -312,7 +315,8 @@ export function createFleet(o: FleetOptions): Fleet {
       const now = o.now()
       const out: Array<{until: string}> = []
       for (const c of lastClaims) {
-        if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now)) continue
+        // a pull request is waited for by --pr-wait (pr-landing.ts), not by its claim's lease
+        if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now) || c.message?.pr_url) continue
         // look again soon: the other host may land, release, or let it expire
         const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))
         out.push({until: new Date(until).toISOString()})

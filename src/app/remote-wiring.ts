@@ -13,6 +13,7 @@ import {createFleet, type Fleet} from './remote-fleet.js'
 import {hostName} from '../remote/claims.js'
 import {createRemoteLanding} from './remote-landing.js'
 import type {RealLoop} from './wiring.js'
+import type {PrFlags} from './pr-wiring.js'
 
 export interface RemoteFlags {
   remote: string
@@ -55,7 +56,7 @@ function pidAlive(pid: number): boolean {
  * shown as claimed), so `run --dry-run --remote` previews what this host would pick; it
  * registers nothing, claims nothing and starts no renewals.
  */
-export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void, dryRun = false): Promise<Fleet> {
+export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void, dryRun = false, pr: PrFlags | null = null): Promise<Fleet> {
   const {createGitLanding} = await import('./landing.js')
   const {deps, paths} = real
   const root = paths.root
@@ -63,6 +64,9 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   const top = (await run(['rev-parse', '--show-toplevel'])).stdout.trim()
   if (!top) throw new HelixError(`helix run: --remote needs a git checkout (${sanitize(root)} is not in a git repository)`, EXIT.ERROR)
   if ((await run(['remote', 'get-url', flags.remote])).code !== 0) throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: no such git remote here (see 'git remote -v')`, EXIT.ERROR)
+  // SPEC 20.5: the forge's CLI missing or logged out is one line, exit 4, before anything is claimed
+  const prw = pr && !dryRun ? await import('./pr-wiring.js') : null
+  const forge = prw && pr ? await prw.forgeAtStart(pr, root, env) : null
   const prefix = (await run(['rev-parse', '--show-prefix'])).stdout.trim()
   const common = path.resolve(root, (await run(['rev-parse', '--git-common-dir'])).stdout.trim())
   const log = (line: string) => deps.out.normal(line)
@@ -91,6 +95,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
     log: (line) => deps.out.both(line),
     pidAlive,
     onMaxOffline,
+    ...(prw ? {wrapBase: prw.prWrapBase({root, remote: flags.remote, env, scratch})} : {}),
   })
   if (!(await fleet.rb.fetch())) throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: cannot fetch ${sanitize(base)} from it (unreachable, or no branch ${sanitize(base)} there)`, EXIT.ERROR)
   deps.tracker = fleet.tracker
@@ -122,6 +127,15 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   const history = deps.history
   if (history) deps.history = {append: (rec) => history.append({...rec, host, remote: flags.remote})}
   fleet.start()
+  if (prw && pr && forge) {
+    const runId = fleet.runId
+    const prRun = await prw.attachPr({deps, flags: pr, forge, fleet, inner: deps.landing, root, remote: flags.remote, base, trackerRel, scratch, host, runId, env})
+    const close = fleet.close
+    fleet.close = async () => {
+      prRun.close()
+      await close()
+    }
+  }
   deps.out.normal(`helix: --remote ${sanitize(flags.remote)}: queue ${sanitize(flags.remote)}/${sanitize(base)}:${sanitize(trackerRel)}, host ${sanitize(host)}, lease ${flags.leaseSec}s`)
   return fleet
 }

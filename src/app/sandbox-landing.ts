@@ -18,7 +18,7 @@
 import {copyFile, mkdir, readdir, rm} from 'node:fs/promises'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
-import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {firstLine, git, gitEnv} from '../git/run.js'
 import {branchName, worktreeRel} from '../git/names.js'
 import {runScript} from '../proc/process.js'
@@ -182,7 +182,7 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
           },
         }
       : {}),
-    async land(sw: Workspace): Promise<LandResult> {
+    async land(sw: Workspace, opts?: LandOptions): Promise<LandResult> {
       const wt = real(sw)
       const why = await collect(sw)
       if (why) {
@@ -190,7 +190,9 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
         await cleanup(sw)
         return {landed: false, reason: why, preservedRef: ref}
       }
-      const r = await inner.land(wt)
+      // the work is back in helix's own worktree: the land check runs there (confined when the landing confines it);
+      // a conflict is not sent back to the agent, whose clone is gone (recorded in docs/decisions.md)
+      const r = await inner.land(wt, {...opts, repair: false})
       await cleanup(sw)
       return r
     },

@@ -23,7 +23,8 @@ export interface LimitFlags {
 
 export interface RunLimits {
   workers: number
-  land: 'ff' | 'none'
+  /** 'pr' (SPEC 20.5): pull requests through the forge, with --remote only; the loop itself lands as 'ff' */
+  land: 'ff' | 'none' | 'pr'
   stallTimeoutSec: number
   /** SPEC 20.3: the land check command (undefined: none) */
   landCheck?: string
@@ -71,7 +72,7 @@ export function parseRunLimits(flags: LimitFlags, env: NodeJS.ProcessEnv): RunLi
   const w = pick(flags, env, 'workers', 'HELIX_WORKERS')
   const workers = w ? wholeNumber(w, 1, 32, 'a whole number from 1 to 32') : 1
   const l = pick(flags, env, 'land', 'HELIX_LAND')
-  if (l && l.raw !== 'ff' && l.raw !== 'none') throw bad(l.name, l.raw, "'ff' or 'none'")
+  if (l && l.raw !== 'ff' && l.raw !== 'none' && l.raw !== 'pr') throw bad(l.name, l.raw, "'ff', 'none' or 'pr'")
   const st = pick(flags, env, 'stall-timeout', 'HELIX_STALL_TIMEOUT')
   const stallTimeoutSec = st ? wholeNumber(st, 0, 7 * 86400, 'seconds, a whole number ≥ 0 (0 disables)') : 900
   const lc = pick(flags, env, 'land-check', 'HELIX_LAND_CHECK')
@@ -94,5 +95,5 @@ export function parseRunLimits(flags: LimitFlags, env: NodeJS.ProcessEnv): RunLi
     notify = n.raw.split(' ').filter((p) => p !== '')
     if (notify.length === 0) throw bad(n.name, n.raw, 'a command')
   }
-  return {workers, land: l?.raw === 'none' ? 'none' : 'ff', stallTimeoutSec, ...(lc ? {landCheck: lc.raw.trim()} : {}), landCheckTimeoutSec, resolveAttempts, ...(maxTokens ? {maxTokens} : {}), ...(maxCost ? {maxCost} : {}), ...(maxBeadTokens ? {maxBeadTokens} : {}), ...(maxBeadCost ? {maxBeadCost} : {}), maxQuotaWaitSec, ...(notify ? {notify} : {})}
+  return {workers, land: l?.raw === 'none' || l?.raw === 'pr' ? l.raw : 'ff', stallTimeoutSec, ...(lc ? {landCheck: lc.raw.trim()} : {}), landCheckTimeoutSec, resolveAttempts, ...(maxTokens ? {maxTokens} : {}), ...(maxCost ? {maxCost} : {}), ...(maxBeadTokens ? {maxBeadTokens} : {}), ...(maxBeadCost ? {maxBeadCost} : {}), maxQuotaWaitSec, ...(notify ? {notify} : {})}
 }

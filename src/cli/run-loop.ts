@@ -13,6 +13,7 @@ import {attachLanding, realLoopDeps, type WiringInput} from '../app/wiring.js'
 import {createNotifier} from '../app/notify.js'
 import {linkedWorktreeProblem} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
+import {parsePrFlags, type PrFlagInput} from './pr-flags.js'
 import {sanitize} from '../util/sanitize.js'
 
 export interface LoopCliInput extends WiringInput {
@@ -27,6 +28,8 @@ export interface LoopCliInput extends WiringInput {
   remote?: {remote?: string; lease?: string; 'max-offline'?: string}
   /** SPEC 21: `--sandbox`, `--sandbox-network` (HELIX_SANDBOX / the config fill them) */
   sandbox?: {sandbox?: boolean; 'sandbox-network'?: string}
+  /** SPEC 20.5 (--land pr): `--pr-auto-merge`, `--pr-wait`, `--pr-poll`, `--pr-command` */
+  pr?: PrFlagInput
 }
 
 /** The notifier (SPEC 14.6); createNotifier validates the command (HelixError 1 when it cannot run). */
@@ -50,6 +53,8 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const limits = parseRunLimits(input.limits ?? {}, input.env)
   // h4 (SPEC 19): the remote flags are bad input too; the remote module loads only when used
   const remoteFlags = input.remote ? (await import('../app/remote-wiring.js')).parseRemoteFlags(input.remote) : null
+  // SPEC 20.5: --land pr needs --remote, and its own flags are bad input too
+  const prFlags = parsePrFlags(limits.land, input.pr ?? {}, input.env, remoteFlags !== null)
   const workers = once ? 1 : limits.workers
   const keepDays = parseKeepPreserved(input.keepPreserved, input.env)
   const where = await linkedWorktreeProblem(input.cwd, input.env)
@@ -90,7 +95,7 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
     let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
     // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
     const dry = input.options.dryRun === true
-    if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)))
+    if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags)
     // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
     else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays, limits.landCheck ? {command: limits.landCheck, timeoutSec: limits.landCheckTimeoutSec, stallSec: limits.stallTimeoutSec, signal: ac.signal} : undefined)
     if (sandbox && sandboxing && !dry) sandboxing.attachSandbox(real, sandbox, input.env, timeoutSec)
@@ -101,7 +106,8 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
       signal: ac.signal,
       timeoutSec,
       workers,
-      land: limits.land,
+      // --land pr lands through the remote's pull-request landing port; the loop's own landing step is 'ff'
+      land: limits.land === 'pr' ? 'ff' : limits.land,
       stallTimeoutSec: limits.stallTimeoutSec,
       resolveAttempts: limits.resolveAttempts,
       ...(limits.landCheck ? {landCheck: limits.landCheck} : {}),

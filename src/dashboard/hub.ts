@@ -225,7 +225,16 @@ export class Hub {
       this.counters.fleetReads++
       try {
         const view = await this.o.fleetRead(p.root)
-        const prs = this.o.pullRequests ? await this.o.pullRequests(p.root) : []
+        // the fleet view already carries its pull requests (status --remote's rows, SPEC 20.5)
+        const prs = this.o.pullRequests
+          ? await this.o.pullRequests(p.root)
+          : (view.pull_requests ?? []).map((r) => ({
+              bead: r.bead,
+              url: r.url,
+              age_s: r.age_s,
+              checks: r.checks === 'pending' || r.checks === 'passing' || r.checks === 'failing' ? r.checks : null,
+              mergeable: r.mergeable === 'unknown' ? null : r.mergeable === 'mergeable',
+            }))
         slot.fleet = {...pane, view, error: null, read_at: this.#now().toISOString(), pull_requests: prs}
       } catch (error) {
         slot.fleet = {...pane, error: (error as Error).message, read_at: this.#now().toISOString()}

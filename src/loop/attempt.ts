@@ -47,6 +47,8 @@ export interface AttemptCtx {
   ws: Workspace | null
   /** HEAD at the claim (one worker in the checkout): the cycle's commits are counted from it */
   headBefore: string | null
+  /** SPEC 20.5: the review's verdict when one ran (a pull request's body names it) */
+  review?: string
 }
 
 export type Completed = 'COMPLETE' | 'SALVAGED'
@@ -124,6 +126,7 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
           await abandonWorkspace(r, s, 'review stopped the run')
           return {kind: 'released', step}
         }
+        s.a.review = 'a post-implementation review ran and let it land (anything it found is filed as beads)'
       }
       return {kind: 'reviewed', a: s.a, res: s.res, outcome: s.outcome}
     }

@@ -35,7 +35,7 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
     completeLine(r, a, res, outcome)
     return {kind: 'landed', a, res, outcome}
   }
-  const end = await landWithRepair(r, a, ws)
+  const end = await landWithRepair(r, a, ws, res)
   if (end.kind === 'stop') {
     // SPEC 20.4: a resolve call that stopped the run (agent unavailable, budget, interrupt) ends the attempt not landed
     await abandonWorkspace(r, {kind: 'reviewed', a, res, outcome}, end.reason)
@@ -44,6 +44,13 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
   const lr = end.lr
   // landed or preserved: the worktree is gone either way
   a.ws = null
+  if (lr.landed && lr.pr) {
+    // SPEC 20.5: the attempt ends at "pull request opened"; the close reaches the base with the merge
+    r.ledger.amendCycle(a.n, {commits: lr.commits})
+    r.d.out.both(`helix: [${r.t()}] ${r.slotTag(a.slot)}pull request opened for ${sanitize(id)}: ${sanitize(lr.pr.url)} (awaiting merge)`)
+    completeLine(r, a, res, outcome)
+    return {kind: 'landed', a, res, outcome}
+  }
   if (lr.landed) {
     r.ledger.amendCycle(a.n, {commits: lr.commits})
     r.d.out.both(landedLine(r, a, lr, end.rounds > 0))

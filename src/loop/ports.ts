@@ -174,6 +174,8 @@ export interface LoopDeps {
   remoteWaiting?: () => ReadonlyArray<{until: string}>
   /** SPEC 19 (h4, --remote): every attempt runs in a worktree, also with one slot */
   alwaysWorktree?: boolean
+  /** SPEC 20.5 (--land pr): pull requests still awaiting merge, counted in the run-complete line */
+  awaitingMerge?: () => number
 }
 
 export type NotifyEventName = 'run_stopped' | 'bead_blocked' | 'paused' | 'resumed' | 'agent_unavailable'
@@ -273,7 +275,8 @@ export interface LandCheckEvent {
 }
 
 export type LandResult =
-  | {landed: true; sha: string; commits: string[]}
+  /** `pr` (SPEC 20.5, --land pr): the attempt ended at "pull request opened"; the bead awaits its merge */
+  | {landed: true; sha: string; commits: string[]; pr?: {url: string}}
   | {landed: false; reason: string; preservedRef: string | null; checkTail?: string[]; repair?: undefined}
   /** SPEC 20.4: needs repair; the worktree is left as it is (nothing preserved yet) */
   | {landed: false; reason: string; preservedRef: null; repair: Repair; checkTail?: undefined}
@@ -285,6 +288,16 @@ export interface LandOptions {
   onCheck?: (ev: LandCheckEvent) => void
   /** SPEC 20.3: HELIX_ATTEMPT of the check's environment */
   attemptNo?: number
+  /** SPEC 20.5: what a pull request's body says about the attempt */
+  info?: LandInfo
+}
+
+/** SPEC 20.5: what a pull request's body says about the attempt (a landing that moves the base ignores it) */
+export interface LandInfo {
+  /** the agent's final text (its summary) */
+  summary?: string
+  /** the review's verdict, when a review ran */
+  review?: string
 }
 
 /**

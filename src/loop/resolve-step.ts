@@ -79,12 +79,13 @@ async function beadText(r: Run, id: string): Promise<string> {
  * that found the agent unavailable, a budget, an interrupt; the worktree is then
  * still there for the caller to preserve).
  */
-export async function landWithRepair(r: Run, a: AttemptCtx, ws: Workspace): Promise<LandEnd> {
+export async function landWithRepair(r: Run, a: AttemptCtx, ws: Workspace, res0: {text?: string}): Promise<LandEnd> {
   const landing = r.d.landing!
   const id = a.target.id
   const max = r.o.resolveAttempts ?? DEFAULT_RESOLVE_ATTEMPTS
   let failed = 0
-  const opts = (): LandOptions => ({repair: failed < max && landing.verifyRepair !== undefined, attemptNo: ws.attempt, onCheck: (ev) => checkLine(r, a, ev)})
+  const info = {summary: res0.text, ...(a.review ? {review: a.review} : {})}
+  const opts = (): LandOptions => ({repair: failed < max && landing.verifyRepair !== undefined, attemptNo: ws.attempt, onCheck: (ev) => checkLine(r, a, ev), info})
   let lr = await landing.land(ws, opts())
   let problem: string | undefined
   let rounds = 0

@@ -207,7 +207,7 @@ export class Run {
     const tokens = s.total_tokens
     const cost = s.total_cost_usd ?? 0
     this.d.out.both(
-      `helix: ═══ run complete: ${s.attempted_cycles} attempted, ${s.completed_cycles} completed, ${this.skip.size} skipped, ${tokens.toLocaleString('en-US')} tokens${cost > 0 ? `, $${cost.toFixed(2)}` : ''} ═══`,
+      `helix: ═══ run complete: ${s.attempted_cycles} attempted, ${s.completed_cycles} completed, ${this.skip.size} skipped, ${tokens.toLocaleString('en-US')} tokens${cost > 0 ? `, $${cost.toFixed(2)}` : ''}${this.d.awaitingMerge ? `, ${this.d.awaitingMerge()} awaiting merge` : ''} ═══`,
     )
     const entries: BlockerEntry[] = []
     if (this.skip.size > 0) {

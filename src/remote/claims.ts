@@ -33,6 +33,8 @@ export interface ClaimMessage {
   attempt: number
   claimed_at: string
   expires_at: string
+  /** SPEC 20.5 (--land pr): the bead awaits this pull request's merge; such a claim never expires */
+  pr_url?: string
 }
 
 export interface RemoteClaim {
@@ -88,7 +90,8 @@ export function parseClaimMessage(text: string): ClaimMessage | null {
   if (!str('host') || !str('run') || !str('claimed_at') || !str('expires_at')) return null
   if (!Number.isSafeInteger(o.pid) || !Number.isSafeInteger(o.attempt)) return null
   if (Number.isNaN(Date.parse(o.claimed_at as string)) || Number.isNaN(Date.parse(o.expires_at as string))) return null
-  return {host: o.host as string, run: o.run as string, pid: o.pid as number, attempt: o.attempt as number, claimed_at: o.claimed_at as string, expires_at: o.expires_at as string}
+  const pr = typeof o.pr_url === 'string' && o.pr_url.length > 0 && o.pr_url.length <= 500 ? {pr_url: o.pr_url} : {}
+  return {host: o.host as string, run: o.run as string, pid: o.pid as number, attempt: o.attempt as number, claimed_at: o.claimed_at as string, expires_at: o.expires_at as string, ...pr}
 }
 
 /** live: the lease has not ended; takeable: it ended more than the skew allowance ago */

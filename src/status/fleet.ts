@@ -9,6 +9,7 @@ import {claimState, createClaims, skewMs} from '../remote/claims.js'
 import {parseTracker} from '../tracker/codec.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
+import {prRows, renderPrRows, type PrRow} from './pr-status.js'
 
 export interface FleetClaimRow {
   bead: string
@@ -21,6 +22,8 @@ export interface FleetClaimRow {
   age_s: number | null
   expires_in_s: number
   state: 'live' | 'expired' | 'takeable'
+  /** SPEC 20.5: the pull request the bead awaits (such a claim never expires) */
+  pr_url: string | null
 }
 
 export interface FleetView {
@@ -32,6 +35,8 @@ export interface FleetView {
   /** hosts with a claim or a helix commit on the base within the last lease period */
   hosts: string[]
   lease_s: number
+  /** SPEC 20.5 (--land pr): the pull requests awaiting merge */
+  pull_requests: PrRow[]
 }
 
 export function humanSpan(s: number): string {
@@ -73,6 +78,7 @@ export async function fleetView(opts: {root: string; remote: string; env: NodeJS
       age_s: Math.round((now.getTime() - claimed) / 1000),
       expires_in_s: Math.round((c.expiresAt.getTime() - now.getTime()) / 1000),
       state: claimState(c, now, skew),
+      pr_url: m?.pr_url ?? null,
     }
   })
   const live = new Set(rows.filter((r) => r.state === 'live').map((r) => r.bead))
@@ -93,7 +99,8 @@ export async function fleetView(opts: {root: string; remote: string; env: NodeJS
     const m = /^helix\(([^)]{1,200})\): /.exec(s)
     if (m) hosts.add(m[1] as string)
   }
-  return {remote: opts.remote, base, tip, counts, claims: rows, hosts: [...hosts].sort(), lease_s: opts.leaseSec}
+  const pullRequests = await prRows(list, (id) => String(snap.byId.get(id)?.title ?? ''), {root: opts.root, env: opts.env, now})
+  return {remote: opts.remote, base, tip, counts, claims: rows, hosts: [...hosts].sort(), lease_s: opts.leaseSec, pull_requests: pullRequests}
 }
 
 export function renderFleet(v: FleetView): string {
@@ -104,11 +111,12 @@ export function renderFleet(v: FleetView): string {
   if (v.claims.length === 0) lines.push('no claims')
   for (const r of v.claims) {
     const who = r.host === null ? 'an unreadable claim' : sanitize(r.host)
-    const when = r.state === 'live' ? `expires in ${humanSpan(r.expires_in_s)}` : `expired ${humanSpan(r.expires_in_s)} ago${r.state === 'takeable' ? ', free to take over' : ''}`
+    const when = r.pr_url ? 'awaiting merge' : r.state === 'live' ? `expires in ${humanSpan(r.expires_in_s)}` : `expired ${humanSpan(r.expires_in_s)} ago${r.state === 'takeable' ? ', free to take over' : ''}`
     const age = r.age_s === null ? '' : `, age ${humanSpan(r.age_s)}`
     const title = r.title ? `: ${sanitize(r.title).slice(0, 60)}` : ''
     lines.push(`${sanitize(r.bead)} claimed by ${who} (${when}${age})${title}`)
   }
+  lines.push(...renderPrRows(v.pull_requests, humanSpan))
   lines.push(v.hosts.length ? `hosts active in the last ${humanSpan(v.lease_s)}: ${v.hosts.map((h) => sanitize(h)).join(', ')}` : `no host active in the last ${humanSpan(v.lease_s)}`)
   return lines.join('\n') + '\n'
 }

@@ -49,7 +49,7 @@ function view(i: number, n: number): ProjectRead {
   }
 }
 
-const FLEET: FleetView = {remote: 'origin', base: 'main', tip: 'a'.repeat(40), counts: {total: 1, open: 1, claimed: 0, in_progress: 0, closed: 0, blocked: 0}, claims: [], hosts: [], lease_s: 300}
+const FLEET: FleetView = {remote: 'origin', base: 'main', tip: 'a'.repeat(40), counts: {total: 1, open: 1, claimed: 0, in_progress: 0, closed: 0, blocked: 0}, claims: [], hosts: [], lease_s: 300, pull_requests: []}
 
 function setup(projects = 2) {
   const timers = new FakeTimers()

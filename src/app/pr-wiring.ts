@@ -1,0 +1,148 @@
+/**
+ * Wiring of `helix run --remote <name> --land pr` (SPEC 20.5), called from
+ * `attachRemote`: the forge (gh, or `--pr-command`) checked at start, the tracker
+ * port's writes sent to `refs/helix/state`, the landing port that opens pull
+ * requests, the sweep over every pull-request claim (at start, then every
+ * `--pr-poll` s), and `--pr-wait`: with nothing else selectable the run keeps
+ * looking at its open pull requests before it stops.
+ */
+import {HelixError, EXIT} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import {commandForge} from '../forge/command.js'
+import {ghForge} from '../forge/gh.js'
+import type {Forge, MergeMethod} from '../forge/types.js'
+import type {RemoteBase} from '../remote/base.js'
+import type {LoopDeps, LoopLanding} from '../loop/ports.js'
+import type {Fleet} from './remote-fleet.js'
+import {createPrLanding} from './pr-landing.js'
+import {stateBase, type StateBase} from './pr-state-base.js'
+import {createTrackerPr} from './pr-tracker.js'
+import {createSweep, type Sweep} from './pr-sweep.js'
+import type {ResolveRound} from './pr-shared.js'
+
+export interface PrFlags {
+  autoMerge: MergeMethod | null
+  waitSec: number
+  pollSec: number
+  /** the adapter command (split on spaces, no shell); null: gh */
+  command: string | null
+}
+
+/** the forge, installed and logged in; else HelixError exit 4 before anything is claimed */
+export async function forgeAtStart(flags: PrFlags, cwd: string, env: NodeJS.ProcessEnv): Promise<Forge> {
+  const forge = flags.command ? commandForge(flags.command, {cwd, env}) : ghForge({cwd, env})
+  const a = await forge.auth()
+  if (!a.ok) throw new HelixError(`helix run --land pr: ${a.message}`, EXIT.AGENT_UNAVAILABLE)
+  return forge
+}
+
+/** `FleetOptions.wrapBase` for --land pr: the tracker port reads and writes through refs/helix/state */
+export const prWrapBase = (o: {root: string; remote: string; env: NodeJS.ProcessEnv; scratch: string}) => (plain: RemoteBase) => stateBase(plain, o)
+
+export interface PrAttachOptions {
+  deps: LoopDeps
+  flags: PrFlags
+  forge: Forge
+  fleet: Fleet
+  inner: LoopLanding
+  root: string
+  remote: string
+  base: string
+  trackerRel: string
+  scratch: string
+  host: string
+  runId: string
+  env: NodeJS.ProcessEnv
+  /** SPEC 20.4 integration point (the lead wires the resolve action here) */
+  resolve?: ResolveRound
+}
+
+export interface PrRun {
+  sweep: Sweep
+  close(): void
+}
+
+export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
+  const {deps, flags, fleet} = o
+  const {createRemoteBase} = await import('../remote/base.js')
+  const plain = createRemoteBase({root: o.root, remote: o.remote, base: o.base, trackerRel: o.trackerRel, env: o.env, scratch: o.scratch})
+  const now = () => new Date()
+  const log = (line: string) => deps.out.both(line)
+  let waitFrom = Date.now()
+  const sweep = createSweep({
+    root: o.root,
+    remote: o.remote,
+    base: o.base,
+    trackerRel: o.trackerRel,
+    scratch: o.scratch,
+    fleet,
+    plain,
+    forge: o.forge,
+    now,
+    log,
+    note: (bead, text) => fleet.tracker.appendNote(bead, text),
+    ...(o.resolve ? {resolve: o.resolve} : {}),
+  })
+  deps.landing = createPrLanding({
+    root: o.root,
+    remote: o.remote,
+    base: o.base,
+    trackerRel: o.trackerRel,
+    scratch: o.scratch,
+    host: o.host,
+    runId: o.runId,
+    pid: process.pid,
+    fleet,
+    plain,
+    inner: o.inner,
+    forge: o.forge,
+    autoMerge: flags.autoMerge,
+    now,
+    log,
+    onOpened: (bead, url) => {
+      waitFrom = Date.now()
+      sweep.opened({bead, url, host: o.host, openedAt: new Date().toISOString(), view: null})
+    },
+    ...(o.resolve ? {resolve: o.resolve} : {}),
+  })
+  // the tracker-only pull request (helix/tracker): beads helix filed or closed reach the base through it
+  const sb = fleet.rb as Partial<StateBase>
+  const trackerPr = sb.overlay ? createTrackerPr({remote: o.remote, base: o.base, host: o.host, plain, overlay: sb.overlay, forge: o.forge, autoMerge: flags.autoMerge, log}) : null
+  let running: Promise<void> | null = null
+  const look = (): Promise<void> => {
+    running ??= sweep
+      .run()
+      .then(async (changed) => {
+        if (changed > 0) waitFrom = Date.now()
+        if (trackerPr && (await trackerPr.tick()) === 'opened') waitFrom = Date.now()
+      })
+      .catch((error: unknown) => log(`helix: looking at the pull requests failed: ${sanitize(String(error))}`))
+      .finally(() => (running = null))
+    return running
+  }
+  await look()
+  const timer = setInterval(() => void look(), flags.pollSec * 1000)
+  timer.unref?.()
+  // --pr-wait: open pull requests are waited for (as beads other hosts hold are), counted from the last change
+  const waiting = deps.remoteWaiting
+  deps.remoteWaiting = () => {
+    const rest = waiting ? [...waiting()] : []
+    const open = sweep.open().length
+    if (open > 0 && Date.now() - waitFrom < flags.waitSec * 1000) rest.push({until: new Date(Date.now() + Math.min(flags.pollSec, 5) * 1000).toISOString()})
+    return rest
+  }
+  deps.awaitingMerge = () => sweep.open().length
+  // a pull request left for a person is named in the blocker report too (once, with its reason)
+  const report = deps.blockerReport
+  deps.blockerReport = (a) => {
+    const extra = [...sweep.stuck()].filter(([id]) => !a.entries.some((e) => e.id === id)).map(([id, why]) => ({id, title: '', reason: `pull request needs a person: ${why}`, attempts: 0}))
+    return report({...a, entries: [...a.entries, ...extra]})
+  }
+  deps.out.normal(`helix: --land pr: pull requests into ${sanitize(o.base)} through ${sanitize(o.forge.name)}${flags.autoMerge ? `, auto-merge by ${flags.autoMerge}` : ''}; ${sweep.open().length} awaiting merge`)
+  return {
+    sweep,
+    close() {
+      clearInterval(timer)
+    },
+  }
+}
