@@ -40,12 +40,12 @@ export class ClaimConflictError extends HelixError {
 
 /**
  * Prefix a message with `helix: ` unless it already carries it (`helix: …`, or
- * a command-named `helix run: …`). Only those exact forms count: a message that
+ * a command-named `helix run: …`, `helix tracker show: …`). Only those exact forms count: a message that
  * merely starts with a bead id such as `helix-0a1b2c3d` (the real helix tracker's
  * prefix) still gets the prefix.
  */
 export function helixMessage(message: string): string {
-  return /^helix(?: [a-z]+)?:/.test(message) ? message : `helix: ${message}`
+  return /^helix(?: [a-z]+){0,3}:/.test(message) ? message : `helix: ${message}`
 }
 
 /** The message of anything thrown, without casts at every call site. */
