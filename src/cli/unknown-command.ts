@@ -3,6 +3,7 @@
  * command_not_found hook (`helix stauts`, `helix tracker shwo hx-1`, `helix run extra`)
  * and by `helix help stauts`. One line; the typed words are untrusted.
  */
+import {unexpectedArgument} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {closest} from '../util/suggest.js'
 
@@ -38,8 +39,7 @@ export function notFoundLine(words: readonly string[], config: OclifConfigLike):
   for (let n = words.length - 1; n >= 1; n--) {
     const head = words.slice(0, n).join(' ')
     if (!commands.has(head)) continue
-    const extra = words.slice(n)
-    return `helix ${head}: unexpected argument${extra.length === 1 ? '' : 's'} ${extra.map((w) => `'${sanitize(w)}'`).join(', ')}`
+    return sanitize(unexpectedArgument(head, words.slice(n)).message)
   }
   let n = 0
   while (n < words.length - 1 && topics.has(words.slice(0, n + 1).join(' '))) n++

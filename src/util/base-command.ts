@@ -1,5 +1,5 @@
 import {Command} from '@oclif/core'
-import {HelixError} from './errors.js'
+import {HelixError, unexpectedArgument} from './errors.js'
 import {reportError} from './report-error.js'
 import {closest} from './suggest.js'
 
@@ -24,11 +24,7 @@ export abstract class HelixCommand extends Command {
   /** An oclif parse error as the one line of bad input it stands for. */
   private parseError(err: Error & {flags?: unknown; args?: unknown}): HelixError {
     const line = parseErrorLine(err)
-    const name = (this.id ?? '').split(':').join(' ')
-    if (/^Unexpected arguments?: /.test(line)) {
-      const extra = Array.isArray(err.args) ? err.args.map(String) : [line.replace(/^Unexpected arguments?: /, '')]
-      return new HelixError(`helix${name ? ` ${name}` : ''}: unexpected argument${extra.length === 1 ? '' : 's'} ${extra.map((a) => `'${a}'`).join(', ')}`)
-    }
+    if (/^Unexpected arguments?: /.test(line)) return unexpectedArgument(this.id, Array.isArray(err.args) ? err.args.map(String) : [line.replace(/^Unexpected arguments?: /, '')])
     if (Array.isArray(err.flags) && err.flags.length === 1 && /^Nonexistent flag: /.test(line)) {
       const ctor = this.constructor as {flags?: Record<string, FlagDef>; baseFlags?: Record<string, FlagDef>}
       const hint = suggestFlag(String(err.flags[0]), {...ctor.baseFlags, ...ctor.flags})

@@ -59,3 +59,14 @@ export function errorMessage(e: unknown): string {
     return 'unknown error'
   }
 }
+
+/**
+ * Words given to a command that takes no (more) arguments (SPEC 22.2): `helix run:
+ * unexpected argument 'extra'`, not "unknown command". `command` is oclif's id
+ * (`tracker:show`) or the spaced name; the words are untrusted (the line is sanitized
+ * where it is printed, by reportError).
+ */
+export function unexpectedArgument(command: string | undefined, words: readonly string[]): HelixError {
+  const name = (command ?? '').split(':').join(' ')
+  return new HelixError(`helix${name ? ` ${name}` : ''}: unexpected argument${words.length === 1 ? '' : 's'} ${words.map((w) => `'${w}'`).join(', ')}`, EXIT.ERROR)
+}
