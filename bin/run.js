@@ -1,30 +1,10 @@
 #!/usr/bin/env node
-// Three ways in, cheapest first, all esbuild bundles made by `npm run build`
-// (scripts/bundle.mjs):
-// 1. dist/cli/fast-path.js answers a few hot exact shapes without any command class
-//    (status, tracker ready / status, tracker show / close <id>);
-// 2. otherwise it runs the command from its direct bundle, dist/direct/commands/
-//    (src/cli/direct.ts: oclif's parser without the rest of oclif), when oclif would
-//    run that command with that argv;
-// 3. anything else (help, --version, a topic, a typo) goes to oclif itself,
-//    dist/cli/oclif-entry.js, whose `execute` comes from the same bundled @oclif/core
-//    as the commands.
-// A build that made no bundle leaves the transpiled files at the same paths, which work
-// the same through oclif, only slower to start.
-// Development/test modes load src/ through tsx, so they always use oclif;
-// HELIX_NO_FAST_PATH=1 forces oclif too (tests compare the two).
-// No process.exit() on the fast path: stdout to a pipe may be asynchronous and
-// exiting early would cut a large answer short.
-// Exit codes: this file sets none itself; every code helix exits with comes from
-// the EXIT table in src/util/errors.ts (literals here would only be to avoid that
-// import on the startup path, and must match the table).
-let handled = false
+// Two ways into a command, both esbuild bundles made by `npm run build`:
+// dist/cli/fast-path.js answers `status` and an agent's per-bead `tracker show/close <id>`
+// without loading oclif; everything else is oclif's (dist/cli/oclif-entry.js).
+// NODE_ENV=development/test loads src/ through tsx, so oclif only; so does HELIX_NO_FAST_PATH=1.
 const mode = process.env.NODE_ENV
-if (mode !== 'development' && mode !== 'test' && process.env.HELIX_NO_FAST_PATH !== '1') {
-  const fast = await import('../dist/cli/fast-path.js')
-  handled = await fast.runFastPath(process.argv.slice(2))
-}
-if (!handled) {
-  const {execute} = await import('../dist/cli/oclif-entry.js')
-  await execute({dir: import.meta.url})
+const fast = mode !== 'development' && mode !== 'test' && process.env.HELIX_NO_FAST_PATH !== '1'
+if (!(fast && (await (await import('../dist/cli/fast-path.js')).runFastPath(process.argv.slice(2))))) {
+  await (await import('../dist/cli/oclif-entry.js')).execute({dir: import.meta.url})
 }

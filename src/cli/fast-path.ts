@@ -1,17 +1,13 @@
 /**
- * Startup fast path: the read-only commands an operator (or a tmux pane, or a
- * script polling in a loop) runs most often, and the two an agent runs on every
- * bead (`tracker show <id>`, `tracker close <id>`), are answered without loading
- * oclif, which costs about 1× a bare `node -e 0` more. Only the exact argv shapes below
- * are handled here; any other command oclif would run is run from its direct bundle
- * (src/cli/direct.ts: oclif's parser, without the rest of oclif), and anything else
- * (help, --version, typos) returns false and bin/run.js falls through to oclif.
- * The output comes from the same domain functions the oclif commands call.
+ * Startup fast path: `status` (a tmux pane or a script polls it) and the two commands
+ * an agent runs on every bead (`tracker show <id>`, `tracker close <id>`) are answered
+ * without loading oclif, which costs about 1× a bare `node -e 0` more. Only the exact
+ * argv shapes below are handled here; anything else returns false and bin/run.js hands
+ * argv to oclif. The output comes from the same domain functions the oclif commands
+ * call, and a failure goes through the same `reportError` as every command's.
  */
 import {writeSync} from 'node:fs'
-import {HelixError, helixMessage, errorMessage, EXIT} from '../util/errors.js'
-import {sanitize} from '../util/sanitize.js'
-import {installRoot} from '../util/install.js'
+import {onStdoutError} from './pipe.js'
 
 type Handler = (json: boolean) => Promise<string>
 type IdHandler = (id: string, json: boolean) => Promise<string>
@@ -24,8 +20,6 @@ const handlers: Record<string, Handler> = {
     const tty = process.stdout.isTTY
     return statusOutput({json, width: tty ? process.stdout.columns : undefined, height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */})
   },
-  'tracker ready': async (json) => (await import('../app/tracker-report.js')).trackerReadyOutput({json}),
-  'tracker status': async (json) => (await import('../app/tracker-report.js')).trackerStatusOutput({json}),
 }
 
 // the two an agent runs on every bead: one positional id, optionally --json
@@ -47,21 +41,15 @@ export function fastPathKey(argv: readonly string[]): {key: string; json: boolea
   return words.length === 3 && id && Object.hasOwn(idHandlers, idKey) ? {key: idKey, json, id} : null
 }
 
-/**
- * Runs a fast-path command, or else argv's command from its direct bundle
- * (src/cli/direct.ts); false when neither applies and oclif should answer.
- */
+/** Runs a fast-path command; false when argv is not one of its shapes and oclif should answer. */
 export async function runFastPath(argv: readonly string[]): Promise<boolean> {
   const hit = fastPathKey(argv)
-  if (!hit) return (await import('./direct.js')).runDirect(argv, installRoot())
+  if (!hit) return false
   try {
     writeOut(await (hit.id === undefined ? handlers[hit.key](hit.json) : idHandlers[hit.key](hit.id, hit.json)))
   } catch (error) {
-    // as HelixCommand prints it: a HelixError's whole message on one sanitized line (a
-    // newline an id smuggled in shows as ⏎), anything else its first line
-    const message = error instanceof HelixError ? error.message : errorMessage(error).split('\n')[0]
-    process.stderr.write(sanitize(helixMessage(message)) + '\n')
-    process.exitCode = error instanceof HelixError ? error.exitCode : EXIT.ERROR
+    // loaded only on failure: a start that succeeds does not compile it
+    process.exitCode = (await import('../util/report-error.js')).reportError(error)
   }
   return true
 }
@@ -79,8 +67,8 @@ export function writeOut(text: string): void {
   try {
     while (off < buf.length) off += writeSync(1, buf, off, buf.length - off)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EPIPE') return
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') return
+    process.stdout.on('error', onStdoutError)
     process.stdout.write(buf.subarray(off))
   }
 }

@@ -3,23 +3,31 @@
  * (scripts/bundle.mjs), so what it uses comes from the same copy of @oclif/core that
  * the bundled commands extend.
  */
-import {flush, handle, run} from '@oclif/core'
-import {exitCodeOf} from './exit-code.js'
+import {run} from '@oclif/core'
+import {reportError} from '../util/report-error.js'
+import {flushStdout, quietBrokenPipe} from './pipe.js'
 
 /**
- * oclif's `execute`, except for the way out of a command that ended by `this.exit(n)`
- * (every helix error ends so: HelixCommand prints its one line, then exits). oclif's
- * `handle` exits with the same code but first pretty-prints the error and cleans its
- * stack, which it then does not print; that loads packages a start otherwise never
- * needs (~8 ms of every failing command).
+ * oclif's `execute`, with helix's way out: a command that ended by `this.exit(n)`
+ * (every helix failure ends so: HelixCommand reports it, then exits) exits with n at
+ * once; anything oclif itself throws outside a command (loading its config, a hook)
+ * goes through the same `reportError` as a command's failure, instead of oclif's
+ * `handle` (a multi-line banner, and ~8 ms of packages a start otherwise never loads).
  */
 export async function execute(opts: {dir: string}): Promise<void> {
+  quietBrokenPipe()
   try {
     await run(process.argv.slice(2), opts.dir)
-    await flush()
+    await flushStdout()
   } catch (error) {
     const code = exitCodeOf(error)
-    if (code !== undefined) process.exit(code)
-    await handle(error as Error)
+    process.exit(code ?? reportError(error))
   }
+}
+
+/** n for oclif's ExitError from `this.exit(n)`; undefined for any other error. */
+export function exitCodeOf(error: unknown): number | undefined {
+  const e = error as {code?: unknown; oclif?: {exit?: unknown}} | null | undefined
+  if (e?.code !== 'EEXIT') return undefined
+  return typeof e.oclif?.exit === 'number' ? e.oclif.exit : 1
 }

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {parseTimeout} from '../agents/resolve.js'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError, EXIT} from '../util/errors.js'
+import {EXIT, unexpectedArgument} from '../util/errors.js'
 import {NOT_A_PROJECT} from '../util/root.js'
 import {doctorReport, renderDoctor} from '../status/doctor.js'
 
@@ -24,7 +24,7 @@ export default class Doctor extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Doctor)
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
+    if (args.unexpected !== undefined) throw unexpectedArgument(this.id, [args.unexpected])
     // the agent flags are run's: a value run would refuse is refused here too
     if (flags.timeout !== undefined) parseTimeout(flags.timeout)
     const {configuredEnv} = await import('../config/project-config.js')

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError, EXIT} from '../util/errors.js'
+import {unexpectedArgument} from '../util/errors.js'
 import {nextOutput} from '../status/next.js'
 
 export default class Next extends HelixCommand {
@@ -16,7 +16,7 @@ export default class Next extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Next)
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
+    if (args.unexpected !== undefined) throw unexpectedArgument(this.id, [args.unexpected])
     process.stdout.write(await nextOutput({json: flags.json}))
   }
 }

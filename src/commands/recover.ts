@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError, EXIT} from '../util/errors.js'
+import {HelixError, EXIT, unexpectedArgument} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {recoverOrphans} from '../recovery/orphans.js'
 import {realProbe} from '../proc/probe.js'
@@ -17,7 +17,7 @@ export default class Recover extends HelixCommand {
     }),
   }
 
-  // a second word is refused by run() in the house format (`helix: unexpected argument: …`)
+  // a second word is refused by run() in the house format (`helix recover: unexpected argument '…'`)
   static override strict = false
 
   static override description = "Reclaim orphaned in_progress beads (helix's own stale claims) now, or release one named bead"
@@ -32,7 +32,7 @@ export default class Recover extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags, argv} = await this.parse(Recover)
-    if (argv.length > 1) throw new HelixError(`unexpected argument: ${sanitize(String(argv[1]))}`, EXIT.ERROR)
+    if (argv.length > 1) throw unexpectedArgument(this.id, argv.slice(1).map(String))
     const env = process.env
     if (args.id !== undefined && flags.worktrees) throw new HelixError('--worktrees takes no bead id', EXIT.ERROR)
     if (args.id !== undefined) {

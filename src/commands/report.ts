@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError, EXIT} from '../util/errors.js'
+import {unexpectedArgument} from '../util/errors.js'
 
 export default class Report extends HelixCommand {
   static override summary = 'What happened overnight: beads closed, failures, blocks, tokens, cost and time'
@@ -20,7 +20,7 @@ export default class Report extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Report, htmlWithoutValue(this.argv))
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
+    if (args.unexpected !== undefined) throw unexpectedArgument(this.id, [args.unexpected])
     const {reportOutput} = await import('../report/index.js')
     process.stdout.write(await reportOutput({since: flags.since, json: flags.json, html: flags.html}))
   }

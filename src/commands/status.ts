@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError, errorMessage, EXIT} from '../util/errors.js'
+import {HelixError, errorMessage, EXIT, unexpectedArgument} from '../util/errors.js'
 import {statusOutput} from '../status/report.js'
 import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../status/watch.js'
 
@@ -27,7 +27,7 @@ export default class Status extends HelixCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
+    if (args.unexpected !== undefined) throw unexpectedArgument(this.id, [args.unexpected])
     if (flags.remote !== undefined || flags.lease !== undefined) {
       const {fleetStatus} = await import('../status/fleet-command.js')
       process.stdout.write(await fleetStatus({remote: flags.remote, lease: flags.lease, json: flags.json}))

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
-import {HelixError, EXIT} from '../util/errors.js'
+import {unexpectedArgument} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {stopRun} from '../status/control.js'
 import {sanitize} from '../util/sanitize.js'
@@ -14,7 +14,7 @@ export default class Stop extends HelixCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(Stop)
-    if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
+    if (args.unexpected !== undefined) throw unexpectedArgument(this.id, [args.unexpected])
     const {pid, killed, released} = await stopRun({paths: projectPaths(process.cwd(), process.env)})
     if (killed) this.err(`helix: pid ${pid} ignored SIGTERM for 15s; sent SIGKILL`)
     for (const id of released ?? []) this.err(`helix: unclaimed ${sanitize(id)} (its run was killed)`)

@@ -20,6 +20,7 @@ import {closeSync, mkdirSync, openSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import type {SessionLogLike} from '../agents/types.js'
+import {bugLogClosed, setBugLog} from '../util/report-error.js'
 import {fileStamp} from '../util/time.js'
 
 type PinoModule = typeof import('pino')
@@ -82,6 +83,9 @@ export function openSessionLog(logDir: string, now: Date = new Date()): SessionL
     lines++
   }
 
+  // an internal error at the command's boundary keeps its stack here (src/util/report-error.ts)
+  setBugLog({path: file, write: (msg, fields) => write('error', fields, msg)})
+
   return {
     path: file,
     get lines() {
@@ -97,6 +101,8 @@ export function openSessionLog(logDir: string, now: Date = new Date()): SessionL
     close() {
       if (closed) return
       closed = true
+      // still this invocation's log: a later internal error is appended to it as a line
+      bugLogClosed(file)
       try {
         dest.flushSync()
       } catch {

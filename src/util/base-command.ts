@@ -1,24 +1,36 @@
 import {Command} from '@oclif/core'
-import {HelixError, helixMessage, EXIT} from './errors.js'
-import {sanitize} from './sanitize.js'
+import {HelixError, unexpectedArgument} from './errors.js'
+import {reportError} from './report-error.js'
+import {closest} from './suggest.js'
+
+/** oclif's flag table entry, as far as the did-you-mean reads it */
+type FlagDef = {char?: string; aliases?: string[]; allowNo?: boolean; type?: string}
 
 /**
- * Every helix command extends this. It turns a thrown HelixError into one line
- * on stderr and the error's exit code, and turns oclif's flag/argument parse
- * errors (unknown flag, missing argument) into one `helix: …` line and exit 1,
- * so bad input never prints a stack or a multi-line banner.
+ * Every helix command extends this. Every failure goes through `reportError`
+ * (src/util/report-error.ts), the one function the startup fast path uses too: a
+ * HelixError is one `helix: …` line and its exit code, a bug is one `internal error`
+ * line with its stack kept in a file. oclif's flag and argument parse errors (an
+ * unknown flag, a missing or extra argument) are bad input: they become a HelixError
+ * of one line, with the closest flag for an unknown one, exit 1 (SPEC 10: 2 means busy).
  */
 export abstract class HelixCommand extends Command {
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
-    if (err instanceof HelixError) {
-      // messages quote ids, paths and lines from the tracker: one sanitized line (SPEC 13.5)
-      process.stderr.write(sanitize(helixMessage(err.message)) + '\n')
-      return this.exit(err.exitCode)
-    }
     // oclif's own ExitError (from this.exit): let it through untouched.
     if (err && (err as {code?: string}).code === 'EEXIT') throw err
-    process.stderr.write(sanitize(helixMessage(parseErrorLine(err))) + '\n')
-    return this.exit(EXIT.ERROR)
+    return this.exit(reportError(isOclifError(err) ? this.parseError(err) : err))
+  }
+
+  /** An oclif parse error as the one line of bad input it stands for. */
+  private parseError(err: Error & {flags?: unknown; args?: unknown}): HelixError {
+    const line = parseErrorLine(err)
+    if (/^Unexpected arguments?: /.test(line)) return unexpectedArgument(this.id, Array.isArray(err.args) ? err.args.map(String) : [line.replace(/^Unexpected arguments?: /, '')])
+    if (Array.isArray(err.flags) && err.flags.length === 1 && /^Nonexistent flag: /.test(line)) {
+      const ctor = this.constructor as {flags?: Record<string, FlagDef>; baseFlags?: Record<string, FlagDef>}
+      const hint = suggestFlag(String(err.flags[0]), {...ctor.baseFlags, ...ctor.flags})
+      if (hint) return new HelixError(`${line} (did you mean ${hint}?)`)
+    }
+    return new HelixError(line)
   }
 
   /** Print a line to stdout (untrusted text is never a format string). */
@@ -30,6 +42,20 @@ export abstract class HelixCommand extends Command {
   protected err(text: string): void {
     process.stderr.write(text.endsWith('\n') ? text : text + '\n')
   }
+}
+
+/** oclif's errors (CLIError and the parser's) carry `oclif: {exit}`; a helix bug does not. */
+function isOclifError(err: unknown): err is Error & {flags?: unknown; args?: unknown} {
+  const o = (err as {oclif?: unknown} | null | undefined)?.oclif
+  return err instanceof Error && typeof o === 'object' && o !== null
+}
+
+/** The flag of `flags` closest to the unknown `typed` (`--wokers`, `--wokers=2`), as it is written on the command line. */
+export function suggestFlag(typed: string, flags: Record<string, FlagDef>): string | null {
+  const word = typed.split('=')[0]
+  if (!word.startsWith('--')) return null
+  const known = Object.entries(flags).flatMap(([name, f]) => [name, ...(f.aliases ?? []), ...(f.allowNo ? [`no-${name}`] : [])].map((n) => `--${n}`))
+  return closest(word, known)
 }
 
 /**

@@ -40,12 +40,12 @@ export class ClaimConflictError extends HelixError {
 
 /**
  * Prefix a message with `helix: ` unless it already carries it (`helix: …`, or
- * a command-named `helix run: …`). Only those exact forms count: a message that
+ * a command-named `helix run: …`, `helix tracker show: …`). Only those exact forms count: a message that
  * merely starts with a bead id such as `helix-0a1b2c3d` (the real helix tracker's
  * prefix) still gets the prefix.
  */
 export function helixMessage(message: string): string {
-  return /^helix(?: [a-z]+)?:/.test(message) ? message : `helix: ${message}`
+  return /^helix(?: [a-z]+){0,3}:/.test(message) ? message : `helix: ${message}`
 }
 
 /** The message of anything thrown, without casts at every call site. */
@@ -58,4 +58,15 @@ export function errorMessage(e: unknown): string {
     // a thrown object whose toString throws: there is no message to give
     return 'unknown error'
   }
+}
+
+/**
+ * Words given to a command that takes no (more) arguments (SPEC 22.2): `helix run:
+ * unexpected argument 'extra'`, not "unknown command". `command` is oclif's id
+ * (`tracker:show`) or the spaced name; the words are untrusted (the line is sanitized
+ * where it is printed, by reportError).
+ */
+export function unexpectedArgument(command: string | undefined, words: readonly string[]): HelixError {
+  const name = (command ?? '').split(':').join(' ')
+  return new HelixError(`helix${name ? ` ${name}` : ''}: unexpected argument${words.length === 1 ? '' : 's'} ${words.map((w) => `'${w}'`).join(', ')}`, EXIT.ERROR)
 }

@@ -22,11 +22,9 @@ describe('npm pack', () => {
       'dist/commands/run.js',
       'dist/commands/status.js',
       'dist/commands/tracker/ready.js',
-      // the direct bundles bin/run.js runs most commands from (src/cli/direct.ts)
-      'dist/direct/commands.json',
-      'dist/direct/commands/run.js',
-      'dist/direct/commands/tracker/update.js',
+      // bin/run.js's two ways in
       'dist/cli/fast-path.js',
+      'dist/cli/oclif-entry.js',
       'workflows/actions/implementation.md',
       'workflows/actions/check.md',
       'workflows/actions/fresh-eyes-review.md',

@@ -23,7 +23,7 @@ describe('stray words after a command', () => {
       const r = helix(root, [c, 'bogus'])
       expect(r.code).toBe(1)
       expect(r.stdout).toBe('')
-      expect(r.stderr).toBe('helix: unexpected argument: bogus\n')
+      expect(r.stderr).toBe(`helix ${c}: unexpected argument 'bogus'\n`)
     }
     // `recover <id>` takes one bead id (SPEC 13.3): an unknown one is the error, a second word is stray
     const r = helix(root, ['recover', 'bogus'])
@@ -32,6 +32,6 @@ describe('stray words after a command', () => {
     expect(r.stderr).toBe("helix: unknown bead 'bogus'\n")
     const two = helix(root, ['recover', 'hx-a', 'bogus'])
     expect(two.code).toBe(1)
-    expect(two.stderr).toBe('helix: unexpected argument: bogus\n')
+    expect(two.stderr).toBe("helix recover: unexpected argument 'bogus'\n")
   })
 })

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {editDistance, suggestCommand, unknownCommandLine} from '../../src/cli/unknown-command.js'
+import {notFoundLine, suggestCommand, unknownCommandLine} from '../../src/cli/unknown-command.js'
+import {editDistance} from '../../src/util/suggest.js'
 
 const KNOWN = ['status', 'start', 'stop', 'next', 'report', 'run', 'tracker', 'tracker ready', 'tracker status', 'unblock']
 
@@ -22,5 +23,20 @@ describe('unknown command suggestions', () => {
   it('the line sanitizes what was typed', () => {
     expect(unknownCommandLine('st\u001b[2Jatus', KNOWN)).toBe("helix: unknown command 'st?[2Jatus'; run 'helix help' for the list")
     expect(unknownCommandLine('stauts', KNOWN)).toBe("helix: unknown command 'stauts' (did you mean 'status'?)")
+  })
+
+  // what oclif hands the hook: every word that is not a flag folded into one id
+  const CONFIG = {commandIDs: ['run', 'status', 'tracker:show', 'tracker:ready', 'tracker:dep:add'], topics: [{name: 'tracker'}, {name: 'tracker:dep'}]}
+
+  it('an unknown subcommand is named without the arguments that followed it', () => {
+    expect(notFoundLine(['tracker', 'shwo', 'hx-1'], CONFIG)).toBe("helix: unknown command 'tracker shwo' (did you mean 'tracker show'?)")
+    expect(notFoundLine(['tracker', 'dep', 'ad', 'a', 'b'], CONFIG)).toBe("helix: unknown command 'tracker dep ad' (did you mean 'tracker dep add'?)")
+    expect(notFoundLine(['stauts'], CONFIG)).toBe("helix: unknown command 'stauts' (did you mean 'status'?)")
+    expect(notFoundLine(['zzqqxx', 'more'], CONFIG)).toBe("helix: unknown command 'zzqqxx'; run 'helix help' for the list")
+  })
+
+  it('words after a command that takes no arguments are unexpected arguments, not an unknown command', () => {
+    expect(notFoundLine(['run', 'extra-arg'], CONFIG)).toBe("helix run: unexpected argument 'extra-arg'")
+    expect(notFoundLine(['status', 'a', 'b\u001b[2J'], CONFIG)).toBe("helix status: unexpected arguments 'a', 'b?[2J'")
   })
 })

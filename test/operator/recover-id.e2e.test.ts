@@ -115,7 +115,7 @@ describe('helix recover <id>: arguments', () => {
     const before = t.bytes()
     expect(helix(t.root, ['recover', 'hx-nope'])).toEqual({code: 1, stdout: '', stderr: "helix: unknown bead 'hx-nope'\n"})
     expect(helix(t.root, ['recover', 'hx-nope\u001b[2J'])).toEqual({code: 1, stdout: '', stderr: "helix: unknown bead 'hx-nope?[2J'\n"})
-    expect(helix(t.root, ['recover', 'a', 'b'])).toEqual({code: 1, stdout: '', stderr: 'helix: unexpected argument: b\n'})
+    expect(helix(t.root, ['recover', 'a', 'b'])).toEqual({code: 1, stdout: '', stderr: "helix recover: unexpected argument 'b'\n"})
     expect(helix(t.root, ['recover', '-dash']).code).toBe(1)
     expect(helix(t.root, ['recover', '--worktrees', 'x'])).toEqual({code: 1, stdout: '', stderr: 'helix: --worktrees takes no bead id\n'})
     expect(t.bytes().equals(before)).toBe(true)

@@ -68,8 +68,8 @@ describe('16.1 only inside a project', () => {
   it('outside a project every tracker command refuses in one line, exit 1, and writes nothing; the fast path and oclif say the same', () => {
     const o = outside()
     refusesEach(o, [['tracker', 'create', 'A title'], ['tracker', 'ready'], ['tracker', 'ready', '--json'], ['tracker', 'status'], ['tracker', 'list'], ['tracker', 'blocked'], ['tracker', 'show', 'hx-1']])
-    // the startup fast path (status, tracker ready/status) and oclif say the same
-    for (const args of [['status'], ['tracker', 'ready', '--json'], ['tracker', 'status']]) {
+    // the startup fast path (status, tracker show/close <id>) and oclif say the same
+    for (const args of [['status'], ['tracker', 'show', 'hx-1'], ['tracker', 'close', 'hx-1']]) {
       const r = helix(o.dir, args, {HELIX_NO_FAST_PATH: '1'})
       expect(r.code).toBe(1)
       expect(r.stderr).toBe(NOT_PROJECT)

@@ -9,64 +9,12 @@ import {describe, expect, it} from 'vitest'
 import {helix, project, REPO} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
 
-// Part 2 of 2: 16.2 one meaning of blocked and 16.6 small things (part 1: surface-project).
+// Part 2 of 2: 16.6 small things (part 1: surface-project; 16.2, one meaning of blocked,
+// runs in-process: surface-blocked.test.ts).
 
 /** a temp dir, removed after the test (test/support/tmp.ts) */
 const temp = (prefix = 'helix-surface-'): string => makeTempDir(prefix)
 const proj = (beads: object[]): string => project({beads: beads as never})
-describe('16.2 one meaning of blocked', () => {
-  const beads = [
-    {id: 'hx-lab', title: 'Labelled', status: 'open', labels: ['blocked', 'x'], notes: 'first\nBLOCKED [2026-11-22T01:00:00Z]: old reason\nBLOCKED [2026-11-23T01:00:00Z]: failed 3 times (rc=1)'},
-    {id: 'hx-sta', title: 'Status blocked', status: 'blocked'},
-    {id: 'hx-wait', title: 'Waiting', status: 'open', dependencies: [{issue_id: 'hx-wait', depends_on_id: 'hx-missing', type: 'blocks'}]},
-    {id: 'hx-rdy', title: 'Ready', status: 'open', priority: 3},
-  ]
-
-  it('a labelled bead is out of ready, next and the Ready count, and in tracker blocked (with its reason) and the Blocked count', () => {
-    const root = proj(beads)
-    expect(helix(root, ['tracker', 'ready']).stdout.trim().split('\n').map((l) => l.split(' ')[0])).toEqual(['hx-rdy'])
-    expect(helix(root, ['next']).stdout).toBe('hx-rdy  Ready\n')
-    const blocked = helix(root, ['tracker', 'blocked'])
-    expect(blocked.code).toBe(0)
-    const lines = blocked.stdout.trim().split('\n')
-    expect(lines.map((l) => l.split(' ')[0])).toEqual(['hx-lab', 'hx-sta', 'hx-wait'])
-    expect(lines[0]).toContain('(label blocked: failed 3 times (rc=1))')
-    const counts = JSON.parse(helix(root, ['tracker', 'status', '--json']).stdout)
-    expect(counts).toMatchObject({open: 3, blocked: 3, ready: 1})
-    const status = helix(root, ['status'])
-    expect(status.stdout).toMatch(/^  Ready: +1$/m)
-    // issue 20: the tracker's blocked count (3) splits into needs-a-human (2) and waiting on a dependency (1)
-    expect(status.stdout).toMatch(/^  Blocked: +2 \(needs a human\), 1 waiting on dependencies$/m)
-    expect(JSON.parse(helix(root, ['status', '--json']).stdout).beads).toMatchObject({blocked: 2, waiting: 1})
-    expect(JSON.parse(helix(root, ['status', '--json']).stdout).tracker).toMatchObject({open: 3, blocked: 3, ready: 1})
-  })
-
-  it('helix unblock removes the label, turns status blocked into open; bad ids change nothing', () => {
-    const root = proj(beads)
-    const file = path.join(root, '.ddx', 'beads.jsonl')
-    const u = helix(root, ['unblock', 'hx-lab'])
-    expect(u.code).toBe(0)
-    expect(u.stdout).toBe("unblocked hx-lab (removed label 'blocked')\n")
-    const s = helix(root, ['unblock', 'hx-sta'])
-    expect(s.stdout).toBe('unblocked hx-sta (status blocked → open)\n')
-    const rows = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-    expect(rows.find((b) => b.id === 'hx-lab').labels).toEqual(['x'])
-    expect(rows.find((b) => b.id === 'hx-sta').status).toBe('open')
-    expect(helix(root, ['tracker', 'ready']).stdout.trim().split('\n').map((l) => l.split(' ')[0]).sort()).toEqual(['hx-lab', 'hx-rdy', 'hx-sta'])
-
-    const bytes = readFileSync(file)
-    const n = helix(root, ['unblock', 'hx-rdy'])
-    expect(n.code).toBe(0)
-    expect(n.stdout).toBe('hx-rdy is not blocked; nothing changed\n')
-    const bad = helix(root, ['unblock', 'hx-nope\u001b[2J'])
-    expect(bad.code).toBe(1)
-    expect(bad.stderr).toBe("helix: unknown bead 'hx-nope?[2J'\n")
-    const none = helix(root, ['unblock'])
-    expect(none.code).toBe(1)
-    expect(none.stderr).toBe('helix: missing required argument: id\n')
-    expect(readFileSync(file).equals(bytes)).toBe(true)
-  })
-})
 
 describe('16.6 small things', () => {
   it('an unknown command or topic exits 1 with a did-you-mean, never 2', () => {

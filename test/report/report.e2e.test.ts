@@ -93,7 +93,7 @@ describe('helix report (built CLI)', () => {
       [['--since', '2999-01-01'], /^helix: invalid --since '2999-01-01': it is in the future\n$/],
       [['--since', `1h${BAD.replace('\u0000', '')}`], /^helix: invalid --since '1h\?\]0;x\?\?\[2J\?\?⏎next'/],
       [['--html', root], /^helix: --html .* is a directory\n$/],
-      [['extra'], /^helix: unexpected argument: extra\n$/],
+      [['extra'], /^helix report: unexpected argument 'extra'\n$/],
     ]
     for (const [args, msg] of cases) {
       const r = helix(root, ['report', ...args])

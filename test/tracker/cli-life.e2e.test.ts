@@ -1,77 +1,15 @@
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {helix, sha, tempProject, copyReal, REAL_HELIX, oneLineError} from './helpers.js'
 
 // helix tracker through the built CLI, part 1 of 3 (split for the suite's parallel workers):
-// the happy paths and the helix: prefix. Parts 2 and 3: cli-errors, cli-text.
+// claims, a write to the real tracker and the helix: prefix (the happy paths run in-process:
+// cli-life.test.ts). Parts 2 and 3: cli-errors, cli-text.
 
-// One tracker taken through its whole life, one step per `it` (each a few CLI calls, so no
-// single test runs long on a loaded machine); the steps share the project and run in order.
-describe('helix tracker: happy paths', () => {
-  let root: string
-  let A: string
-  let B: {id: string}
-  beforeAll(() => {
-    root = tempProject().root
-  })
-
-  it('init, and init again', () => {
-    const init = helix(root, ['tracker', 'init'])
-    expect(init.code).toBe(0)
-    expect(readFileSync(path.join(root, '.ddx', 'beads.jsonl'), 'utf8')).toBe('')
-    expect(readFileSync(path.join(root, '.ddx', 'config.yaml'), 'utf8')).toContain('id_prefix: "hx"')
-    expect(helix(root, ['tracker', 'init']).stdout).toMatch(/^already initialized/)
-  })
-
-  it('create, flags before the positional argument', () => {
-    const a = helix(root, ['tracker', 'create', 'first', '--priority', '1', '--labels', 'x,y'])
-    expect(a.code).toBe(0)
-    A = a.stdout.trim()
-    expect(A).toMatch(/^hx-[0-9a-f]{8}$/)
-    // flags before the positional argument
-    const b = helix(root, ['tracker', 'create', '--deps', A, '--json', '--set', 'queue-rank=3', '--set', 'custom.key=v', 'second'])
-    expect(b.code).toBe(0)
-    B = JSON.parse(b.stdout)
-    expect(B).toMatchObject({title: 'second', 'queue-rank': 3, 'custom.key': 'v', status: 'open', priority: 2})
-  })
-
-  it('ready, blocked, show', () => {
-    expect(helix(root, ['tracker', 'ready']).stdout).toBe(`${A}  P1  [open] first\n`)
-    expect(JSON.parse(helix(root, ['tracker', 'ready', '--execution', '--json']).stdout).map((x: {id: string}) => x.id)).toEqual([A])
-    expect(helix(root, ['tracker', 'blocked']).stdout).toBe(`${B.id}  P2  [open] second  (waiting on ${A})\n`)
-    expect(JSON.parse(helix(root, ['tracker', 'blocked', '--json']).stdout)[0].waiting_on).toEqual([A])
-    const show = helix(root, ['tracker', 'show', B.id])
-    expect(show.stdout.split('\n')[0]).toBe(`[open] ${B.id} (task) — second`)
-    expect(show.stdout).toContain(`  depends on: ${A} (open)\n`)
-    expect(JSON.parse(helix(root, ['tracker', 'show', '--json', A]).stdout).labels).toEqual(['x', 'y'])
-  })
-
-  it('update, status', () => {
-    expect(helix(root, ['tracker', 'update', '--title', 'first!', A, '--add-label', 'z', '--append-notes', 'hello']).code).toBe(0)
-    const shownA = JSON.parse(helix(root, ['tracker', 'show', A, '--json']).stdout)
-    expect(shownA).toMatchObject({title: 'first!', labels: ['x', 'y', 'z'], notes: 'hello'})
-
-    expect(helix(root, ['tracker', 'status', '--json']).stdout).toBe('{"total":2,"open":2,"in_progress":0,"closed":0,"blocked":1,"proposed":0,"cancelled":0,"ready":1}\n')
-    expect(helix(root, ['tracker', 'status']).stdout).toContain('In progress: 0\n')
-  })
-
-  it('close, list, dep tree', () => {
-    const close = helix(root, ['tracker', 'close', A])
-    expect([close.code, close.stdout]).toEqual([0, `closed ${A}\n`])
-    expect(helix(root, ['tracker', 'list', '--status', 'closed']).stdout).toBe(`${A}  P1  [closed] first!\n`)
-    expect(JSON.parse(helix(root, ['tracker', 'list', '--json', '--label', 'z']).stdout)).toHaveLength(1)
-    expect(helix(root, ['tracker', 'dep', 'tree', B.id]).stdout).toBe(`${B.id} [open] second\n└── ${A} [closed] first!\n`)
-  })
-
-  it('reopen, dep remove / add, doctor', () => {
-    expect(helix(root, ['tracker', 'reopen', A, '--reason', 'not done']).code).toBe(0)
-    expect(JSON.parse(helix(root, ['tracker', 'show', A, '--json']).stdout).notes).toBe('hello\n\nnot done')
-    expect(helix(root, ['tracker', 'dep', 'remove', B.id, A]).code).toBe(0)
-    expect(helix(root, ['tracker', 'dep', 'add', A, B.id]).stdout).toBe(`${A} now depends on ${B.id}\n`)
-    expect(helix(root, ['tracker', 'doctor']).code).toBe(0)
-  })
-
+// The happy paths' text runs in-process (cli-life.test.ts); what stays here needs the
+// process: the claimer's pid, the real tracker's bytes after a real CLI write.
+describe('helix tracker: through the built CLI', () => {
   it('claim / unclaim through update; close fenced by HELIX_CLAIM_TOKEN', () => {
     const {root} = tempProject('{"id":"hx-1","title":"t"}\n{"id":"hx-2","status":"closed","title":"c"}\n')
     const c = helix(root, ['tracker', 'update', 'hx-1', '--claim', '--json'])
@@ -89,19 +27,6 @@ describe('helix tracker: happy paths', () => {
     const un = helix(root, ['tracker', 'update', 'hx-2', '--unclaim'])
     expect([un.code, un.stderr]).toEqual([0, 'helix: hx-2 is closed; leaving it closed\n'])
     expect(helix(root, ['tracker', 'close', 'hx-1'], {HELIX_CLAIM_TOKEN: claimed['claim-token']}).code).toBe(0)
-  })
-
-  it('HELIX_OWNER and --assignee name the claimer', () => {
-    const {root} = tempProject('{"id":"hx-1","title":"t"}\n{"id":"hx-2","title":"t"}\n')
-    expect(JSON.parse(helix(root, ['tracker', 'update', 'hx-1', '--claim', '--json'], {HELIX_OWNER: 'night'}).stdout).owner).toBe('night')
-    expect(JSON.parse(helix(root, ['tracker', 'update', 'hx-2', '--json', '--assignee', 'bob', '--claim']).stdout).owner).toBe('bob')
-  })
-
-  it('DDX_BEAD_PREFIX and DDX_BEAD_DIR', () => {
-    const {root} = tempProject()
-    const r = helix(root, ['tracker', 'create', 'x'], {DDX_BEAD_PREFIX: 'zz', DDX_BEAD_DIR: 'alt'})
-    expect(r.stdout).toMatch(/^zz-[0-9a-f]{8}\n$/)
-    expect(readFileSync(path.join(root, 'alt', 'beads.jsonl'), 'utf8')).toContain('"title":"x"')
   })
 
   it('a no-op rewrite keeps the real tracker byte-identical and one update changes one line', () => {

@@ -1,11 +1,12 @@
 import {describe, expect, it} from 'vitest'
 import {helixMessage} from '../../src/util/errors.js'
-import {parseErrorLine} from '../../src/util/base-command.js'
+import {parseErrorLine, suggestFlag} from '../../src/util/base-command.js'
 
 describe('helixMessage', () => {
   it('adds the prefix unless the message already names helix or a helix command', () => {
     expect(helixMessage('helix: x')).toBe('helix: x')
     expect(helixMessage('helix run: already running (pid=1, started=t)')).toBe('helix run: already running (pid=1, started=t)')
+    expect(helixMessage("helix tracker dep add: unexpected argument 'x'")).toBe("helix tracker dep add: unexpected argument 'x'")
     expect(helixMessage('helix-0a1b is closed; leaving it closed')).toBe('helix: helix-0a1b is closed; leaving it closed')
     expect(helixMessage('helixfoo')).toBe('helix: helixfoo')
     expect(helixMessage('bead x not found')).toBe('helix: bead x not found')
@@ -19,5 +20,18 @@ describe('parseErrorLine (oclif parse errors as one line)', () => {
     expect(parseErrorLine({message: 'Missing 2 required args:\nid  bead id\nx\nSee more help with --help', args: [{name: 'id'}, {name: 'depends-on'}]})).toBe('missing required arguments: id, depends-on')
     expect(parseErrorLine({message: 'Nonexistent flag: --bogus\nSee more help with --help'})).toBe('Nonexistent flag: --bogus')
     expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer but received: abc\nSee more help with --help'})).toBe('invalid --max-cycles: Expected an integer but received: abc')
+  })
+})
+
+describe('suggestFlag (did you mean, for an unknown flag)', () => {
+  const FLAGS = {workers: {}, 'max-cycles': {}, json: {}, color: {allowNo: true}, agent: {char: 'a', aliases: ['runner']}}
+  it('names the closest flag as it is written, and nothing when none is close or the flag is a short one', () => {
+    expect(suggestFlag('--wokers', FLAGS)).toBe('--workers')
+    expect(suggestFlag('--wokers=2', FLAGS)).toBe('--workers')
+    expect(suggestFlag('--max-cylces', FLAGS)).toBe('--max-cycles')
+    expect(suggestFlag('--no-colr', FLAGS)).toBe('--no-color')
+    expect(suggestFlag('--runer', FLAGS)).toBe('--runner')
+    expect(suggestFlag('--completely-different', FLAGS)).toBeNull()
+    expect(suggestFlag('-w', FLAGS)).toBeNull()
   })
 })
