@@ -211,7 +211,7 @@ export class Run {
     )
     const entries: BlockerEntry[] = []
     if (this.skip.size > 0) {
-      this.d.out.both(`helix: BLOCKERS (${this.skip.size} issues):`)
+      this.d.out.both(`helix: BLOCKERS (${this.skip.size} issue${this.skip.size === 1 ? '' : 's'}):`)
       let snap: TrackerSnapshot | null = null
       try {
         snap = await this.d.tracker.read()
