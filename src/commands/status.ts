@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
-import {statusOutput} from '../status/report.js'
+import {outputSize, statusOutput} from '../status/report.js'
 import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../status/watch.js'
 
 export default class Status extends HelixCommand {
@@ -34,12 +34,7 @@ export default class Status extends HelixCommand {
       return
     }
     if (flags.watch === undefined) {
-      const tty = process.stdout.isTTY
-      const text = await statusOutput({
-        json: flags.json,
-        width: tty ? process.stdout.columns : undefined,
-        height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */,
-      })
+      const text = await statusOutput({json: flags.json, ...outputSize(process.stdout)})
       process.stdout.write(text)
       return
     }
