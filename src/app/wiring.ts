@@ -8,6 +8,7 @@ import os from 'node:os'
 import {formatDryRun, buildInvocation} from '../agents/invocation.js'
 import {dispatchAgent} from '../agents/runner.js'
 import {buildPrompt} from '../agents/prompts.js'
+import {blameConfigFile} from '../config/project-config.js'
 import {defaultReviewAgent, parseTimeout, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
 import type {AgentSpec} from '../agents/types.js'
 import {loadSessionLogger, openSessionLog} from '../output/session-log.js'
@@ -118,9 +119,17 @@ export function realLoopDeps(input: WiringInput): RealLoop {
       impl: placeholder,
       review: placeholder,
       check() {
-        const opts = resolveAgentOptions({...input.agent, timeout: timeoutSec}, env, cwd)
+        let opts: ReturnType<typeof resolveAgentOptions>
+        let review: AgentSpec
+        try {
+          opts = resolveAgentOptions({...input.agent, timeout: timeoutSec}, env, cwd)
+          review = input.reviewAgent ? resolveAgent(input.reviewAgent, env, cwd) : defaultReviewAgent(opts.agent, env, cwd)
+        } catch (error) {
+          // a missing agent that .helix/config.json named says so (issue 29); `process.env` is before the file filled it
+          const typed = {agent: input.agent.agent !== undefined || input.agent.claude === true || input.agent.codex === true, reviewAgent: input.reviewAgent !== undefined}
+          throw blameConfigFile(error, cwd, process.env, typed)
+        }
         const impl = opts.agent
-        const review = input.reviewAgent ? resolveAgent(input.reviewAgent, env, cwd) : defaultReviewAgent(impl, env, cwd)
         model = opts.model
         effort = opts.effort
         deps.agents.impl = impl
