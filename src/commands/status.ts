@@ -28,9 +28,11 @@ export default class Status extends HelixCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
     if (args.unexpected !== undefined) throw new HelixError(`unexpected argument: ${args.unexpected}`, EXIT.ERROR)
-    if (flags.remote !== undefined || flags.lease !== undefined) {
-      const {fleetStatus} = await import('../status/fleet-command.js')
-      process.stdout.write(await fleetStatus({remote: flags.remote, lease: flags.lease, json: flags.json}))
+    const fleet = flags.remote !== undefined || flags.lease !== undefined
+    const {fleetStatus} = fleet ? await import('../status/fleet-command.js') : {fleetStatus: null}
+    const fleetFlags = {remote: flags.remote, lease: flags.lease, json: flags.json}
+    if (fleetStatus && flags.watch === undefined) {
+      process.stdout.write(await fleetStatus({...fleetFlags, ...outputSize(process.stdout)}))
       return
     }
     if (flags.watch === undefined) {
@@ -52,7 +54,8 @@ export default class Status extends HelixCommand {
     await watchLoop({
       intervalSec: interval,
       signal: ac.signal,
-      frame: async ({width, height}) => statusOutput({json: flags.json, width, height, warn: () => {}}),
+      // --remote --watch redraws the fleet view (issue 29: it printed once and exited)
+      frame: async ({width, height}) => (fleetStatus ? fleetStatus({...fleetFlags, width, height}) : statusOutput({json: flags.json, width, height, warn: () => {}})),
     })
     process.stdout.write('\n')
   }
