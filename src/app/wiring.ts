@@ -5,6 +5,9 @@
  * `realLoopDeps` and hand the result to `runLoop`.
  */
 import os from 'node:os'
+import path from 'node:path'
+import {git} from '../git/run.js'
+import {sanitize} from '../util/sanitize.js'
 import {formatDryRun, buildInvocation} from '../agents/invocation.js'
 import {dispatchAgent} from '../agents/runner.js'
 import {buildPrompt} from '../agents/prompts.js'
@@ -217,6 +220,15 @@ export function realLoopDeps(input: WiringInput): RealLoop {
       async append(record) {
         appendRunHistory(paths.logDir, record)
       },
+    },
+    // issue 29: the run's claims, notes and closes leave `.ddx/beads.jsonl` modified in the checkout; say so
+    async trackerFileNote() {
+      const rel = path.relative(root, paths.file)
+      if (rel.startsWith('..') || path.isAbsolute(rel)) return null
+      const st = await git(['status', '--porcelain', '--', rel], {cwd: root, env})
+      if (st.code !== 0 || st.stdout.trim() === '') return null
+      const f = sanitize(rel)
+      return `helix: ${f} has this run's tracker changes, not committed; commit them with your work (git add ${f} && git commit -m 'tracker')`
     },
     ignoreRuntime: () => ensureIgnored(gitignorePath(root)),
     trackerDir: paths.dir,

@@ -244,6 +244,9 @@ export class Run {
       this.log?.event('run state not saved', {error: errorMessage(error)}, 'error')
     }
     await this.appendHistory(reason, stop.exitCode, ended, entries)
+    // never fatal: the run is over, this line only says whether to commit the tracker
+    const note = await this.d.trackerFileNote?.().catch(() => null)
+    if (note) this.d.out.both(note)
     await this.notify('run_stopped', {
       stop_reason: reason,
       exit_code: stop.exitCode,

@@ -260,6 +260,25 @@ describe('outcomes', () => {
   })
 })
 
+describe('the end of a run names a modified tracker file (issue 29)', () => {
+  it('the note comes after the run-complete line; a failing check of it is not fatal', async () => {
+    const h = harness([B('a')], {implementation: (c, t) => closeIt(c, t), check: check('WAIT')})
+    h.deps.trackerFileNote = async () => "helix: .ddx/beads.jsonl has this run's tracker changes, not committed; commit them with your work"
+    const r = await runLoop(h.deps, opts())
+    expect(r.exitCode).toBe(0)
+    const done = h.both.findIndex((l) => l.includes('run complete'))
+    const note = h.both.findIndex((l) => l.startsWith('helix: .ddx/beads.jsonl has'))
+    expect(done).toBeGreaterThanOrEqual(0)
+    expect(note).toBeGreaterThan(done)
+
+    const broken = harness([B('a')], {implementation: (c, t) => closeIt(c, t), check: check('WAIT')})
+    broken.deps.trackerFileNote = async () => {
+      throw new Error('git exploded')
+    }
+    expect((await runLoop(broken.deps, opts())).exitCode).toBe(0)
+  })
+})
+
 describe('failure, backoff, block', () => {
   it('FAILED x4: backoff 5,10,20 requested, then blocked with label + note once, report, stop reason blocked', async () => {
     const h = harness([B('a', {labels: ['keep'], notes: 'orig'})], {implementation: () => ({rc: 1, text: 'tests fail'}), check: check('WAIT')})
