@@ -17,6 +17,7 @@ import {createBead, isoNow, setFields} from '../tracker/ops.js'
 import {readTracker} from '../tracker/store.js'
 import {projectPaths} from '../util/root.js'
 import {errorMessage} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
 import {buildPrompt} from './prompts.js'
 import {dispatchAgent} from './runner.js'
 import {BACKFILL_STATUS, BACKFILL_SUCCESS, NEXT_ACTION_CODES, REVIEW_STATUS, trailerInt, trailerValue} from './trailers.js'
@@ -34,6 +35,8 @@ export interface ActionVerdict {
   missing: string
   /** optional parts it left out (ISSUES_COUNT, TOKENS_USED …); informational */
   notes: string[]
+  /** with `verbose`: the agent's output for this action, stdout and stderr as it wrote them (one pipe) */
+  output?: string[]
 }
 
 export interface ProtocolCheckOptions {
@@ -43,7 +46,12 @@ export interface ProtocolCheckOptions {
   env?: NodeJS.ProcessEnv
   /** SPEC 21 `--sandbox`: the probe runs confined like every other agent call */
   confine?: Confine
+  /** keep each action's output (stdout and stderr) on its verdict (`agent check --verbose`) */
+  verbose?: boolean
 }
+
+/** At most this many output lines are kept per action (the rest is counted). */
+const MAX_OUTPUT_LINES = 200
 
 function git(cwd: string, args: string[]): void {
   spawnSync('git', args, {cwd, stdio: 'ignore', env: {...process.env, GIT_CONFIG_NOSYSTEM: '1'}})
@@ -170,8 +178,8 @@ async function judge(action: ActionName, r: DispatchResult, ctx: {root: string; 
   return v
 }
 
-/** A session log that only counts its lines (the check's output is judged, then thrown away with the project). */
-function countingLog(file: string): SessionLogLike {
+/** A session log that counts its lines and, when `keep` is given, keeps the agent's output lines in it. */
+function countingLog(file: string, keep?: {lines: string[]; dropped: number}): SessionLogLike {
   let lines = 0
   return {
     path: file,
@@ -179,7 +187,12 @@ function countingLog(file: string): SessionLogLike {
       return lines
     },
     event: () => void lines++,
-    agentLine: () => void lines++,
+    agentLine: (line: string) => {
+      lines++
+      if (!keep) return
+      if (keep.lines.length < MAX_OUTPUT_LINES) keep.lines.push(line)
+      else keep.dropped++
+    },
     close: () => undefined,
   }
 }
@@ -192,10 +205,16 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
   const agentEnv: Record<string, string> = {HELIX_AGENT_CHECK: '1'}
   try {
     // the scratch project and its output go away with the check: the output is only counted, not kept
-    const log = countingLog(path.join(scratch.root, '.helix-logs', 'agent-check.log'))
+    const kept = opts.verbose ? {lines: [] as string[], dropped: 0} : undefined
+    const log = countingLog(path.join(scratch.root, '.helix-logs', 'agent-check.log'), kept)
     const verdicts: ActionVerdict[] = []
     try {
       for (const action of actions) {
+        if (kept) {
+          kept.lines = []
+          kept.dropped = 0
+        }
+        const output = (): {output?: string[]} => (kept ? {output: kept.dropped ? [...kept.lines, `… and ${kept.dropped} more lines`] : [...kept.lines]} : {})
         const conflict = action === 'resolve' ? conflictWorktree(scratch.root) : null
         const prompt = await buildPrompt(action, {root: conflict?.dir ?? scratch.root, beadId: scratch.beadId, scope: action === 'review' ? 'last-commit' : 'repo', env, contextMd: '', ...(conflict ? {repair: conflict.brief} : {})})
         let r: DispatchResult
@@ -214,10 +233,10 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
             ...(opts.confine ? {confine: opts.confine} : {}),
           })
         } catch (error) {
-          verdicts.push({action, ok: false, answered: 'nothing', missing: `a run (${errorMessage(error)})`, notes: []})
+          verdicts.push({action, ok: false, answered: 'nothing', missing: `a run (${errorMessage(error)})`, notes: [], ...output()})
           continue
         }
-        verdicts.push(await judge(action, r, {root: scratch.root, beadId: scratch.beadId, env, ...(conflict ? {resolve: {dir: conflict.dir, onto: conflict.brief.baseTip}} : {})}))
+        verdicts.push({...(await judge(action, r, {root: scratch.root, beadId: scratch.beadId, env, ...(conflict ? {resolve: {dir: conflict.dir, onto: conflict.brief.baseTip}} : {})})), ...output()})
       }
     } finally {
       log.close()
@@ -234,6 +253,8 @@ export function renderVerdicts(agentName: string, verdicts: readonly ActionVerdi
   for (const v of verdicts) {
     const extra = v.notes.length > 0 ? ` (${v.notes.join(', ')})` : ''
     lines.push(`  ${v.action.padEnd(15)}${(v.ok ? 'ok' : 'MISSING').padEnd(9)}${v.answered}${v.ok ? '' : ` — needs ${v.missing}`}${extra}`)
+    // --verbose: what the agent wrote (stdout and stderr, one pipe), each line sanitized and marked as the agent's
+    if (v.output) lines.push(...(v.output.length ? v.output.map((l) => `      | ${sanitize(l)}`) : ['      | (no output)']))
   }
   const bad = verdicts.filter((v) => !v.ok).length
   lines.push(bad === 0 ? `all ${verdicts.length} actions answered` : `${bad} of ${verdicts.length} actions missing what a run needs (see docs/agent-protocol.md)`)

@@ -12,6 +12,7 @@ import type {ProjectPaths} from '../util/root.js'
 import type {RemoteBase} from '../remote/base.js'
 import type {ClaimResult, LoopTracker} from '../loop/ports.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from '../loop/backoff.js'
+import {blockedReason} from '../loop/lines.js'
 
 /** fleet-wide attempt bookkeeping on the bead at the base (SPEC 19.2 step 6) */
 export const ATTEMPTS_FIELD = 'helix-attempts'
@@ -121,7 +122,8 @@ export function createRemoteTracker({o, rb, later, read, claim, release, isHeld}
         b[RETRY_AFTER_FIELD] = new Date(t.getTime() + backoffSeconds(n, o.env) * 1000).toISOString()
         if (n >= BLOCK_AFTER_ATTEMPTS && !(b.labels ?? []).includes('blocked')) {
           b.labels = [...(b.labels ?? []), 'blocked']
-          const note = `BLOCKED [${t.toISOString()}]: ${n} attempts across the fleet did not land (last on ${o.host}: ${reason})`
+          // the same words as one host's (SPEC 22.2); the fleet keeps only a count, so the last attempt's kind names it
+          const note = `BLOCKED [${t.toISOString()}]: ${blockedReason(n, /^rc=/.test(reason), reason)}`
           b.notes = typeof b.notes === 'string' && b.notes.trim() !== '' ? `${b.notes.replace(/\s+$/, '')}\n\n${note}` : note
         }
         b.updated_at = t.toISOString()

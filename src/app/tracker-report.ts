@@ -140,6 +140,13 @@ export function showText(b: Bead, snap?: TrackerSnapshot): string {
     })
     lines.push(oneLine(`  depends on: ${shown.join(', ')}`))
   }
+  // an epic (or any parent) lists its children, the way DDx's show does (issue 29)
+  const children = snap ? snap.beads.filter((c) => c.parent === b.id && c.id !== b.id) : []
+  if (children.length) {
+    const done = children.filter((c) => statusOf(c) === 'closed').length
+    lines.push(`  children: ${done} of ${children.length} closed`)
+    for (const c of children) lines.push(oneLine(`    ${c.id} [${statusOf(c)}] ${typeof c.title === 'string' ? c.title : ''}`).trimEnd())
+  }
   for (const k of Object.keys(b).sort()) {
     if (skip.has(k)) continue
     const v = b[k]

@@ -5,9 +5,13 @@
  * `realLoopDeps` and hand the result to `runLoop`.
  */
 import os from 'node:os'
+import path from 'node:path'
+import {git} from '../git/run.js'
+import {sanitize} from '../util/sanitize.js'
 import {formatDryRun, buildInvocation} from '../agents/invocation.js'
 import {dispatchAgent} from '../agents/runner.js'
 import {buildPrompt} from '../agents/prompts.js'
+import {blameConfigFile} from '../config/project-config.js'
 import {defaultReviewAgent, parseTimeout, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
 import type {AgentSpec} from '../agents/types.js'
 import {loadSessionLogger, openSessionLog} from '../output/session-log.js'
@@ -119,9 +123,17 @@ export function realLoopDeps(input: WiringInput): RealLoop {
       impl: placeholder,
       review: placeholder,
       check() {
-        const opts = resolveAgentOptions({...input.agent, timeout: timeoutSec}, env, cwd)
+        let opts: ReturnType<typeof resolveAgentOptions>
+        let review: AgentSpec
+        try {
+          opts = resolveAgentOptions({...input.agent, timeout: timeoutSec}, env, cwd)
+          review = input.reviewAgent ? resolveAgent(input.reviewAgent, env, cwd) : defaultReviewAgent(opts.agent, env, cwd)
+        } catch (error) {
+          // a missing agent that .helix/config.json named says so (issue 29); `process.env` is before the file filled it
+          const typed = {agent: input.agent.agent !== undefined || input.agent.claude === true || input.agent.codex === true, reviewAgent: input.reviewAgent !== undefined}
+          throw blameConfigFile(error, cwd, process.env, typed)
+        }
         const impl = opts.agent
-        const review = input.reviewAgent ? resolveAgent(input.reviewAgent, env, cwd) : defaultReviewAgent(impl, env, cwd)
         model = opts.model
         effort = opts.effort
         deps.agents.impl = impl
@@ -210,6 +222,15 @@ export function realLoopDeps(input: WiringInput): RealLoop {
       async append(record) {
         appendRunHistory(paths.logDir, record)
       },
+    },
+    // issue 29: the run's claims, notes and closes leave `.ddx/beads.jsonl` modified in the checkout; say so
+    async trackerFileNote() {
+      const rel = path.relative(root, paths.file)
+      if (rel.startsWith('..') || path.isAbsolute(rel)) return null
+      const st = await git(['status', '--porcelain', '--', rel], {cwd: root, env})
+      if (st.code !== 0 || st.stdout.trim() === '') return null
+      const f = sanitize(rel)
+      return `helix: ${f} has this run's tracker changes, not committed; commit them with your work (git add ${f} && git commit -m 'tracker')`
     },
     ignoreRuntime: () => ensureIgnored(gitignorePath(root)),
     trackerDir: paths.dir,

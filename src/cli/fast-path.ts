@@ -14,11 +14,10 @@ type IdHandler = (id: string, json: boolean) => Promise<string>
 
 const handlers: Record<string, Handler> = {
   status: async (json) => {
-    const {statusOutput} = await import('../status/report.js')
+    const {outputSize, statusOutput} = await import('../status/report.js')
     // the JSON form has no width: it does not touch process.stdout (creating that stream costs startup time)
     if (json) return statusOutput({json})
-    const tty = process.stdout.isTTY
-    return statusOutput({json, width: tty ? process.stdout.columns : undefined, height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */})
+    return statusOutput({json, ...outputSize(process.stdout)})
   },
 }
 

@@ -47,7 +47,7 @@ export default class Run extends HelixCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(Run)
     const {runLoopCli} = await import('../cli/run-loop.js')
-    const {configuredEnv, loadConfig} = await import('../config/project-config.js')
+    const {blameConfigFile, configuredEnv, loadConfig} = await import('../config/project-config.js')
     const cwd = process.cwd()
     // flags > HELIX_* > .helix/config.json > defaults (docs/decisions.md, h8)
     const env = configuredEnv(process.env, cwd)
@@ -76,6 +76,8 @@ export default class Run extends HelixCommand {
         this.err(saveRunFlags(cwd, flags))
       }
     }
+    const typed = {agent: flags.agent !== undefined || flags.claude === true || flags.codex === true, reviewAgent: flags['review-agent'] !== undefined}
+    // a missing agent the config file named says so (issue 29)
     const code = await runLoopCli({
       cwd,
       env,
@@ -118,6 +120,8 @@ export default class Run extends HelixCommand {
           ),
         ),
       },
+    }).catch((error: unknown) => {
+      throw blameConfigFile(error, cwd, process.env, typed)
     })
     if (code !== EXIT.OK) this.exit(code)
   }

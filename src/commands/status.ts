@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../util/base-command.js'
 import {HelixError, errorMessage, EXIT, unexpectedArgument} from '../util/errors.js'
-import {statusOutput} from '../status/report.js'
+import {outputSize, statusOutput} from '../status/report.js'
 import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../status/watch.js'
 
 export default class Status extends HelixCommand {
@@ -28,18 +28,15 @@ export default class Status extends HelixCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
     if (args.unexpected !== undefined) throw unexpectedArgument(this.id, [args.unexpected])
-    if (flags.remote !== undefined || flags.lease !== undefined) {
-      const {fleetStatus} = await import('../status/fleet-command.js')
-      process.stdout.write(await fleetStatus({remote: flags.remote, lease: flags.lease, json: flags.json}))
+    const fleet = flags.remote !== undefined || flags.lease !== undefined
+    const {fleetStatus} = fleet ? await import('../status/fleet-command.js') : {fleetStatus: null}
+    const fleetFlags = {remote: flags.remote, lease: flags.lease, json: flags.json}
+    if (fleetStatus && flags.watch === undefined) {
+      process.stdout.write(await fleetStatus({...fleetFlags, ...outputSize(process.stdout)}))
       return
     }
     if (flags.watch === undefined) {
-      const tty = process.stdout.isTTY
-      const text = await statusOutput({
-        json: flags.json,
-        width: tty ? process.stdout.columns : undefined,
-        height: tty && process.stdout.rows ? process.stdout.rows - 1 : undefined /* the prompt's row */,
-      })
+      const text = await statusOutput({json: flags.json, ...outputSize(process.stdout)})
       process.stdout.write(text)
       return
     }
@@ -57,7 +54,8 @@ export default class Status extends HelixCommand {
     await watchLoop({
       intervalSec: interval,
       signal: ac.signal,
-      frame: async ({width, height}) => statusOutput({json: flags.json, width, height, warn: () => {}}),
+      // --remote --watch redraws the fleet view (issue 29: it printed once and exited)
+      frame: async ({width, height}) => (fleetStatus ? fleetStatus({...fleetFlags, width, height}) : statusOutput({json: flags.json, width, height, warn: () => {}})),
     })
     process.stdout.write('\n')
   }

@@ -26,6 +26,11 @@ interface KeySpec {
   env?: string
   /** a short description (docs and `--save-config`'s line) */
   what: string
+  /** the smallest and largest number allowed (int and number keys) */
+  min?: number
+  max?: number
+  /** the only values allowed (string keys) */
+  oneOf?: readonly string[]
 }
 
 export const CONFIG_KEYS: Record<string, KeySpec> = {
@@ -34,8 +39,8 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   model: {type: 'string', env: 'HELIX_MODEL', what: 'model passed to the agent'},
   effort: {type: 'string', env: 'HELIX_EFFORT', what: 'reasoning effort passed to the agent'},
   timeout: {type: 'number', env: 'HELIX_AGENT_TIMEOUT', what: 'seconds per agent call'},
-  workers: {type: 'int', env: 'HELIX_WORKERS', what: 'parallel attempts (1 to 32)'},
-  land: {type: 'string', env: 'HELIX_LAND', what: "'ff' or 'none' with workers > 1; 'pr' with --remote (SPEC 20.5)"},
+  workers: {type: 'int', env: 'HELIX_WORKERS', what: 'parallel attempts (1 to 32)', min: 1, max: 32},
+  land: {type: 'string', env: 'HELIX_LAND', what: "'ff' or 'none' with workers > 1; 'pr' with --remote (SPEC 20.5)", oneOf: ['ff', 'none', 'pr']},
   'pr-auto-merge': {type: 'string', env: 'HELIX_PR_AUTO_MERGE', what: "with land 'pr': squash, merge or rebase once checks pass"},
   'pr-wait': {type: 'int', env: 'HELIX_PR_WAIT', what: "with land 'pr': seconds to keep polling open pull requests when nothing else is selectable"},
   'pr-poll': {type: 'int', env: 'HELIX_PR_POLL', what: "with land 'pr': seconds between looks at each pull request"},
@@ -47,9 +52,9 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   // SPEC 20.3/20.4 name these two keys in camelCase; both spellings are read
   landCheck: {type: 'string', env: 'HELIX_LAND_CHECK', what: "alias of 'land-check'"},
   resolveAttempts: {type: 'int', env: 'HELIX_RESOLVE_ATTEMPTS', what: "alias of 'resolve-attempts'"},
-  'max-tokens': {type: 'int', env: 'HELIX_MAX_TOKENS', what: "the run's token budget"},
+  'max-tokens': {type: 'int', env: 'HELIX_MAX_TOKENS', what: "the run's token budget", min: 1},
   'max-cost': {type: 'number', env: 'HELIX_MAX_COST', what: "the run's cost budget in USD"},
-  'max-bead-tokens': {type: 'int', env: 'HELIX_MAX_BEAD_TOKENS', what: 'per-bead token cap'},
+  'max-bead-tokens': {type: 'int', env: 'HELIX_MAX_BEAD_TOKENS', what: 'per-bead token cap', min: 1},
   'max-bead-cost': {type: 'number', env: 'HELIX_MAX_BEAD_COST', what: 'per-bead cost cap in USD'},
   'max-quota-wait': {type: 'number', env: 'HELIX_MAX_QUOTA_WAIT', what: 'longest quota pause (seconds)'},
   notify: {type: 'string', env: 'HELIX_NOTIFY', what: 'notifier command'},
@@ -86,6 +91,12 @@ function checkValue(file: string, key: string, spec: KeySpec, v: unknown): Confi
     const want = {list: 'a list of non-empty strings', string: 'a non-empty string', int: 'a whole number ≥ 0', number: 'a number ≥ 0', bool: 'true or false'}[spec.type]
     throw bad(file, `key '${key}' must be ${want} (got ${JSON.stringify(v) ?? String(v)})`)
   }
+  // the same ranges `run` checks its flags against, named here so the file (not HELIX_*) is blamed (issue 29)
+  if (typeof v === 'number' && ((spec.min !== undefined && v < spec.min) || (spec.max !== undefined && v > spec.max))) {
+    const range = spec.max !== undefined ? `from ${spec.min ?? 0} to ${spec.max}` : `≥ ${spec.min}`
+    throw bad(file, `key '${key}' must be ${spec.type === 'int' ? 'a whole number' : 'a number'} ${range} (got ${v})`)
+  }
+  if (typeof v === 'string' && spec.oneOf && !spec.oneOf.includes(v)) throw bad(file, `key '${key}' must be ${spec.oneOf.map((o) => `'${o}'`).join(' or ')} (got ${JSON.stringify(v)})`)
   return v as ConfigValue
 }
 
@@ -174,4 +185,29 @@ export function configFromFlags(flags: Record<string, unknown>): ProjectConfig {
     } else out[key] = spec.type === 'bool' ? Boolean(v) : String(v)
   }
   return out
+}
+
+/**
+ * A missing agent that the project's config named: the error says so (issue 29), since the
+ * operator typed no agent and would otherwise look for it in flags and HELIX_* variables.
+ * `typed` says which of the two the command line gave; `rawEnv` is the environment before
+ * the config filled it. Any other error is returned as it is.
+ */
+export function blameConfigFile(error: unknown, cwd: string, rawEnv: NodeJS.ProcessEnv, typed: {agent: boolean; reviewAgent: boolean}): unknown {
+  if (!(error instanceof HelixError) || !/^agent '.*' not found/.test(error.message)) return error
+  let config: ProjectConfig
+  try {
+    config = loadConfig(cwd)
+  } catch {
+    // a bad file was reported before any agent was looked for; keep the original error
+    return error
+  }
+  const root = findDdxRoot(cwd) ?? cwd
+  const named = (key: 'agent' | 'review-agent', envName: string, flag: boolean): boolean => {
+    const v = config[key]
+    if (flag || typeof v !== 'string' || (rawEnv[envName] ?? '').trim() !== '') return false
+    return error.message.startsWith(`agent '${v}'`) || error.message.startsWith(`agent '${path.resolve(root, v)}'`)
+  }
+  const key = named('agent', 'HELIX_AGENT', typed.agent) ? 'agent' : named('review-agent', 'HELIX_REVIEW_AGENT', typed.reviewAgent) ? 'review-agent' : null
+  return key ? new HelixError(`${error.message} (set by '${key}' in ${CONFIG_PATH}; edit it or pass --${key})`, error.exitCode) : error
 }

@@ -16,10 +16,14 @@ function rootRelative(root: string, cwd: string, p: string): string {
   return rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(cwd, p) : `./${rel}`
 }
 
-/** Save and return the line to print: `helix: saved agent, workers to .helix/config.json`. */
+/**
+ * Save and return the line to print: `helix: saved agent, workers to .helix/config.json`.
+ * With `--dry-run` nothing is written: `helix: would save agent, workers to … (dry run: not written)`.
+ */
 export function saveRunFlags(cwd: string, flags: Record<string, unknown>): string {
   const root = findDdxRoot(cwd)
   if (!root) throw new HelixError(NOT_A_PROJECT, EXIT.ERROR)
+  const dryRun = flags['dry-run'] === true
   const given: Record<string, unknown> = {...flags}
   if (flags.claude) given.agent = 'claude'
   if (flags.codex) given.agent = 'codex'
@@ -29,6 +33,7 @@ export function saveRunFlags(cwd: string, flags: Record<string, unknown>): strin
   const values = configFromFlags(given)
   const keys = Object.keys(values)
   if (keys.length === 0) return `helix: --save-config: no settings given to save (${CONFIG_PATH} unchanged)`
+  if (dryRun) return `helix: would save ${keys.map((k) => sanitize(k)).join(', ')} to ${CONFIG_PATH} (dry run: not written)`
   saveConfig(cwd, values)
   return `helix: saved ${keys.map((k) => sanitize(k)).join(', ')} to ${CONFIG_PATH}`
 }

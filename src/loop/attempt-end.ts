@@ -10,16 +10,13 @@ import {blockIfOverBudget, hasBeadCaps} from './bead-budget.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {maybeCloseFocusedEpic} from './epic.js'
 import type {AttemptEndKind} from './health.js'
-import {failureArrow, failureLineOf, fit, trackerLockLineOf, type FailedOutcome} from './lines.js'
+import {blockedReason, failureArrow, failureLineOf, fit, trackerLockLineOf, type FailedOutcome} from './lines.js'
 import {periodicAlignment} from './review.js'
 import {anySelectable} from './selectable.js'
 import {Stop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 
 export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
-
-const FAILED_REASON = `intractable after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
-const NONCOMPLETE_REASON = `failed to complete after ${BLOCK_AFTER_ATTEMPTS} attempts with exponential backoff`
 
 export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLETE' | 'SALVAGED'): Promise<Step> {
   r.systemic.record({bead: a.target.id, kind: 'ok', line: null, durationMs: 0})
@@ -65,7 +62,7 @@ function endKind(outcome: FailedOutcome): AttemptEndKind {
 export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, outcome: FailedOutcome, reason: string): Promise<Step> {
   const id = a.target.id
   const w = r.slotTag(a.slot)
-  r.d.out.summary(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} ${failureArrow(outcome, reason)}`)
+  r.d.out.summary(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} ${failureArrow(outcome, reason, {timeoutSec: r.o.timeoutSec, stallTimeoutSec: r.o.stallTimeoutSec})}`)
   const kind = endKind(outcome)
   // a tracker-lock timeout in the agent's own tracker command says nothing about the agent: never systemic
   const line = trackerLockLineOf(res) ? null : kind === 'fail' ? failureLineOf(res) : reason
@@ -92,12 +89,12 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
     // SPEC 14.6: the bead reached its budget; no backoff, no further attempt
   } else if (n >= BLOCK_AFTER_ATTEMPTS) {
     r.d.out.normal(`helix: blocking ${sanitize(id)} after ${n} ${allFailed ? 'failed' : 'non-completing'} attempts`)
-    await block(r, id, allFailed ? FAILED_REASON : NONCOMPLETE_REASON, n)
+    await block(r, id, blockedReason(n, allFailed, reason), n)
     r.ledger.clearBackoff(id)
     if (r.focusedEpic && a.target.parent === r.focusedEpic) {
       const epic = r.focusedEpic
       r.ledger.focus(null)
-      await block(r, epic, `child ${id} intractable after ${n} attempts`, r.ledger.attemptsOf(epic))
+      await block(r, epic, `child ${id} intractable after ${n} attempts; last: ${fit(reason, 160)}`, r.ledger.attemptsOf(epic))
     }
   } else {
     const secs = backoffSeconds(n, r.d.env)

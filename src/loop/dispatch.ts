@@ -11,6 +11,7 @@ import {budgetReached, durationText, hhmm, planQuotaPause} from './health.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {Run} from './supervisor.js'
 import {windowOf} from './quota-state.js'
+import {shortAgentName, stallWords, timeoutWords} from './lines.js'
 import {recordBeadSpend} from './bead-budget.js'
 
 export interface DispatchExtra {
@@ -61,16 +62,25 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
   if (x.beadId && action === 'review') await recordBeadSpend(r, x.beadId, res.tokens, res.verdict.costUsd ?? 0)
   const w = tagged ? ` w${slot}` : ''
   // the L-range spans this dispatch's records; other slots' records may interleave, `(wN)` picks them out
-  const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}${tagged ? ` (w${slot})` : ''}` : 'none'
+  const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}${tagged ? ` (w${slot})` : ''}` : null
   const secs = Math.round(res.durationMs / 1000)
   const tokens = !res.verdict.tokensReported ? '' : `, ${res.tokens.toLocaleString('en-US')} tokens`
-  const name = sanitize(agent.name)
+  // a command agent's path by its last part: the line stays on one 80-column row
+  const name = sanitize(shortAgentName(agent.name))
   // SPEC 16.3: the implementation keeps `codex complete (…)`, every other call names its action
-  const what = action === 'implementation' ? `${name} complete` : `${name} ${action} complete`
+  const act = action === 'implementation' ? name : `${name} ${action}`
+  // SPEC 22.2: an attempt the stall guard or the timeout killed is not "complete"
+  const what =
+    res.end === 'stalled'
+      ? `${act} stalled (${stallWords(r.o.stallTimeoutSec)}; killed`
+      : res.end === 'timeout'
+        ? `${act} timed out (${timeoutWords(r.o.timeoutSec)}; killed`
+        : `${act} complete (rc=${res.rc}, ${secs}s${tokens}`
   if (res.end === 'timeout') r.d.out.normal(`helix: [${r.t()}]${w} ${name} timeout after ${r.o.timeoutSec ?? '?'}s — killed`)
-  if (res.end === 'stalled') r.d.out.normal(`helix: [${r.t()}]${w} ${name} stalled: no output for ${r.o.stallTimeoutSec ?? '?'}s — killed`)
+  // no `log none in …` when the call wrote no output records
+  const where = range ? ` — log ${range} in ${log.path}` : ''
   // one line per dispatch, in both modes (and so once in the session log)
-  r.d.out.both(`helix: [${r.t()}]${w} ${what} (rc=${res.rc}, ${secs}s${tokens}) — log ${range} in ${log.path}`)
+  r.d.out.both(`helix: [${r.t()}]${w} ${what})${where}`)
   const health = res.verdict.health
   switch (health.kind) {
     case 'ok':

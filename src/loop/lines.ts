@@ -49,25 +49,52 @@ export function failureReason(outcome: FailedOutcome, res: DispatchResult, limit
     case 'NOT_COMPLETED':
       return trackerLockLineOf(res) ?? 'bead still open'
     case 'STALLED':
-      return `stalled: no output for ${limits.stallTimeoutSec ?? '?'}s`
+      return `stalled (${stallWords(limits.stallTimeoutSec)})`
     case 'TIMEOUT':
-      return `timed out after ${limits.timeoutSec ?? '?'}s`
+      return `timed out (${timeoutWords(limits.timeoutSec)})`
     case 'NOT_LANDED':
       return landing ?? 'not landed'
   }
 }
 
-/** `→ FAILED (rc=1: …)`, `→ NOT COMPLETED (bead still open)`, `→ STALLED`, `→ TIMEOUT`, `→ NOT LANDED (…)` */
-export function failureArrow(outcome: FailedOutcome, reason: string): string {
+/** a command agent named by a path (`/opt/bin/agent.sh`) by its last part (`agent.sh`); a plain name as it is */
+export function shortAgentName(name: string): string {
+  const parts = name.split('/').filter((p) => p !== '')
+  return parts.length > 0 ? (parts[parts.length - 1] as string) : name
+}
+
+/** `no output for 20s`: why the stall guard ended an attempt (SPEC 22.2) */
+export function stallWords(seconds: number | undefined): string {
+  return `no output for ${seconds ?? '?'}s`
+}
+
+/** `no result after 30s`: why the timeout ended an attempt */
+export function timeoutWords(seconds: number | undefined): string {
+  return `no result after ${seconds ?? '?'}s`
+}
+
+/**
+ * The reason a bead is blocked with (SPEC 5.6 + 22.2): 5.6's words, then the last
+ * attempt's reason: `intractable after 4 attempts with exponential backoff; last: rc=1: tests fail`.
+ * One function for one host and for `--remote`, so both say the same words.
+ */
+export function blockedReason(attempts: number, allFailed: boolean, last: string | null | undefined): string {
+  const head = allFailed ? `intractable after ${attempts} attempts with exponential backoff` : `failed to complete after ${attempts} attempts with exponential backoff`
+  const why = typeof last === 'string' ? fit(last, 160) : ''
+  return why === '' ? head : `${head}; last: ${why}`
+}
+
+/** `→ FAILED (rc=1: …)`, `→ NOT COMPLETED (bead still open)`, `→ STALLED (no output for 20s)`, `→ TIMEOUT (no result after 30s)`, `→ NOT LANDED (…)` */
+export function failureArrow(outcome: FailedOutcome, reason: string, limits: {timeoutSec?: number; stallTimeoutSec?: number} = {}): string {
   switch (outcome) {
     case 'FAILED':
       return `→ FAILED (${fit(reason, 120)})`
     case 'NOT_COMPLETED':
       return `→ NOT COMPLETED (${reason})`
     case 'STALLED':
-      return '→ STALLED'
+      return `→ STALLED (${stallWords(limits.stallTimeoutSec)})`
     case 'TIMEOUT':
-      return '→ TIMEOUT'
+      return `→ TIMEOUT (${timeoutWords(limits.timeoutSec)})`
     case 'NOT_LANDED':
       return `→ NOT LANDED (${fit(reason, 120)})`
   }

@@ -164,6 +164,11 @@ export interface LoopDeps {
   notify?: LoopNotifier
   /** SPEC 16.5: one record appended to `.helix-logs/runs.jsonl` when the run stops */
   history?: {append(record: RunHistoryRecord): Promise<void>}
+  /**
+   * issue 29: at the end of a run, what the operator should know about the checkout's own
+   * tracker file (`.ddx/beads.jsonl` left modified by the run's claims and closes), or null
+   */
+  trackerFileNote?: () => Promise<string | null>
   /** SPEC 15: worktrees and landing; required when `workers` > 1 */
   landing?: LoopLanding
   /** SPEC 16.1: appends helix's runtime lines to .gitignore; returns the lines it added */

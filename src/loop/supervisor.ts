@@ -211,7 +211,7 @@ export class Run {
     )
     const entries: BlockerEntry[] = []
     if (this.skip.size > 0) {
-      this.d.out.both(`helix: BLOCKERS (${this.skip.size} issues):`)
+      this.d.out.both(`helix: BLOCKERS (${this.skip.size} issue${this.skip.size === 1 ? '' : 's'}):`)
       let snap: TrackerSnapshot | null = null
       try {
         snap = await this.d.tracker.read()
@@ -244,6 +244,9 @@ export class Run {
       this.log?.event('run state not saved', {error: errorMessage(error)}, 'error')
     }
     await this.appendHistory(reason, stop.exitCode, ended, entries)
+    // never fatal: the run is over, this line only says whether to commit the tracker
+    const note = await this.d.trackerFileNote?.().catch(() => null)
+    if (note) this.d.out.both(note)
     await this.notify('run_stopped', {
       stop_reason: reason,
       exit_code: stop.exitCode,

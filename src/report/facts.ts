@@ -68,19 +68,55 @@ export function leftInTracker(snap: TrackerSnapshot): Report['left'] {
   return out
 }
 
-/** Beads closed during the runs' span that no cycle closed (epics closed with their last child). */
+/**
+ * Beads closed during the runs' span that no cycle closed: epics closed with their last
+ * child. Only a parent of a bead these runs closed counts: on one host of a fleet, the
+ * other hosts' beads closed in the same hours are theirs, not an epic of ours (issue 29).
+ * The epic is the host's that closed its last child here.
+ */
 export function closedWithoutCycle(snap: TrackerSnapshot, r: Report): Report['closed'] {
   if (!r.span) return []
   const start = Date.parse(r.span.start)
   const end = Date.parse(r.span.end) + 60_000
   const seen = new Set(r.closed.map((c) => c.id))
+  // parent id → the last of its children these runs closed
+  const lastChild = new Map<string, Report['closed'][number]>()
+  for (const c of r.closed) {
+    const parent = snap.byId.get(c.id)?.parent
+    if (typeof parent !== 'string' || !parent) continue
+    const prev = lastChild.get(parent)
+    if (!prev || Date.parse(c.closed_at) >= Date.parse(prev.closed_at)) lastChild.set(parent, c)
+  }
   const out: Report['closed'] = []
   for (const b of snap.beads) {
     if (statusOf(b) !== 'closed' || seen.has(b.id)) continue
+    const child = lastChild.get(b.id)
+    if (!child) continue
     const at = typeof b.closed_at === 'string' ? b.closed_at : typeof b.updated_at === 'string' ? b.updated_at : ''
     const t = Date.parse(at)
     if (Number.isNaN(t) || t < start || t > end) continue
-    out.push({id: b.id, title: typeof b.title === 'string' ? b.title : '', commits: [], closed_at: new Date(t).toISOString(), via: 'tracker'})
+    out.push({id: b.id, title: typeof b.title === 'string' ? b.title : '', commits: [], closed_at: new Date(t).toISOString(), via: 'tracker', ...(child.host ? {host: child.host} : {})})
+  }
+  return out
+}
+
+/**
+ * What needs the operator (SPEC 22.2), for the report's first line: every bead still
+ * blocked now (from the tracker, with the reason of its last BLOCKED note), else what the
+ * runs' blocker lists said.
+ */
+export function needsYou(r: Report): NonNullable<Report['needs_you']> {
+  const out: NonNullable<Report['needs_you']> = []
+  const seen = new Set<string>()
+  for (const l of r.left) {
+    if (!l.state.startsWith('blocked')) continue
+    seen.add(l.id)
+    out.push({id: l.id, title: l.title, why: l.state})
+  }
+  // without a readable tracker (left is empty), the runs' own blockers still name them
+  if (r.left.length === 0) {
+    const closed = new Set(r.closed.map((c) => c.id))
+    for (const b of r.blocked) if (!seen.has(b.id) && !closed.has(b.id)) out.push({id: b.id, title: b.title, why: `blocked: ${b.reason || 'no reason recorded'}`})
   }
   return out
 }

@@ -119,6 +119,7 @@ export function parseHistory(text: string): History {
         .filter((b): b is Record<string, unknown> => Boolean(b) && typeof b === 'object' && typeof (b as {id?: unknown}).id === 'string')
         .map((b) => ({id: str(b.id), title: str(b.title), reason: str(b.reason), attempts: num(b.attempts)})),
       log: typeof r.log === 'string' ? r.log : null,
+      ...(typeof r.host === 'string' && r.host ? {host: r.host} : {}),
     })
   })
   return {runs, skipped_lines}
@@ -181,9 +182,14 @@ export interface Report {
     /** the stop in words (error line, failure, quota reset) */
     stop_message: string | null
     log: string | null
+    /** the `--remote` host of the run (absent for a run on one host) */
+    host?: string
   }>
-  /** `via: 'tracker'`: closed during the runs but not by a cycle (an epic closed when its last child did) */
-  closed: Array<{id: string; title: string; commits: string[]; closed_at: string; via?: 'cycle' | 'tracker'}>
+  /**
+   * `via: 'tracker'`: closed during the runs but not by a cycle (an epic closed when its last child did);
+   * `host`: the `--remote` host whose run landed it (absent for a run on one host)
+   */
+  closed: Array<{id: string; title: string; commits: string[]; closed_at: string; via?: 'cycle' | 'tracker'; host?: string}>
   failures: Array<{
     id: string
     title: string
@@ -206,6 +212,8 @@ export interface Report {
   /** what is left in the tracker now (not closed), with why it is not done; filled by report/index.ts */
   left: Array<{id: string; title: string; state: string}>
   blocked: Array<{id: string; title: string; reason: string; attempts: number}>
+  /** what needs the operator, first in the report (SPEC 22.2): blocked beads still not closed, with why; filled by report/index.ts */
+  needs_you?: Array<{id: string; title: string; why: string}>
   beads: BeadSummary[]
   totals: {
     cycles: number
@@ -233,7 +241,12 @@ export function buildReport(history: History, since: Date, now: Date): Report {
   const closed: Report['closed'] = []
   const failures: Report['failures'] = []
   const logOf = new Map<RunHistoryCycle, string | null>()
-  for (const r of runs) for (const c of r.cycles) logOf.set(c, r.log)
+  const hostOf = new Map<RunHistoryCycle, string>()
+  for (const r of runs)
+    for (const c of r.cycles) {
+      logOf.set(c, r.log)
+      if (r.host) hostOf.set(c, r.host)
+    }
   for (const c of cycles) {
     let b = byBead.get(c.bead)
     if (!b) {
@@ -250,7 +263,8 @@ export function buildReport(history: History, since: Date, now: Date): Report {
     if (CLOSED_OUTCOMES.has(c.outcome)) {
       b.closed = true
       b.closed_at = c.ended_at
-      closed.push({id: c.bead, title: c.title || b.title, commits: c.commits, closed_at: c.ended_at, via: 'cycle'})
+      const host = hostOf.get(c)
+      closed.push({id: c.bead, title: c.title || b.title, commits: c.commits, closed_at: c.ended_at, via: 'cycle', ...(host ? {host} : {})})
       for (const f of failures) if (f.id === c.bead && f.later_closed === null) f.later_closed = {attempt: b.attempts, at: c.ended_at}
     } else {
       failures.push({id: c.bead, title: c.title || b.title, outcome: c.outcome, reason: c.reason, at: c.ended_at, slot: c.slot, attempt: b.attempts, cycle: c.n, log: logOf.get(c) ?? null, later_closed: null})
@@ -279,6 +293,7 @@ export function buildReport(history: History, since: Date, now: Date): Report {
       stop_reason: r.stop_reason,
       stop_message: r.stop_message ?? null,
       log: r.log,
+      ...(r.host ? {host: r.host} : {}),
     })),
     cost_known: runs.some((r) => r.cost_usd > 0) || cycles.some((c) => c.cost_usd > 0),
     verdicts: [],

@@ -11,7 +11,7 @@
  */
 import {sanitize} from '../util/sanitize.js'
 import {CLOSED_OUTCOMES, type Report} from './history.js'
-import {formatCost, formatMs, formatTokens, spanText, stopText} from './text.js'
+import {failuresByBead, formatCost, formatMs, formatTokens, needsYouLine, spanText, stopText} from './text.js'
 
 export const OUTCOME_COLORS: Record<string, string> = {
   COMPLETE: '#2e9e44',
@@ -111,15 +111,24 @@ export function timelineSvg(r: Report): string {
   return parts.join('\n')
 }
 
+/** The chart's points: the report's closed beads (cycles' and the tracker's), else the closing cycles, by time. */
+function closedPoints(r: Report): Array<{bead: string; title: string; ended_at: string}> {
+  const fromList = r.closed.map((c) => ({bead: c.id, title: c.title, ended_at: c.closed_at}))
+  const fromCycles = r.cycles.filter((c) => CLOSED_OUTCOMES.has(c.outcome)).map((c) => ({bead: c.bead, title: c.title, ended_at: c.ended_at}))
+  // a Report built by hand (the dashboard's live one) may carry cycles without the closed list
+  return (fromList.length >= fromCycles.length ? fromList : fromCycles).sort((a, b) => Date.parse(a.ended_at) - Date.parse(b.ended_at))
+}
+
 /** The cumulative closed-beads chart: a step line and one point per closed bead. */
 export function cumulativeSvg(r: Report): string {
-  const closed = r.cycles.filter((c) => CLOSED_OUTCOMES.has(c.outcome)).sort((a, b) => Date.parse(a.ended_at) - Date.parse(b.ended_at))
+  // every closed bead the headline counts, an epic closed with its children included (issue 29)
+  const closed = closedPoints(r)
   if (closed.length === 0) return '<p class="empty">No bead was closed in this window.</p>'
   const H = 220
   const top = 12
   const bottom = 28
-  const t0 = Math.min(...r.cycles.map((c) => Date.parse(c.started_at)))
-  const t1 = Math.max(...r.cycles.map((c) => Date.parse(c.ended_at)), t0 + 1)
+  const t0 = Math.min(...r.cycles.map((c) => Date.parse(c.started_at)), ...closed.map((c) => Date.parse(c.ended_at)))
+  const t1 = Math.max(...r.cycles.map((c) => Date.parse(c.ended_at)), ...closed.map((c) => Date.parse(c.ended_at)), t0 + 1)
   const plot = W - LEFT - RIGHT
   const x = (t: number) => LEFT + Math.round(((t - t0) / (t1 - t0)) * plot)
   const y = (n: number) => top + Math.round((1 - n / closed.length) * (H - top - bottom))
@@ -170,10 +179,11 @@ export function renderReportHtml(r: Report): string {
   const t = r.totals
   const used = [...new Set(r.cycles.map((c) => c.outcome))]
   const legend = used.map((o) => `<span><i style="background:${colorOf(o)}"></i>${esc(o)}</span>`).join('')
-  const closedRows = r.closed.map((c) => [`<code>${esc(c.id)}</code>`, esc(c.title), c.commits.length ? c.commits.map((k) => `<code>${esc(k.slice(0, 12))}</code>`).join(' ') : '<span class="muted">no commits</span>', esc(hhmm(Date.parse(c.closed_at)))])
-  const failRows = r.failures.map((f) => [
-    `<code>${esc(f.id)}</code>`,
-    esc(f.title),
+  const closedRows = r.closed.map((c) => [`<code>${esc(c.id)}</code>${c.host ? ` <span class="muted">on ${esc(c.host)}</span>` : ''}`, esc(c.title), c.commits.length ? c.commits.map((k) => `<code>${esc(k.slice(0, 12))}</code>`).join(' ') : '<span class="muted">no commits</span>', esc(hhmm(Date.parse(c.closed_at)))])
+  // grouped by bead (issue 29): a bead's attempts together, its id and title on its first row only
+  const failRows = failuresByBead(r.failures).flatMap((g) => g.attempts).map((f, i, all) => [
+    i > 0 && all[i - 1].id === f.id ? '' : `<code>${esc(f.id)}</code>`,
+    i > 0 && all[i - 1].id === f.id ? '' : esc(f.title),
     String(f.attempt),
     esc(hhmm(Date.parse(f.at))),
     esc(f.outcome),
@@ -214,7 +224,7 @@ export function renderReportHtml(r: Report): string {
 </head>
 <body>
 <h1>helix report</h1>
-<p class="muted" id="span">${r.runs} run${r.runs === 1 ? '' : 's'}, ${esc(spanText(r))}</p>
+${needsYouLine(r) ? `<p id="needs-you"><b>${esc(needsYouLine(r) ?? '')}</b></p>\n` : ''}<p class="muted" id="span">${r.runs} run${r.runs === 1 ? '' : 's'}, ${esc(spanText(r))}</p>
 <div class="totals">
 <div><b id="total-closed">${t.closed}</b>beads closed</div>
 <div><b>${t.failed}</b>failed cycles</div>

@@ -6,7 +6,7 @@ import {projectPaths} from '../util/root.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {buildReport, DEFAULT_SINCE, parseSince, readHistory, type Report} from './history.js'
-import {closedWithoutCycle, leftInTracker, readVerdicts} from './facts.js'
+import {closedWithoutCycle, leftInTracker, needsYou, readVerdicts} from './facts.js'
 import {readTracker} from '../tracker/store.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 
@@ -45,6 +45,7 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
       r.totals.closed += extra.length
     }
   }
+  r.needs_you = needsYou(r)
   return r
 }
 

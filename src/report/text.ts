@@ -44,21 +44,57 @@ export function stopText(run: Report['run_list'][number]): string {
   return run.stop_message ? `${reason}: ${sanitize(run.stop_message)}` : reason
 }
 
+/** The failures grouped by bead, beads in the order of their first failure, attempts in order. */
+export function failuresByBead(failures: Report['failures']): Array<{id: string; title: string; attempts: Report['failures']}> {
+  const groups = new Map<string, {id: string; title: string; attempts: Report['failures']}>()
+  for (const f of failures) {
+    let g = groups.get(f.id)
+    if (!g) {
+      g = {id: f.id, title: f.title, attempts: []}
+      groups.set(f.id, g)
+    }
+    if (f.title) g.title = f.title
+    g.attempts.push(f)
+  }
+  return [...groups.values()]
+}
+
 /** `attempt 2 at 04:36` and, when a later cycle closed it, `— closed on attempt 3`. */
 export function failureText(f: Report['failures'][number]): string {
   const later = f.later_closed ? ` — closed on attempt ${f.later_closed.attempt}` : ' — still not closed'
   return `attempt ${f.attempt} at ${hhmm(f.at)}: ${sanitize(f.outcome)}${f.reason ? ` (${sanitize(f.reason)})` : ''}${later}`
 }
 
+/** `blocked: intractable …; last: rc=1: tests fail` → `blocked: rc=1: tests fail` (the words the operator acts on) */
+function shortWhy(why: string): string {
+  const i = why.lastIndexOf('; last: ')
+  return i < 0 ? why : `${why.startsWith('blocked') ? 'blocked: ' : ''}${why.slice(i + '; last: '.length)}`
+}
+
+/** `2 beads need you: hx-a blocked: tests fail; hx-b blocked: …` (SPEC 22.2), null when nothing does */
+export function needsYouLine(r: Report): string | null {
+  const n = r.needs_you ?? []
+  if (n.length === 0) return null
+  return `${n.length} bead${n.length === 1 ? ' needs' : 's need'} you: ${n.map((x) => `${sanitize(x.id)} ${sanitize(shortWhy(x.why))}`).join('; ')}`
+}
+
+/** ` (on host-b)` when the runs were a fleet's */
+function onHost(host: string | undefined): string {
+  return host ? ` (on ${sanitize(host)})` : ''
+}
+
 export function renderReportText(r: Report): string {
   const out: string[] = []
   const cost = (usd: number) => (r.cost_known ? `, ${formatCost(usd)}` : '')
+  // what needs the operator comes first (SPEC 22.2)
+  const needs = needsYouLine(r)
+  if (needs) out.push(needs, '')
   out.push(`helix report: ${r.runs} run${r.runs === 1 ? '' : 's'}, ${spanText(r)}`)
   if (r.runs === 0) out.push('  nothing ran in this window (history: .helix-logs/runs.jsonl)')
   if (r.run_list.length) out.push('', 'Runs:')
   for (const run of r.run_list) {
     const who = [run.agent ? sanitize(run.agent) : 'agent ?', run.review_agent && run.review_agent !== run.agent ? `review ${sanitize(run.review_agent)}` : null, `${run.workers} worker${run.workers === 1 ? '' : 's'}`]
-    out.push(`  ${localTime(run.started_at)} → ${hhmm(run.ended_at)}  ${who.filter(Boolean).join(', ')}`)
+    out.push(`  ${localTime(run.started_at)} → ${hhmm(run.ended_at)}  ${who.filter(Boolean).join(', ')}${onHost(run.host)}`)
     out.push(`    cycles: ${run.completed} completed of ${run.attempted} attempted; ${formatTokens(run.tokens)} tokens${cost(run.cost_usd)}`)
     out.push(`    stopped: ${stopText(run)}`)
     if (run.log) out.push(`    log: ${sanitize(run.log)}`)
@@ -67,14 +103,19 @@ export function renderReportText(r: Report): string {
   out.push('', `Closed (${r.closed.length}):`)
   for (const c of r.closed) {
     const commits = c.via === 'tracker' ? '  [closed with its children]' : c.commits.length ? `  [${c.commits.map((k) => sanitize(short(k))).join(', ')}]` : '  [no commits]'
-    out.push(`  ${sanitize(c.id)}  ${sanitize(c.title)}${commits}`)
+    out.push(`  ${sanitize(c.id)}  ${sanitize(c.title)}${commits}${onHost(c.host)}`)
   }
   if (r.closed.length === 0) out.push('  none')
 
-  out.push('', `Failures (${r.failures.length}):`)
-  for (const f of r.failures) {
-    out.push(`  ${sanitize(f.id)}  ${failureText(f)}${f.title ? ` — ${sanitize(f.title)}` : ''}`)
-    if (f.log) out.push(`    log: ${sanitize(f.log)} (cycle ${f.cycle})`)
+  // one block per bead, its attempts in order under it (issue 29: not interleaved by time)
+  const groups = failuresByBead(r.failures)
+  out.push('', `Failures (${r.failures.length} on ${groups.length} bead${groups.length === 1 ? '' : 's'}):`)
+  for (const g of groups) {
+    out.push(`  ${sanitize(g.id)}${g.title ? ` — ${sanitize(g.title)}` : ''}`)
+    for (const f of g.attempts) {
+      out.push(`    ${failureText(f)}`)
+      if (f.log) out.push(`      log: ${sanitize(f.log)} (cycle ${f.cycle})`)
+    }
   }
   if (r.failures.length === 0) out.push('  none')
 

@@ -22,6 +22,7 @@ import {reconcileChecks} from '../recovery/reconcile-checks.js'
 import {DEFAULT_SANDBOX, probeSandbox} from '../proc/sandbox.js'
 import {preflightConfine} from '../agents/confine.js'
 import type {Confine} from '../agents/types.js'
+import {CONFIG_PATH} from '../config/project-config.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
 
@@ -76,7 +77,10 @@ export function agentChecks(env: NodeJS.ProcessEnv, root: string, chosen: Doctor
   const impl = (chosen.claude ? 'claude' : chosen.codex ? 'codex' : chosen.agent?.trim()) || env.HELIX_AGENT?.trim() || 'codex'
   const review = chosen.reviewAgent?.trim() || env.HELIX_REVIEW_AGENT?.trim() || ''
   const names = [impl, ...(review && review !== impl ? [review] : [])]
-  for (const known of ['codex', 'claude']) if (!names.includes(known)) names.push(known)
+  // codex and claude are listed for information only when a run could use them: a project whose
+  // agents are commands (./agent.sh) is not asked for them (issue 29)
+  const isKnown = (n: string) => ['codex', 'claude'].includes(path.basename(n))
+  if (names.some(isKnown)) for (const known of ['codex', 'claude']) if (!names.includes(known)) names.push(known)
   for (const name of names) {
     const required = name === impl || name === review
     const role = name === impl ? 'implementation agent' : name === review ? 'review agent' : 'agent'
@@ -88,7 +92,7 @@ export function agentChecks(env: NodeJS.ProcessEnv, root: string, chosen: Doctor
         level: 'fail',
         what: `${role} ${shown}`,
         detail: looksLikePath(name) ? 'not an executable file' : 'not found on PATH',
-        fix: `install ${shown} or choose another agent (--agent / HELIX_AGENT${name === review ? ' / --review-agent / HELIX_REVIEW_AGENT' : ''})`,
+        fix: `install ${shown} or choose another agent (${name === review ? '--review-agent / HELIX_REVIEW_AGENT' : '--agent / HELIX_AGENT'} / '${name === review ? 'review-agent' : 'agent'}' in ${CONFIG_PATH})`,
       })
     else out.push({level: 'warn', what: `${role} ${shown}`, detail: 'not found on PATH (only needed when selected)'})
   }

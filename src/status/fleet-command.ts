@@ -4,7 +4,7 @@ import {projectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
 import {fleetView, renderFleet} from './fleet.js'
 
-export async function fleetStatus(f: {remote?: string; lease?: string; json?: boolean}, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function fleetStatus(f: {remote?: string; lease?: string; json?: boolean; width?: number; height?: number}, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   if (f.remote === undefined) throw new HelixError('--lease needs --remote <name>', EXIT.ERROR)
   let lease = 300
   if (f.lease !== undefined) {
@@ -14,5 +14,5 @@ export async function fleetStatus(f: {remote?: string; lease?: string; json?: bo
   }
   const root = projectPaths(process.cwd(), env).root
   const view = await fleetView({root, remote: f.remote.trim(), env, leaseSec: lease})
-  return f.json ? JSON.stringify(view, null, 2) + '\n' : renderFleet(view)
+  return f.json ? JSON.stringify(view, null, 2) + '\n' : renderFleet(view, {width: f.width, height: f.height})
 }

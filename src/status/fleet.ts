@@ -10,6 +10,8 @@ import {parseTracker} from '../tracker/codec.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {prRows, renderPrRows, type PrRow} from './pr-status.js'
+import {truncate} from './text.js'
+import {COMPACT_BELOW} from './compact.js'
 
 export interface FleetClaimRow {
   bead: string
@@ -103,7 +105,40 @@ export async function fleetView(opts: {root: string; remote: string; env: NodeJS
   return {remote: opts.remote, base, tip, counts, claims: rows, hosts: [...hosts].sort(), lease_s: opts.leaseSec, pull_requests: pullRequests}
 }
 
-export function renderFleet(v: FleetView): string {
+/**
+ * The fleet as text. Without a width (a pipe, a file) lines are whole; with one, every
+ * line is cut to it, and below 60 columns (a 39-column tmux pane) each claim takes
+ * short lines of its own instead of one long line that would wrap mid-word (issue 29).
+ */
+export function renderFleet(v: FleetView, size: {width?: number; height?: number} = {}): string {
+  const width = size.width ?? Infinity
+  const lines = width < COMPACT_BELOW ? compactFleet(v) : wideFleet(v)
+  const height = size.height ?? Infinity
+  const shown = lines.length <= height ? lines : [...lines.slice(0, Math.max(0, height - 1)), `… and ${lines.length - Math.max(0, height - 1)} more lines`]
+  return shown.map((l) => (Number.isFinite(width) ? truncate(l, width) : l)).join('\n') + '\n'
+}
+
+function whenOf(r: FleetClaimRow): string {
+  return r.pr_url ? 'awaiting merge' : r.state === 'live' ? `expires in ${humanSpan(r.expires_in_s)}` : `expired ${humanSpan(r.expires_in_s)} ago${r.state === 'takeable' ? ', free to take over' : ''}`
+}
+
+function compactFleet(v: FleetView): string[] {
+  const c = v.counts
+  const lines = [`fleet ${sanitize(v.remote)}/${sanitize(v.base)} @${v.tip.slice(0, 7)}`, `${c.total} beads: ${c.open} open`, `  ${c.claimed} claimed, ${c.closed} closed`]
+  if (c.blocked || c.in_progress) lines.push(`  ${c.blocked} blocked, ${c.in_progress} in progress`)
+  if (v.claims.length === 0) lines.push('no claims')
+  for (const r of v.claims) {
+    lines.push(`${sanitize(r.bead)} by ${r.host === null ? '?' : sanitize(r.host)}`)
+    lines.push(`  ${whenOf(r)}`)
+    if (r.age_s !== null) lines.push(`  age ${humanSpan(r.age_s)}`)
+    if (r.title) lines.push(`  ${sanitize(r.title)}`)
+  }
+  lines.push(`active (${humanSpan(v.lease_s)}):`)
+  lines.push(...(v.hosts.length ? v.hosts.map((h) => `  ${sanitize(h)}`) : ['  none']))
+  return lines
+}
+
+function wideFleet(v: FleetView): string[] {
   const c = v.counts
   const lines = [
     `fleet ${sanitize(v.remote)}/${sanitize(v.base)} at ${v.tip.slice(0, 12)}: ${c.total} beads — ${c.open} open, ${c.claimed} claimed, ${c.closed} closed${c.blocked ? `, ${c.blocked} blocked` : ''}${c.in_progress ? `, ${c.in_progress} in progress` : ''}`,
@@ -111,12 +146,12 @@ export function renderFleet(v: FleetView): string {
   if (v.claims.length === 0) lines.push('no claims')
   for (const r of v.claims) {
     const who = r.host === null ? 'an unreadable claim' : sanitize(r.host)
-    const when = r.pr_url ? 'awaiting merge' : r.state === 'live' ? `expires in ${humanSpan(r.expires_in_s)}` : `expired ${humanSpan(r.expires_in_s)} ago${r.state === 'takeable' ? ', free to take over' : ''}`
+    const when = whenOf(r)
     const age = r.age_s === null ? '' : `, age ${humanSpan(r.age_s)}`
     const title = r.title ? `: ${sanitize(r.title).slice(0, 60)}` : ''
     lines.push(`${sanitize(r.bead)} claimed by ${who} (${when}${age})${title}`)
   }
   lines.push(...renderPrRows(v.pull_requests, humanSpan))
   lines.push(v.hosts.length ? `hosts active in the last ${humanSpan(v.lease_s)}: ${v.hosts.map((h) => sanitize(h)).join(', ')}` : `no host active in the last ${humanSpan(v.lease_s)}`)
-  return lines.join('\n') + '\n'
+  return lines
 }

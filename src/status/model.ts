@@ -291,6 +291,18 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     }
   }
 
+  // a `--remote` run claims on the remote, so this checkout's file still says `open` for the
+  // beads its slots are working on: count them in progress (and claimed), not ready (issue 29)
+  let tracker = counts
+  const waitingIds = new Set(waiting.filter((w) => w.waitingOn.length > 0).map((w) => w.bead.id))
+  for (const w of in_flight) {
+    const b = snap.byId.get(w.bead)
+    if (!b || statusOf(b) !== 'open' || claimed.some((c) => c.id === w.bead)) continue
+    const wasReady = !labelledBlocked(b) && !waitingIds.has(b.id)
+    tracker = {...tracker, open: Math.max(0, tracker.open - 1), in_progress: tracker.in_progress + 1, ready: Math.max(0, tracker.ready - (wasReady ? 1 : 0))}
+    claimed.push({id: w.bead, title: w.title, owner: 'this run', pid: active?.pid ?? null, machine: null, claimed_at: w.started_at ?? null, claim_age_seconds: w.elapsed_s, live: true})
+  }
+
   // waiting on dependencies is not "blocked" in the operator's sense (issue 20): count them apart
   const waitingOnly = waiting.filter((w) => w.waitingOn.length > 0 && !labelledBlocked(w.bead) && statusOf(w.bead) === 'open').length
   const blockedHuman = Math.max(0, counts.blocked - waitingOnly)
@@ -340,7 +352,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     paused_until: runIsLive && rs && typeof rs.paused_until === 'string' && rs.paused_until ? rs.paused_until : null,
     pause_reason: runIsLive && rs && typeof rs.pause_reason === 'string' ? rs.pause_reason : null,
     last_output: runIsLive && rs ? (typeof rs.last_output === 'string' ? rs.last_output : (in_flight[0]?.last_output ?? null)) : null,
-    tracker: counts,
+    tracker,
     active,
     stalePid: input.stalePid ?? null,
     current_cycle: runIsLive && rs ? rs.current_cycle : null,

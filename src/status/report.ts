@@ -74,6 +74,19 @@ export async function statusModel(opts: StatusOptions = {}): Promise<StatusModel
   })
 }
 
+/**
+ * The size status draws for (issue 29): a terminal's own width and height; `COLUMNS`
+ * (and `LINES`) when set, on a terminal or not; output to a pipe or a file without them
+ * is not cut at all (Infinity), so `helix status | tail` and `> file` keep whole lines.
+ */
+export function outputSize(out: {isTTY?: boolean; columns?: number; rows?: number}, env: NodeJS.ProcessEnv = process.env): {width: number; height: number | undefined} {
+  const num = (v: string | undefined): number | null => (v !== undefined && /^\d+$/.test(v.trim()) && Number(v) > 0 ? Number(v) : null)
+  const cols = num(env.COLUMNS)
+  const lines = num(env.LINES)
+  if (out.isTTY) return {width: cols ?? out.columns ?? 80, height: lines !== null ? lines - 1 : out.rows ? out.rows - 1 /* the prompt's row */ : undefined}
+  return {width: cols ?? Infinity, height: lines !== null ? lines - 1 : Infinity}
+}
+
 export function staleNotice(pid: number): string {
   return `helix: stale PID file removed (pid=${pid} was not running)`
 }

@@ -218,9 +218,13 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     // the run's own start (run-state), so Started's "ago" is the run's elapsed time
     run.push(`  Started: ${when(runStartedAt(m), m.now)}`)
     run.push(`  Log:     ${m.active.log ? truncateStart(sanitize(m.active.log), width - 11) : '(not yet written)'}`)
+    // with workers run-state has no current bead: one busy slot is still the bead being worked on
+    const one = m.in_flight.length === 1 ? m.in_flight[0] : undefined
     const bead = m.running_bead
       ? `${sanitize(m.running_bead.id)} (claimed ${formatAge(m.running_bead.claim_age_seconds)} ago) ${sanitize(m.running_bead.title)}`
-      : 'none'
+      : one
+        ? `${sanitize(one.bead)} (w${one.slot}) ${sanitize(one.title)}`
+        : 'none'
     const phase = m.phase && m.phase !== 'implementing' && m.phase !== 'running' ? `  (${sanitize(m.phase)})` : ''
     const multi = m.in_flight.length > 1
     run.push(`  Cycle:   ${m.current_cycle ?? '?'}${phase}  ${multi ? `Workers: ${m.in_flight.length} busy` : `Bead: ${bead}`}`)
@@ -251,8 +255,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     const r = m.lastRun
     last.push('Last Run:')
     last.push(`  Cycles:  ${r.completed_cycles} completed of ${r.attempted_cycles} attempted, ${r.total_tokens.toLocaleString('en-US')} tokens`)
-    const msg = r.stop_message ? ` (${sanitize(r.stop_message)})` : ''
-    last.push(`  Stopped: ${r.stop_reason ? sanitize(r.stop_reason) : 'no stop recorded (killed?)'}${msg}, ${when(r.ended_at, m.now)}`)
+    last.push(`  Stopped: ${stoppedWords(r.stop_reason, r.stop_message)}, ${when(r.ended_at, m.now)}`)
   } else if (m.active) {
     // SPEC 16.4: Last Run (the previous run) is hidden while a run is active
   } else {
@@ -305,9 +308,18 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
   const lines = [
     ...tracker,
     ...run,
-    ...listSection('Claimed:', claimedRows, claimedBudget),
+    // `In progress: 2` and `Claimed: none` must not disagree: the claims shown as busy slots above are counted here
+    ...listSection(shownAbove.size > 0 ? `Claimed (besides the ${shownAbove.size} running above):` : 'Claimed:', claimedRows, claimedBudget),
     ...listSection('Parked:', parkedRows, parkedBudget),
     ...last,
   ]
   return lines.map(fit).join('\n') + '\n'
+}
+
+/** `interrupted (SIGTERM)`, not `interrupted (interrupted (SIGTERM))`: a message that starts with the reason is said once */
+export function stoppedWords(reason: string | null | undefined, message: string | null | undefined): string {
+  const why = reason ? sanitize(reason) : 'no stop recorded (killed?)'
+  if (!message) return why
+  const msg = sanitize(message)
+  return reason && msg.startsWith(why) ? msg : `${why} (${msg})`
 }

@@ -4,7 +4,7 @@
  * `log LA–LB (wN) in <path>`, and pasting it into `helix logs --lines` prints exactly
  * that slot's records of the range.
  */
-import {spawnSync} from 'node:child_process'
+import {execFileSync, spawnSync} from 'node:child_process'
 import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -60,6 +60,10 @@ describe('helix run --workers 2: per-slot log pointers', () => {
 
     const pointers = [...r.stderr.matchAll(/^helix: \[[\d:]+\] (w\d) \S+ complete \([^)]*\) — log (L\d+–L\d+ \((w\d)\)) in (\S+)$/gm)]
     expect(pointers).toHaveLength(2)
+    // issue 29: the run says whether its tracker changes are left to commit in the checkout
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', '.ddx/beads.jsonl'], {cwd: root, encoding: 'utf8'}).trim() !== ''
+    expect(dirty).toBe(true)
+    expect(r.stderr).toContain("helix: .ddx/beads.jsonl has this run's tracker changes, not committed; commit them with your work")
     expect(pointers.map((m) => m[1]).sort()).toEqual(['w1', 'w2'])
     for (const m of pointers) expect(m[3]).toBe(m[1])
     const logFile = pointers[0][4]

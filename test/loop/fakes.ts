@@ -174,12 +174,14 @@ export function harness(
     outputLines?: string[]
     /** fake-clock milliseconds before each of those lines */
     outputStepMs?: number
+    /** the implementation agent's name (a command agent's path) */
+    implName?: string
   } = {},
 ): Harness {
   const tracker = new FakeTracker(beads)
   const clock = {t: Date.parse('2026-03-01T10:00:00Z')}
   const log = new FakeLog()
-  const impl: AgentSpec = {kind: 'codex', name: 'codex', path: '/bin/codex'}
+  const impl: AgentSpec = {kind: 'codex', name: extra.implName ?? 'codex', path: '/bin/codex'}
   const review: AgentSpec = {kind: 'claude', name: 'claude', path: '/bin/claude'}
   const h: Harness = {
     tracker,

@@ -90,14 +90,18 @@ describe('agent unavailable (SPEC 14.2)', () => {
     expect(r1.exitCode).toBe(0)
     expect(one.calls[0].stallTimeoutSec).toBe(9)
     const s1 = lastState(one)
-    expect(s1.cycles[0]).toMatchObject({outcome: 'STALLED', reason: 'stalled: no output for 9s'})
+    expect(s1.cycles[0]).toMatchObject({outcome: 'STALLED', reason: 'stalled (no output for 9s)'})
     expect(s1.attempts.a).toBe(1)
-    expect(one.summary.some((l) => /cycle 1: a → STALLED$/.test(l))).toBe(true)
+    expect(one.summary.some((l) => /cycle 1: a → STALLED \(no output for 9s\)$/.test(l))).toBe(true)
+    // SPEC 22.2: a stall is not "complete"
+    const agentLines = one.summaryView().filter((l) => / codex (complete|stalled) /.test(l))
+    expect(agentLines[0]).toMatch(/^helix: \[[\d:]+\] codex stalled \(no output for 9s; killed\)( — log L\d+–L\d+ in \S+)?$/)
+    expect(one.summaryView().some((l) => /complete \(rc=137/.test(l))).toBe(false)
 
     const two = harness([B('a'), B('b')], {implementation: () => ({rc: 137, end: {end: 'stalled', afterSec: 9}})})
     const r2 = await runLoop(two.deps, opts({stallTimeoutSec: 9}))
     expect(r2).toEqual({exitCode: 4, stopReason: 'agent_unavailable'})
-    expect(two.both).toContain('helix: agent codex unavailable: stalled: no output for 9s')
+    expect(two.both).toContain('helix: agent codex unavailable: stalled (no output for 9s)')
     expect(lastState(two).attempts).toEqual({a: 1})
   })
 
@@ -106,6 +110,21 @@ describe('agent unavailable (SPEC 14.2)', () => {
     const r = await runLoop(h.deps, opts({timeoutSec: 5}))
     expect(r.exitCode).toBe(4)
     expect(lastState(h).cycles.map((c) => c.outcome)).toEqual(['TIMEOUT', 'TIMEOUT'])
+    // SPEC 22.2: not "complete", and the cycle line says why
+    expect(h.both.some((l) => /\] codex timed out \(no result after 5s; killed\)/.test(l))).toBe(true)
+    expect(h.both.some((l) => /codex complete/.test(l))).toBe(false)
+    expect(h.summary.some((l) => /cycle 1: a → TIMEOUT \(no result after 5s\)$/.test(l))).toBe(true)
+  })
+
+  it('a command agent is named by its last path part, and a call with no output has no `log none`', async () => {
+    const h = harness([B('a')], {implementation: (c) => closeIt(c, h.tracker), check: () => ({text: 'NEXT_ACTION: WAIT', logRange: null})}, {implName: '/opt/tools/bin/agent.sh'})
+    await runLoop(h.deps, opts({summary: true}))
+    const line = h.both.find((l) => /agent\.sh complete/.test(l))
+    expect(line).toMatch(/^helix: \[[\d:]+\] agent\.sh complete \(rc=0, 1s, 10 tokens\)/)
+    expect(h.both.some((l) => l.includes('/opt/tools/bin'))).toBe(false)
+    const checkLine = h.both.find((l) => / check complete /.test(l))
+    expect(checkLine).toMatch(/check complete \(rc=0, 1s, 10 tokens\)$/)
+    expect(h.both.some((l) => l.includes('log none'))).toBe(false)
   })
 })
 

@@ -144,7 +144,7 @@ describe('outcomes', () => {
     expect(lastState(h).skipped).toEqual([{id: 'a', reason: DRIFT_REASON, attempts: 0}])
     expect(lastState(h).completed_cycles).toBe(0)
     expect(r.stopReason).toBe('blocked')
-    expect(h.both).toContain('helix: BLOCKERS (1 issues):')
+    expect(h.both).toContain('helix: BLOCKERS (1 issue):')
     expect(h.both).toContain(`helix:   a — ${DRIFT_REASON}`)
     expect(h.reports).toBe(1)
     expect(h.tracker.get('a').labels ?? []).not.toContain('blocked')
@@ -260,21 +260,41 @@ describe('outcomes', () => {
   })
 })
 
+describe('the end of a run names a modified tracker file (issue 29)', () => {
+  it('the note comes after the run-complete line; a failing check of it is not fatal', async () => {
+    const h = harness([B('a')], {implementation: (c, t) => closeIt(c, t), check: check('WAIT')})
+    h.deps.trackerFileNote = async () => "helix: .ddx/beads.jsonl has this run's tracker changes, not committed; commit them with your work"
+    const r = await runLoop(h.deps, opts())
+    expect(r.exitCode).toBe(0)
+    const done = h.both.findIndex((l) => l.includes('run complete'))
+    const note = h.both.findIndex((l) => l.startsWith('helix: .ddx/beads.jsonl has'))
+    expect(done).toBeGreaterThanOrEqual(0)
+    expect(note).toBeGreaterThan(done)
+
+    const broken = harness([B('a')], {implementation: (c, t) => closeIt(c, t), check: check('WAIT')})
+    broken.deps.trackerFileNote = async () => {
+      throw new Error('git exploded')
+    }
+    expect((await runLoop(broken.deps, opts())).exitCode).toBe(0)
+  })
+})
+
 describe('failure, backoff, block', () => {
   it('FAILED x4: backoff 5,10,20 requested, then blocked with label + note once, report, stop reason blocked', async () => {
-    const h = harness([B('a', {labels: ['keep'], notes: 'orig'})], {implementation: () => ({rc: 1}), check: check('WAIT')})
+    const h = harness([B('a', {labels: ['keep'], notes: 'orig'})], {implementation: () => ({rc: 1, text: 'tests fail'}), check: check('WAIT')})
     const r = await runLoop(h.deps, opts())
     expect(h.calls.filter((c) => c.action === 'implementation')).toHaveLength(4)
     expect(h.sleeps).toEqual([5000, 10000, 20000])
-    expect(h.normal).toContain('helix: implementation failed during cycle 1 (will not count toward completed cycles): rc=1')
+    expect(h.normal).toContain('helix: implementation failed during cycle 1 (will not count toward completed cycles): rc=1: tests fail')
     expect(h.normal).toContain('helix: blocking a after 4 failed attempts')
     expect(h.summary.some((l) => /BLOCKED a after 4 attempts$/.test(l))).toBe(true)
     const a = h.tracker.get('a')
     expect(a.labels).toEqual(['keep', 'blocked'])
-    expect(a.notes).toMatch(/^orig\n\nBLOCKED \[[^\]]+\]: intractable after 4 attempts with exponential backoff$/)
+    // SPEC 22.2: 5.6's words, then the last attempt's reason
+    expect(a.notes).toMatch(/^orig\n\nBLOCKED \[[^\]]+\]: intractable after 4 attempts with exponential backoff; last: rc=1: tests fail$/)
     expect(a.status).toBe('open')
     expect(r.stopReason).toBe('blocked')
-    expect(lastState(h).skipped).toEqual([{id: 'a', reason: 'intractable after 4 attempts with exponential backoff', attempts: 4}])
+    expect(lastState(h).skipped).toEqual([{id: 'a', reason: 'intractable after 4 attempts with exponential backoff; last: rc=1: tests fail', attempts: 4}])
     expect(h.recoveries).toBe(5)
   })
 
@@ -283,7 +303,7 @@ describe('failure, backoff, block', () => {
     await runLoop(h.deps, opts())
     expect(h.normal).toContain('helix: cycle 1 did not complete a tracked issue; completed cycles remain 0')
     expect(h.normal).toContain('helix: blocking a after 4 non-completing attempts')
-    expect(lastState(h).skipped[0].reason).toBe('failed to complete after 4 attempts with exponential backoff')
+    expect(lastState(h).skipped[0].reason).toBe('failed to complete after 4 attempts with exponential backoff; last: bead still open')
   })
 
   it('backoff does not block other ready work', async () => {
@@ -299,7 +319,7 @@ describe('failure, backoff, block', () => {
   })
 
   it('note is not appended twice when already present', async () => {
-    const h = harness([B('a', {notes: 'BLOCKED [2020-01-01T00:00:00.000Z]: intractable after 4 attempts with exponential backoff', labels: []})], {implementation: () => ({rc: 1}), check: check('WAIT')}, {env: {HELIX_BACKOFF_SLEEP: '0'}})
+    const h = harness([B('a', {notes: 'BLOCKED [2020-01-01T00:00:00.000Z]: intractable after 4 attempts with exponential backoff; last: rc=1', labels: []})], {implementation: () => ({rc: 1}), check: check('WAIT')}, {env: {HELIX_BACKOFF_SLEEP: '0'}})
     await runLoop(h.deps, opts())
     expect(h.tracker.calls.filter((c) => c.startsWith('note'))).toEqual([])
     expect(h.tracker.calls).toContain('label a blocked')
@@ -309,7 +329,7 @@ describe('failure, backoff, block', () => {
     const h = harness([B('ep', {issue_type: 'epic'}), B('c1', {parent: 'ep'}), B('c2', {parent: 'ep'})], {implementation: () => ({rc: 1}), check: check('WAIT')}, {env: {HELIX_BACKOFF_SLEEP: '0'}})
     await runLoop(h.deps, opts())
     const s = lastState(h)
-    expect(s.skipped).toContainEqual({id: 'ep', reason: 'child c1 intractable after 4 attempts', attempts: 0})
+    expect(s.skipped).toContainEqual({id: 'ep', reason: 'child c1 intractable after 4 attempts; last: rc=1', attempts: 0})
     expect(h.calls.filter((c) => c.beadId === 'c2')).toHaveLength(0)
     expect(h.tracker.get('ep').labels).toContain('blocked')
   })

@@ -79,17 +79,22 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     // HELIX_BACKOFF_SLEEP=0: no wait, so the top-priority bead is retried at once
     expect(implOrder(p)).toEqual(['hx-bad', 'hx-bad', 'hx-bad', 'hx-bad', 'hx-ok'])
     expect(r.stderr).toContain('helix: blocking hx-bad after 4 failed attempts')
-    expect(r.stderr).toContain('helix: BLOCKERS (1 issues):')
-    expect(r.stderr).toContain('helix:   hx-bad — intractable after 4 attempts with exponential backoff')
+    expect(r.stderr).toContain('helix: BLOCKERS (1 issue):')
+    // SPEC 22.2: every place that names the blocked bead gives the last attempt's reason
+    const why = /intractable after 4 attempts with exponential backoff; last: rc=1(: [^\n]+)?/
+    expect(r.stderr).toMatch(new RegExp(`helix: {3}hx-bad — ${why.source}\n`))
     const bad = beads(p).get('hx-bad')!
     expect(bad.labels).toEqual(['keep', 'blocked'])
-    expect(bad.notes).toMatch(/^original\n\nBLOCKED \[[^\]]+\]: intractable after 4 attempts with exponential backoff$/)
+    expect(bad.notes).toMatch(new RegExp(`^original\n\nBLOCKED \\[[^\\]]+\\]: ${why.source}$`))
     expect(bad.status).toBe('open')
     const report = readdirSync(path.join(p.root, '.helix-logs')).find((f) => f.startsWith('blockers-'))!
     const text = readFileSync(path.join(p.root, '.helix-logs', report), 'utf8')
     expect(text).toContain('# HELIX Run Blocker Report')
     expect(text).toContain('## Blocked Issues')
     expect(text).toContain('### hx-bad')
+    expect(text).toMatch(new RegExp(`- Reason: ${why.source}`))
+    expect(helix(p, ['tracker', 'blocked']).stdout).toMatch(why)
+    expect(helix(p, ['status']).stdout).toMatch(why)
     expect(runState(p)).toMatchObject({stop_reason: 'blocked', skipped: [{id: 'hx-bad', attempts: 4}]})
     const again = helix(p, ['run', ...NO_REVIEW])
     expect(again.code).toBe(0)
@@ -124,7 +129,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(t.get('hx-d5')!.labels ?? []).not.toContain('blocked')
     expect(t.get('hx-ok')!.status).toBe('closed')
     expect(t.get('hx-ok')!.title).toBe('renamed')
-    expect(r.stderr).toContain('helix: BLOCKERS (1 issues):')
+    expect(r.stderr).toContain('helix: BLOCKERS (1 issue):')
     expect(runState(p).completed_cycles).toBe(1)
   })
 

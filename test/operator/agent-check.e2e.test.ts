@@ -67,6 +67,19 @@ describe('helix agent check', () => {
     expect(helix(dir, ['agent', 'check', noReviewAgent(dir), '--action', 'reveiw'])).toMatchObject({code: 1, stdout: ''})
   }, 30_000)
 
+  it("--verbose shows each action's stdout and stderr under its line, sanitized (SPEC 22.2)", () => {
+    const dir = tempDir()
+    const file = path.join(dir, 'failing.sh')
+    writeFileSync(file, ['#!/usr/bin/env bash', 'cat >/dev/null', 'echo "npm test: 3 failing"', 'printf \'boom on stderr\\033[2J\\n\' >&2', 'exit 1', ''].join('\n'))
+    chmodSync(file, 0o755)
+    const r = helix(dir, ['agent', 'check', file, '--action', 'implementation', '--verbose'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(/^ {2}implementation +MISSING +rc=1, bead in_progress — needs exit 0\n {6}\| npm test: 3 failing\n {6}\| boom on stderr\?\[2J\n/m)
+    expect(r.stdout).not.toContain('\u001b')
+    // without --verbose the output stays out
+    expect(helix(dir, ['agent', 'check', file, '--action', 'implementation']).stdout).not.toContain('npm test: 3 failing')
+  }, 30_000)
+
   it("a bare name that is a file here, not on PATH, hints './agent.sh'", () => {
     const dir = tempDir()
     noReviewAgent(dir)

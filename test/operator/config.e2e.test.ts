@@ -21,10 +21,15 @@ const config = (root: string) => path.join(root, '.helix', 'config.json')
 describe('.helix/config.json', () => {
   it('--save-config writes the flags typed (agent relative to the root), and a later run in a subdirectory uses them', () => {
     const root = withAgent()
-    const r = helix(root, ['run', '--agent', './agent.sh', '--workers', '2', '--timeout', '120', '--save-config', '--dry-run'])
+    // --dry-run writes nothing, --save-config included (SPEC 22.2)
+    const dry = helix(root, ['run', '--agent', './agent.sh', '--workers', '2', '--timeout', '120', '--save-config', '--dry-run'])
+    expect(dry.code).toBe(0)
+    expect(dry.stderr).toContain('helix: would save agent, timeout, workers to .helix/config.json (dry run: not written)')
+    expect(existsSync(config(root))).toBe(false)
+    const r = helix(root, ['run', '--agent', './agent.sh', '--timeout', '120', '--max-cycles', '1', '--no-auto-review', '--summary', '--save-config'])
     expect(r.code).toBe(0)
-    expect(r.stderr).toContain('helix: saved agent, timeout, workers to .helix/config.json')
-    expect(JSON.parse(readFileSync(config(root), 'utf8'))).toEqual({agent: './agent.sh', timeout: 120, workers: 2})
+    expect(r.stderr).toContain('helix: saved agent, timeout, max-cycles, auto-review to .helix/config.json')
+    expect(JSON.parse(readFileSync(config(root), 'utf8'))).toEqual({agent: './agent.sh', timeout: 120, 'max-cycles': 1, 'auto-review': false})
     const sub = path.join(root, 'src')
     mkdirSync(sub)
     const again = helix(sub, ['run', '--dry-run'])
@@ -53,12 +58,17 @@ describe('.helix/config.json', () => {
     const d = helix(root, ['doctor'], {PATH: BARE_PATH})
     expect(d.stdout).toMatch(/^ok +implementation agent .*agent\.sh/m)
     expect(d.stdout).not.toMatch(/^FAIL.*codex/m)
+    // a project whose agent is a command is not asked for codex or claude at all (SPEC 22.2)
+    expect(d.stdout).not.toMatch(/codex|claude/)
     expect(d.code).toBe(0)
   }, 30_000)
 
   it.each([
     ['{"workers": "three"}', `key 'workers' must be a whole number ≥ 0 (got "three")`],
     ['{"agnet": "./agent.sh"}', "unknown key 'agnet'"],
+    // issue 29: refused by status too, and blamed on the file, not on HELIX_WORKERS
+    ['{"workers": 0}', "key 'workers' must be a whole number from 1 to 32 (got 0)"],
+    ['{"land": "rebase"}', `key 'land' must be 'ff' or 'none' (got "rebase")`],
     ['{"agent": ', 'not valid JSON'],
     ['[1]', 'must hold one JSON object'],
   ])('invalid %s: one line naming the file and the key, exit 1, nothing run', (text, msg) => {
@@ -72,6 +82,17 @@ describe('.helix/config.json', () => {
     }
     expect(existsSync(path.join(root, '.ddx', 'run-state.json'))).toBe(false)
   }, 30_000)
+
+  it('a missing agent named by the config file says where it was set', () => {
+    const root = withAgent()
+    writeFileSync(config(root), JSON.stringify({agent: './gone.sh'}))
+    const r = helix(root, ['run'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`helix: agent '${path.join(root, 'gone.sh')}' not found or not executable (set by 'agent' in .helix/config.json; edit it or pass --agent)\n`)
+    const d = helix(root, ['doctor'])
+    expect(d.stdout).toMatch(/fix: .*'agent' in \.helix\/config\.json/)
+    expect(existsSync(path.join(root, '.ddx', 'run-state.json'))).toBe(false)
+  })
 
   it("--agent agent.sh (not on PATH) hints './agent.sh'", () => {
     const root = withAgent()

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {buildStatusModel, statusJson, type TrackerCounts} from '../../src/status/model.js'
+import {outputSize} from '../../src/status/report.js'
 import {displayWidth, renderStatusText, truncate, truncateStart} from '../../src/status/text.js'
 import {emptyRunState} from '../../src/state/run-state.js'
 import type {Bead} from '../../src/tracker/types.js'
@@ -174,6 +175,14 @@ describe('last run', () => {
     expect(m.lastRun).toMatchObject({attempted_cycles: 2, completed_cycles: 1, stop_reason: null})
     expect(renderStatusText(m)).toContain('Stopped: no stop recorded (killed?)')
   })
+
+  it('an interrupted run says so once: `interrupted (SIGTERM)`, not `interrupted (interrupted (SIGTERM))`', () => {
+    const rs = runState({pid: 1, started_at: '2026-11-22T03:00:00Z', updated_at: '2026-11-22T03:59:00Z', stop_reason: 'interrupted', stop_message: 'interrupted (SIGTERM)', last_run: {started_at: '2026-11-22T03:00:00Z', ended_at: '2026-11-22T03:45:00Z', attempted_cycles: 1, completed_cycles: 0, total_tokens: 0, stop_reason: 'interrupted'}})
+    const m = buildStatusModel({snap: snapshot([]), counts, waiting: [], staleClaims: new Set(), runState: rs, livePid: null, now: NOW})
+    const text = renderStatusText(m)
+    expect(text).toMatch(/^ {2}Stopped: interrupted \(SIGTERM\), /m)
+    expect(text).not.toContain('interrupted (interrupted')
+  })
 })
 
 describe('status progress (SPEC 16.4)', () => {
@@ -236,5 +245,70 @@ describe('status progress (SPEC 16.4)', () => {
     const shownSlots = lines.filter((l) => /^ {2}w\d+ /.test(l)).length
     expect(shownSlots + Number(/(\d+) more/.exec(more!)![1])).toBe(12)
     expect(lines.at(-1)).not.toBe('Tracker:')
+  })
+})
+
+describe('status with workers agrees with itself (issue 29)', () => {
+  const iso = (msAgo: number) => new Date(NOW.getTime() - msAgo).toISOString()
+  const live = {pid: 4242, started: iso(600_000)}
+  const slot = (n: number, bead: string) => ({slot: n, bead, title: `title of ${bead}`, attempt: 1, started_at: iso(60_000), worktree: `/w/${n}`, branch: `helix/${bead}-1`, pid: 4243})
+  const base = (workers: ReturnType<typeof slot>[]) => runState({pid: 4242, phase: 'running', started_at: iso(600_000), current_cycle: 3, workers})
+  const claimedBead = (id: string): Bead => ({id, title: `title of ${id}`, status: 'in_progress', owner: 'helix', 'claimed-at': iso(60_000), 'claimed-pid': 4242})
+  const tracked = (beads: Bead[]): TrackerCounts => ({
+    ...counts,
+    total: beads.length,
+    open: beads.filter((b) => b.status === 'open').length,
+    in_progress: beads.filter((b) => b.status === 'in_progress').length,
+    ready: beads.filter((b) => b.status === 'open').length,
+  })
+
+  it('one busy slot of a workers run: the wide layout names its bead, not `Bead: none`', () => {
+    const beads = [claimedBead('hx-a'), {id: 'hx-b', title: 'b', status: 'open'}]
+    const m = buildStatusModel({snap: snapshot(beads), counts: tracked(beads), waiting: [], staleClaims: new Set(), runState: base([slot(2, 'hx-a')]), livePid: live, now: NOW})
+    const text = renderStatusText(m)
+    expect(text).toMatch(/^ {2}Cycle: {3}3 {2}Bead: hx-a \(w2\) title of hx-a$/m)
+    expect(text).not.toContain('Bead: none')
+  })
+
+  it('two busy slots: Claimed says they are the ones running above, so it agrees with `In progress: 2`', () => {
+    const beads = [claimedBead('hx-a'), claimedBead('hx-b')]
+    const m = buildStatusModel({snap: snapshot(beads), counts: tracked(beads), waiting: [], staleClaims: new Set(), runState: base([slot(1, 'hx-a'), slot(2, 'hx-b')]), livePid: live, now: NOW})
+    const text = renderStatusText(m)
+    expect(text).toMatch(/^ {2}In progress: 2$/m)
+    expect(text).toMatch(/^ {2}w1 hx-a /m)
+    expect(text).toMatch(/^ {2}w2 hx-b /m)
+    expect(text).toMatch(/^Claimed \(besides the 2 running above\): none$/m)
+  })
+
+  it('a --remote run (claims on the remote, the local file says open): its slots count as in progress and claimed, not ready', () => {
+    const beads: Bead[] = [{id: 'hx-a', title: 'a', status: 'open'}, {id: 'hx-b', title: 'b', status: 'open'}, {id: 'hx-c', title: 'c', status: 'open'}]
+    const m = buildStatusModel({snap: snapshot(beads), counts: tracked(beads), waiting: [], staleClaims: new Set(), runState: base([slot(1, 'hx-a'), slot(2, 'hx-b')]), livePid: live, now: NOW})
+    expect(m.tracker).toMatchObject({ready: 1, in_progress: 2, open: 1})
+    expect(m.claimed.map((c) => c.id).sort()).toEqual(['hx-a', 'hx-b'])
+    const text = renderStatusText(m)
+    expect(text).toMatch(/^ {2}Ready: {7}1$/m)
+    expect(text).toMatch(/^ {2}In progress: 2$/m)
+    expect((statusJson(m) as {tracker: {in_progress: number}}).tracker.in_progress).toBe(2)
+  })
+})
+
+describe('the size status draws for', () => {
+  it('a terminal: its own width and height, or COLUMNS/LINES when set', () => {
+    expect(outputSize({isTTY: true, columns: 120, rows: 40}, {})).toEqual({width: 120, height: 39})
+    expect(outputSize({isTTY: true, columns: 120, rows: 40}, {COLUMNS: '39'})).toEqual({width: 39, height: 39})
+  })
+
+  it('a pipe or a file is not cut, unless COLUMNS says so', () => {
+    expect(outputSize({isTTY: false}, {})).toEqual({width: Infinity, height: Infinity})
+    expect(outputSize({isTTY: false}, {COLUMNS: '100'}).width).toBe(100)
+    expect(outputSize({isTTY: false}, {COLUMNS: 'wide'}).width).toBe(Infinity)
+  })
+
+  it('an uncut render keeps a long parked reason whole', () => {
+    const reason = 'intractable after 4 attempts with exponential backoff; last: rc=1: tests fail in test/very/long/path/to/a/spec.test.ts'
+    const beads: Bead[] = [{id: 'hx-a', title: 'a', status: 'open', labels: ['blocked'], notes: `BLOCKED [2026-11-22T03:00:00Z]: ${reason}`}]
+    const m = buildStatusModel({snap: snapshot(beads), counts: {...counts, total: 1, open: 1, blocked: 1}, waiting: [], staleClaims: new Set(), runState: null, livePid: null, now: NOW})
+    expect(renderStatusText(m, {width: Infinity, height: Infinity})).toContain(reason)
+    expect(renderStatusText(m)).not.toContain(reason)
   })
 })

@@ -151,7 +151,7 @@ describe('helix run with the real claude and codex CLIs', () => {
   it('real codex offline with --stall-timeout 5: stalls on two beads, then exit 4', async () => {
     const p = project()
     const r = await run(p, ['--codex', '--stall-timeout', '5'], {}, true)
-    expect(r.stderr.match(/stalled: no output for 5s/g)?.length ?? 0).toBeGreaterThanOrEqual(2)
+    expect(r.stderr.match(/codex stalled \(no output for 5s; killed\)/g)?.length ?? 0).toBeGreaterThanOrEqual(2)
     expect(r.code).toBe(4)
     expect(r.ms).toBeLessThan(90_000)
     await expectQueueUntouched(p)

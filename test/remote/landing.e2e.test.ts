@@ -147,7 +147,7 @@ describe('remote landing', () => {
       // the loop's FAILED path: unclaim first (deferred while the worktree exists), then preserve
       await a.fleet.tracker.unclaim('hx-1')
       expect(remoteRefs(f.bare)).toContain('refs/helix/claims/hx-1')
-      await a.landing.preserve(ws, `agent exited 1 (attempt ${n})`)
+      await a.landing.preserve(ws, `rc=1: tests fail (attempt ${n})`)
       const [row] = tipBeads(f.bare)
       expect(row).toMatchObject({'helix-attempts': n, status: 'open'})
       expect(Date.parse(String(row?.['helix-retry-after']))).toBeGreaterThan(Date.now())
@@ -157,7 +157,8 @@ describe('remote landing', () => {
     }
     const [row] = tipBeads(f.bare)
     expect(row?.labels).toEqual(['blocked'])
-    expect(String(row?.notes)).toMatch(/^BLOCKED \[.*\]: 4 attempts across the fleet did not land \(last on a: agent exited 1 \(attempt 4\)\)$/)
+    // the same words as one host's block (SPEC 22.2): 5.6's reason, then the last attempt's
+    expect(String(row?.notes)).toMatch(/^BLOCKED \[.*\]: intractable after 4 attempts with exponential backoff; last: rc=1: tests fail \(attempt 4\)$/)
     expect(remoteRefs(f.bare)).toEqual([])
     await a.fleet.close()
     await b.fleet.close()

@@ -25,3 +25,32 @@ describe('status --remote', () => {
     expect(g(f.bare, 'for-each-ref', '--format=%(refname)').split('\n')).toEqual(['refs/heads/main', 'refs/helix/claims/hx-1'])
   })
 })
+
+describe('the fleet view fits its pane (issue 29)', () => {
+  const view = {
+    remote: 'origin',
+    base: 'main',
+    tip: '0123456789abcdef0123',
+    counts: {total: 9, open: 3, claimed: 2, in_progress: 0, closed: 4, blocked: 0},
+    claims: [
+      {bead: 'hx-12', title: 'Parse the configuration file and report every bad key', host: 'host-b', run: 'r', attempt: 1, claimed_at: null, expires_at: '', age_s: 75, expires_in_s: 300, state: 'live' as const},
+      {bead: 'hx-13', title: 'Short', host: 'host-a', run: 'r', attempt: 1, claimed_at: null, expires_at: '', age_s: 10, expires_in_s: 290, state: 'live' as const},
+    ],
+    hosts: ['host-a', 'host-b'],
+    lease_s: 300,
+    pull_requests: [],
+  }
+
+  it('a 39-column pane: every line within 39 columns, the expiry whole on a line of its own', () => {
+    const lines = renderFleet(view, {width: 39, height: 30}).trimEnd().split('\n')
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(39)
+    expect(lines).toContain('hx-12 by host-b')
+    expect(lines).toContain('  expires in 5m')
+    expect(lines.filter((l) => /expires in/.test(l))).toHaveLength(2)
+  })
+
+  it('a pipe or a file (no width): whole lines, as before', () => {
+    const text = renderFleet(view)
+    expect(text).toContain('hx-12 claimed by host-b (expires in 5m, age 75s): Parse the configuration file and report every bad key\n')
+  })
+})

@@ -5,6 +5,9 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {buildReport, parseHistory, parseSince, readHistory} from '../../src/report/history.js'
 import {renderReportHtml, esc} from '../../src/report/html.js'
 import {cycle, run} from './helpers.js'
+import {closedWithoutCycle, leftInTracker, needsYou} from '../../src/report/facts.js'
+import {renderReportText} from '../../src/report/text.js'
+import type {TrackerSnapshot} from '../../src/tracker/types.js'
 import {makeTempDir} from '../support/tmp.js'
 
 const NOW = new Date('2026-11-23T08:00:00Z')
@@ -77,5 +80,34 @@ describe('history', () => {
     const html = renderReportHtml(buildReport({runs: [], skipped_lines: []}, parseSince('24h', NOW), NOW))
     expect(html).toContain('No cycles in this window.')
     expect(html).not.toContain('<rect class="bar')
+  })
+})
+
+describe('a fleet host, an epic and what needs the operator (issue 29)', () => {
+  const now = Date.parse('2026-11-24T08:00:00Z')
+  const iso = (min: number) => new Date(now - min * 60_000).toISOString()
+  const beads = [
+    {id: 'ep', title: 'Epic', issue_type: 'epic', status: 'closed', closed_at: iso(30)},
+    {id: 'c1', title: 'Child', status: 'closed', parent: 'ep', closed_at: iso(31)},
+    // another host's plain task, closed in the same hours: not ours, and no epic
+    {id: 'theirs', title: 'Their task', status: 'closed', closed_at: iso(40)},
+    {id: 'stuck', title: 'Stuck', status: 'open', labels: ['blocked'], notes: `BLOCKED [${iso(50)}]: intractable after 4 attempts with exponential backoff; last: rc=1: tests fail`},
+  ]
+  const snap = {beads, byId: new Map(beads.map((b) => [b.id, b])), duplicateIds: []} as unknown as TrackerSnapshot
+  const r = buildReport({runs: [run(now, 120, 20, [cycle(now, 1, 1, 'c1', 'COMPLETE', 60, 31), cycle(now, 2, 1, 'stuck', 'FAILED', 58, 50, {reason: 'rc=1: tests fail'})], {host: 'host-a'})], skipped_lines: []}, new Date(now - 86_400_000), new Date(now))
+
+  it('only a parent of a bead these runs closed counts as closed with its children, on the host that closed the child', () => {
+    expect(r.closed).toEqual([expect.objectContaining({id: 'c1', host: 'host-a', via: 'cycle'})])
+    expect(closedWithoutCycle(snap, r)).toEqual([expect.objectContaining({id: 'ep', via: 'tracker', host: 'host-a'})])
+  })
+
+  it('the text opens with what needs the operator and names the host of each closed bead', () => {
+    const full = {...r, left: leftInTracker(snap), closed: [...r.closed, ...closedWithoutCycle(snap, r)]}
+    full.needs_you = needsYou(full)
+    const text = renderReportText(full)
+    expect(text.split('\n')[0]).toBe('1 bead needs you: stuck blocked: rc=1: tests fail')
+    expect(text).toMatch(/^ {2}c1 {2}Title of c1 {2}\[[0-9a-f]+\] \(on host-a\)$/m)
+    expect(text).toMatch(/^ {2}ep {2}Epic {2}\[closed with its children\] \(on host-a\)$/m)
+    expect(text).not.toContain('theirs')
   })
 })

@@ -20,14 +20,20 @@ describe('helix report: the morning after (issue 20)', () => {
     expect(out).toMatch(/^ {2}\d{4}-\d\d-\d\d \d\d:\d\d → \d\d:\d\d {2}\.\/agent\.sh, 3 workers$/m)
     expect(out).toMatch(/^ {4}cycles: 2 completed of 7 attempted; 0 tokens$/m)
     expect(out).toContain('    stopped: error: review output missing REVIEW_STATUS trailer\n')
-    // failures: numbered attempts, no two identical lines, the later close named
-    const failures = out.split('\n').filter((l) => /^ {2}hx-\S+ {2}attempt /.test(l))
+    // SPEC 22.2: it opens with what needs the operator
+    expect(out.split('\n')[0]).toBe('1 bead needs you: hx-g7 blocked: failed 3 times')
+    // failures grouped by bead: a header per bead, its numbered attempts under it, no two identical lines
+    expect(out).toMatch(/^Failures \(5 on 2 beads\):$/m)
+    const failures = out.split('\n').filter((l) => /^ {4}attempt /.test(l))
     expect(failures).toHaveLength(5)
     expect(new Set(failures).size).toBe(5)
-    expect(out).toMatch(/^ {2}hx-b2 {2}attempt 1 at \d\d:\d\d: FAILED \(rc=1: tests failed\) — closed on attempt 3 — Write the output$/m)
-    expect(out).toMatch(/^ {2}hx-b2 {2}attempt 2 at \d\d:\d\d: FAILED \(rc=1: tests failed\) — closed on attempt 3/m)
-    expect(out).toMatch(/^ {2}hx-g7 {2}attempt 3 at \d\d:\d\d: NOT_COMPLETED \(bead still open\) — still not closed/m)
-    expect(out).toContain(`    log: ${log} (cycle 4)\n`)
+    const section = out.slice(out.indexOf('Failures ('), out.indexOf('\nBlocked ('))
+    expect(section).toMatch(
+      /^ {2}hx-b2 — Write the output\n {4}attempt 1 at \d\d:\d\d: FAILED \(rc=1: tests failed\) — closed on attempt 3\n {6}log: .*\n {4}attempt 2 at \d\d:\d\d: FAILED \(rc=1: tests failed\) — closed on attempt 3\n/m,
+    )
+    expect(section).toMatch(/^ {2}hx-g7 — Flaky network test\n {4}attempt 1 /m)
+    expect(section).toMatch(/^ {4}attempt 3 at \d\d:\d\d: NOT_COMPLETED \(bead still open\) — still not closed$/m)
+    expect(out).toContain(`      log: ${log} (cycle 4)\n`)
     // the epic closed with its last child: counted, with the two cycle closes
     expect(out).toMatch(/^Closed \(3\):$/m)
     expect(out).toMatch(/^ {2}hx-epic {2}The exporter {2}\[closed with its children\]$/m)
@@ -57,6 +63,11 @@ describe('helix report: the morning after (issue 20)', () => {
       expect(r.stdout.startsWith('<!doctype html>')).toBe(true)
       expect(r.stdout.trimEnd().endsWith('</html>')).toBe(true)
       expect(r.stdout).toContain('id="verdicts"')
+      expect(r.stdout).toContain('<p id="needs-you"><b>1 bead needs you: hx-g7 blocked: failed 3 times</b></p>')
+      // the chart counts the epic closed with its children, as the headline does (issue 29)
+      expect(r.stdout).toMatch(/<b id="total-closed">3<\/b>/)
+      expect(r.stdout).toMatch(/text-anchor="end">3<\/text>/)
+      expect(r.stdout.match(/class="cum-point"/g)).toHaveLength(3)
     }
     expect(existsSync(path.join(root, '-'))).toBe(false)
     expect(readdirSync(root).sort()).toEqual(before)

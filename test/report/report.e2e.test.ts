@@ -32,12 +32,13 @@ describe('helix report (built CLI)', () => {
     expect(out).toMatch(/^Closed \(4\):$/m)
     expect(out).toMatch(/^  hx-a1  Title of hx-a1  \[aaaa1000de\]$/m)
     expect(out).not.toContain('hx-old') // 2 days ago: outside the default window
-    expect(out).toMatch(/^Failures \(6\):$/m)
-    expect(out).toMatch(/^  hx-b2  attempt 1 at \d\d:\d\d: FAILED \(rc=1: npm test failed\) — closed on attempt 2 — Title of hx-b2$/m)
-    expect(out).toMatch(/^  hx-e5  attempt 1 at \d\d:\d\d: NOT_LANDED \(conflict in a\.ts\) — still not closed/m)
-    expect(out).toMatch(/^  hx-g7  attempt 1 at \d\d:\d\d: NOT_COMPLETED \(bead still open\)/m)
-    expect(out).toMatch(/^  hx-g7  attempt 2 at \d\d:\d\d: NOT_COMPLETED \(bead still open\)/m)
-    expect(out).toMatch(/^  hx-g7  attempt 3 at \d\d:\d\d: STALLED \(no output for 600s\) — still not closed/m)
+    // grouped by bead (issue 29): the bead once, its attempts under it
+    expect(out).toMatch(/^Failures \(6 on 4 beads\):$/m)
+    expect(out).toMatch(/^ {2}hx-b2 — Title of hx-b2\n {4}attempt 1 at \d\d:\d\d: FAILED \(rc=1: npm test failed\) — closed on attempt 2$/m)
+    expect(out).toMatch(/^ {2}hx-e5 — Title of hx-e5\n {4}attempt 1 at \d\d:\d\d: NOT_LANDED \(conflict in a\.ts\) — still not closed$/m)
+    expect(out).toMatch(
+      /^ {2}hx-g7 — Title of hx-g7\n {4}attempt 1 at \d\d:\d\d: NOT_COMPLETED \(bead still open\).*\n {4}attempt 2 at \d\d:\d\d: NOT_COMPLETED \(bead still open\).*\n {4}attempt 3 at \d\d:\d\d: STALLED \(no output for 600s\) — still not closed$/m,
+    )
     // the runs table: agent, workers, stop reason
     expect(out).toMatch(/^  \d{4}-\d\d-\d\d \d\d:\d\d → \d\d:\d\d  codex, review claude, 2 workers$/m)
     expect(out).toMatch(/^    cycles: 3 completed of 6 attempted; 9,000 tokens, \$0\.45$/m)
@@ -121,8 +122,8 @@ describe('helix report (built CLI)', () => {
     const r = helix(root, ['report'])
     expect(r.code).toBe(0)
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
-    expect(r.stdout).toContain('hx-z?]0;x??[2J???⏎next  attempt 1 at ')
-    expect(r.stdout).toContain('FAILED (rc=1: ?]0;x??[2J???⏎next) — still not closed — T?]0;x??[2J???⏎next')
+    expect(r.stdout).toContain('  hx-z?]0;x??[2J???⏎next — T?]0;x??[2J???⏎next\n    attempt 1 at ')
+    expect(r.stdout).toContain('FAILED (rc=1: ?]0;x??[2J???⏎next) — still not closed\n')
     expect(r.stdout).toContain('why?]0;x??[2J???⏎next (1 attempt)')
     expect(r.stdout).toContain('error?]0;x??[2J???⏎next')
   })

@@ -31,6 +31,12 @@ describe('report (the exact stdout of ready/status/blocked)', () => {
     expect(depTreeText(snap, 'a')).toBe('a [open] A\n├── b [closed] B\n│   └── a (cycle)\n└── z (missing)\n')
   })
 
+  it('show of an epic lists its children (issue 29)', () => {
+    const snap = parseTracker('{"id":"ep","issue_type":"epic","title":"E"}\n{"id":"c1","parent":"ep","status":"closed","title":"one"}\n{"id":"c2","parent":"ep","title":"two\\u001b[2J"}\n{"id":"x","title":"other"}\n', 't')
+    expect(showText(snap.byId.get('ep')!, snap)).toBe('[open] ep (epic) — E\n  children: 1 of 2 closed\n    c1 [closed] one\n    c2 [open] two?[2J\n')
+    expect(showText(snap.byId.get('x')!, snap)).not.toContain('children')
+  })
+
   it('a missing tracker is empty, not an error', async () => {
     const {root} = tempProject()
     expect(await trackerReadyOutput({cwd: root, env: {}})).toBe('')

@@ -14,6 +14,7 @@ export default class AgentCheck extends HelixCommand {
   static override flags = {
     action: Flags.string({description: 'check only these actions, comma-separated (default: all seven)', helpValue: 'A,B'}),
     timeout: Flags.string({description: 'seconds per action (default 60)', helpValue: 'SECONDS'}),
+    verbose: Flags.boolean({description: "show each action's output (stdout and stderr) under its line (default: off)", default: false}),
   }
 
   async run(): Promise<void> {
@@ -32,7 +33,7 @@ export default class AgentCheck extends HelixCommand {
     }
     const timeoutSec = flags.timeout === undefined ? 60 : parseTimeout(flags.timeout)
     const agent = resolveAgent(args.agent, process.env, process.cwd())
-    const verdicts = await checkAgentProtocol({agent, actions, timeoutSec})
+    const verdicts = await checkAgentProtocol({agent, actions, timeoutSec, verbose: flags.verbose})
     process.stdout.write(sanitizeBlock(renderVerdicts(agent.name, verdicts)))
     if (verdicts.some((v) => !v.ok)) this.exit(EXIT.ERROR)
   }
