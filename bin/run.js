@@ -18,6 +18,15 @@
 // Exit codes: this file sets none itself; every code helix exits with comes from
 // the EXIT table in src/util/errors.ts (literals here would only be to avoid that
 // import on the startup path, and must match the table).
+// `helix run` / `helix build`: a signal from the very first line is kept, not fatal. The
+// command's own handlers (src/cli/run-signals.ts) take these off once they are in and
+// act on what was kept, so the run still ends the orderly way (exit 130 / 143 / 129).
+if (process.argv[2] === 'run' || process.argv[2] === 'build') {
+  const kept = []
+  const keep = (sig) => kept.push(sig)
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, keep)
+  globalThis[Symbol.for('helix.earlySignals')] = {kept, off: () => ['SIGINT', 'SIGTERM', 'SIGHUP'].forEach((sig) => process.off(sig, keep))}
+}
 let handled = false
 const mode = process.env.NODE_ENV
 if (mode !== 'development' && mode !== 'test' && process.env.HELIX_NO_FAST_PATH !== '1') {

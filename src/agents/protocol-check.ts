@@ -41,6 +41,8 @@ export interface ProtocolCheckOptions {
   actions?: readonly ActionName[]
   timeoutSec?: number
   env?: NodeJS.ProcessEnv
+  /** an abort (the run's SIGTERM): the agent's group is ended, the throw-away project removed, and the reason thrown */
+  signal?: AbortSignal
 }
 
 function git(cwd: string, args: string[]): void {
@@ -50,6 +52,15 @@ function git(cwd: string, args: string[]): void {
 /** A throw-away project: git repo with one commit, a tracker holding one bead. */
 async function scratchProject(env: NodeJS.ProcessEnv): Promise<{root: string; beadId: string; token: string}> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'helix-agent-check-'))
+  try {
+    return await fillScratch(root, env)
+  } catch (error) {
+    rmSync(root, {recursive: true, force: true, maxRetries: 3, retryDelay: 50})
+    throw error
+  }
+}
+
+async function fillScratch(root: string, env: NodeJS.ProcessEnv): Promise<{root: string; beadId: string; token: string}> {
   git(root, ['init', '-q', '-b', 'main'])
   git(root, ['config', 'user.email', 'agent-check@helix.invalid'])
   git(root, ['config', 'user.name', 'helix agent check'])
@@ -148,6 +159,7 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
     const verdicts: ActionVerdict[] = []
     try {
       for (const action of actions) {
+        if (opts.signal?.aborted) break
         const prompt = await buildPrompt(action, {root: scratch.root, beadId: scratch.beadId, scope: action === 'review' ? 'last-commit' : 'repo', env, contextMd: ''})
         let r: DispatchResult
         try {
@@ -161,6 +173,7 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
             claimToken: action === 'implementation' ? scratch.token : undefined,
             env: agentEnv,
             log,
+            signal: opts.signal,
           })
         } catch (error) {
           verdicts.push({action, ok: false, answered: 'nothing', missing: `a run (${errorMessage(error)})`, notes: []})
@@ -171,6 +184,8 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
     } finally {
       log.close()
     }
+    // interrupted: no verdict (an agent cut short answered nothing); the finally below removes the project
+    opts.signal?.throwIfAborted()
     return verdicts
   } finally {
     rmSync(scratch.root, {recursive: true, force: true, maxRetries: 3, retryDelay: 50})
@@ -215,7 +230,7 @@ export interface ReviewPreflight {
  * answer is cached in `<cacheDir>/agent-check.json` by the agent file's sha256, so it
  * runs again only when the script changes. HELIX_AGENT_PREFLIGHT=0 skips it.
  */
-export async function reviewPreflight(agent: AgentSpec, cacheDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ReviewPreflight> {
+export async function reviewPreflight(agent: AgentSpec, cacheDir: string, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<ReviewPreflight> {
   if (agent.kind !== 'command') return {ok: true, how: 'builtin', detail: `${agent.kind} answers reviews from the prompt`}
   if (['0', 'false', 'no', 'off'].includes((env.HELIX_AGENT_PREFLIGHT ?? '').trim().toLowerCase())) {
     return {ok: true, how: 'skipped', detail: 'review probe skipped (HELIX_AGENT_PREFLIGHT=0)'}
@@ -229,7 +244,7 @@ export async function reviewPreflight(agent: AgentSpec, cacheDir: string, env: N
     cache = {}
   }
   if (key && cache[key]) return {...cache[key], how: 'cached'}
-  const [v] = await checkAgentProtocol({agent, actions: ['review'], timeoutSec: 60, env})
+  const [v] = await checkAgentProtocol({agent, actions: ['review'], timeoutSec: 60, env, signal})
   const result = {ok: v.ok, detail: v.ok ? `answers reviews (${v.answered})` : `gave no REVIEW_STATUS trailer to a review prompt (${v.answered})`}
   if (key) {
     try {
