@@ -36,6 +36,11 @@ try {
   if (got['status-cold']) row('  same, no parse cache (every run parses)', `${x(got['status-cold'].ratio)}`, '', undefined)
   if (got['loop-10000']) row(`per-cycle overhead, 10k beads ${got['loop-10000'].mb.toFixed(1)} MB, vs node -e 0`, `${x(got['loop-10000'].ratio)} (${got['loop-10000'].perCycle.toFixed(1)} ms; CPU ${got['loop-10000'].cpu.toFixed(1)} ms)`, '≤ 1.0×', got['loop-10000'].ratio <= 1)
   if (got['ready-100000']) row('tracker ready --json, 100k beads vs node -e 0', `${x(got['ready-100000'].ratio)} (${got['ready-100000'].helixMs.toFixed(0)} ms)`, '≤ 12×', got['ready-100000'].ratio <= 12)
+  if (got.sandbox) {
+    const b = got.sandbox
+    row('sandbox overhead per dispatch (bwrap vs plain start)', `${b.perDispatchMs.toFixed(1)} ms`, '< 50 ms', b.perDispatchMs < 50)
+    row(`  per attempt, ${b.files} files: clone + confined fetch`, `${b.cloneMs.toFixed(0)} + ${b.fetchMs.toFixed(0)} ms`, '', undefined)
+  }
   if (got.workers) {
     const w = got.workers
     row(`${w.beads} beads × ${w.sleepMs / 1000} s agent, --workers 4 / --workers 1`, `${w.ratio.toFixed(2)} (${(w.wN / 1000).toFixed(1)} vs ${(w.w1 / 1000).toFixed(1)} s)`, '≤ 0.33', w.ratio <= 1 / 3)

@@ -21,6 +21,7 @@ const srcDir = path.resolve(root, process.env.HELIX_CHECK_SRC ?? 'src')
 export const LAYERS = [
   {name: 'commands', folders: ['commands', 'hooks']},
   {name: 'cli glue', folders: ['cli']},
+  {name: 'dashboard', folders: ['dashboard']},
   {name: 'app wiring', folders: ['app']},
   {name: 'report', folders: ['report']},
   {name: 'operator surface and loop adapters', folders: ['status', 'output']},

@@ -20,7 +20,7 @@ import {errorMessage} from '../util/errors.js'
 import {buildPrompt} from './prompts.js'
 import {dispatchAgent} from './runner.js'
 import {BACKFILL_STATUS, BACKFILL_SUCCESS, NEXT_ACTION_CODES, REVIEW_STATUS, trailerInt, trailerValue} from './trailers.js'
-import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from './types.js'
+import type {ActionName, AgentSpec, Confine, DispatchResult, SessionLogLike} from './types.js'
 
 /** Every action helix dispatches, in the order `agent check` runs them. */
 export const PROTOCOL_ACTIONS: readonly ActionName[] = ['implementation', 'check', 'review', 'alignment', 'plan', 'polish', 'backfill']
@@ -41,6 +41,8 @@ export interface ProtocolCheckOptions {
   actions?: readonly ActionName[]
   timeoutSec?: number
   env?: NodeJS.ProcessEnv
+  /** SPEC 21 `--sandbox`: the probe runs confined like every other agent call */
+  confine?: Confine
   /** an abort (the run's SIGTERM): the agent's group is ended, the throw-away project removed, and the reason thrown */
   signal?: AbortSignal
 }
@@ -173,6 +175,7 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
             claimToken: action === 'implementation' ? scratch.token : undefined,
             env: agentEnv,
             log,
+            ...(opts.confine ? {confine: opts.confine} : {}),
             signal: opts.signal,
           })
         } catch (error) {
@@ -230,7 +233,7 @@ export interface ReviewPreflight {
  * answer is cached in `<cacheDir>/agent-check.json` by the agent file's sha256, so it
  * runs again only when the script changes. HELIX_AGENT_PREFLIGHT=0 skips it.
  */
-export async function reviewPreflight(agent: AgentSpec, cacheDir: string, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<ReviewPreflight> {
+export async function reviewPreflight(agent: AgentSpec, cacheDir: string, env: NodeJS.ProcessEnv = process.env, confine?: Confine, signal?: AbortSignal): Promise<ReviewPreflight> {
   if (agent.kind !== 'command') return {ok: true, how: 'builtin', detail: `${agent.kind} answers reviews from the prompt`}
   if (['0', 'false', 'no', 'off'].includes((env.HELIX_AGENT_PREFLIGHT ?? '').trim().toLowerCase())) {
     return {ok: true, how: 'skipped', detail: 'review probe skipped (HELIX_AGENT_PREFLIGHT=0)'}
@@ -244,7 +247,7 @@ export async function reviewPreflight(agent: AgentSpec, cacheDir: string, env: N
     cache = {}
   }
   if (key && cache[key]) return {...cache[key], how: 'cached'}
-  const [v] = await checkAgentProtocol({agent, actions: ['review'], timeoutSec: 60, env, signal})
+  const [v] = await checkAgentProtocol({agent, actions: ['review'], timeoutSec: 60, env, ...(confine ? {confine} : {}), signal})
   const result = {ok: v.ok, detail: v.ok ? `answers reviews (${v.answered})` : `gave no REVIEW_STATUS trailer to a review prompt (${v.answered})`}
   if (key) {
     try {

@@ -347,9 +347,13 @@ function verdictOf(decoder: OutputDecoder): AgentVerdict {
  * argv travels as positional parameters, never as shell text.
  */
 function spawnAgent(req: DispatchRequest, inv: Invocation, dispatchId: string, logPath: string): ChildProcess {
-  return spawn('/bin/sh', ['-c', AGENT_WRAPPER, inv.file, ...inv.args], {
-    cwd: req.cwd ?? req.root,
-    env: agentEnv(req, dispatchId, logPath),
+  const cwd = req.cwd ?? req.root
+  const env = agentEnv(req, dispatchId, logPath)
+  // SPEC 21: the watchdog runs outside the sandbox (it must see helix's pid); it execs bwrap
+  const run = req.confine ? req.confine([inv.file, ...inv.args], env, cwd) : {argv: [inv.file, ...inv.args], env}
+  return spawn('/bin/sh', ['-c', AGENT_WRAPPER, ...run.argv], {
+    cwd,
+    env: run.env,
     detached: true,
     stdio: [inv.stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'ignore'],
   })

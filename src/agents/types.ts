@@ -47,7 +47,15 @@ export interface DispatchRequest {
   slot?: number
   /** called once with the agent's pid when it has been spawned (run-state `workers[].pid`) */
   onSpawn?: (pid: number) => void
+  /**
+   * SPEC 21 `--sandbox`: turns the agent's argv and environment into the confined
+   * ones (proc/sandbox.ts). The watchdog stays outside, in the same process group.
+   */
+  confine?: Confine
 }
+
+/** SPEC 21: turns an argv and environment into confined ones (proc/sandbox.ts `confineAt`) */
+export type Confine = (argv: string[], env: NodeJS.ProcessEnv, cwd: string) => {argv: string[]; env: NodeJS.ProcessEnv}
 
 /**
  * What a dispatch says about the agent itself, apart from the bead (SPEC 14.1).

@@ -147,6 +147,7 @@ export function realLoopDeps(input: WiringInput): RealLoop {
           ...(a.stallTimeoutSec ? {stallTimeoutSec: a.stallTimeoutSec} : {}),
           ...(a.slot !== undefined ? {slot: a.slot} : {}),
           ...(a.onSpawn ? {onSpawn: a.onSpawn} : {}),
+          ...(a.confine ? {confine: a.confine} : {}),
         }),
       describe(agent, action, prompt) {
         // SPEC 16.6: --dry-run works with no agent installed and says so

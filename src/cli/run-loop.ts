@@ -5,6 +5,7 @@
  */
 import {killAllAgentGroups} from '../proc/groups.js'
 import {armRunSignals, type RunSignals} from './run-signals.js'
+import type {Confine} from '../agents/types.js'
 import {parseRunLimits, type LimitFlags} from './run-limits.js'
 import {runLoop} from '../loop/orchestrator.js'
 import {OfflineAbort} from '../loop/stop.js'
@@ -19,15 +20,18 @@ export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
   /**
    * runs once every flag is checked and before anything starts (the review preflight,
-   * --save-config); `signal` is the run's abort (a SIGTERM meanwhile ends what it started)
+   * --save-config); `signal` is the run's abort (a SIGTERM meanwhile ends what it started),
+   * `confine` the sandbox's confinement for the preflight's probe (SPEC 21)
    */
-  beforeStart?: (signal: AbortSignal) => Promise<void>
+  beforeStart?: (signal: AbortSignal, confine?: Confine) => Promise<void>
   /** `--keep-preserved DAYS` (issue 20 item 8) */
   keepPreserved?: string
   /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
   limits?: LimitFlags
   /** h4, SPEC 19: `--remote <name>`, `--lease`, `--max-offline` */
   remote?: {remote?: string; lease?: string; 'max-offline'?: string}
+  /** SPEC 21: `--sandbox`, `--sandbox-network` (HELIX_SANDBOX / the config fill them) */
+  sandbox?: {sandbox?: boolean; 'sandbox-network'?: string}
 }
 
 /** The notifier (SPEC 14.6); createNotifier validates the command (HelixError 1 when it cannot run). */
@@ -70,10 +74,16 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   const keepDays = parseKeepPreserved(input.keepPreserved, input.env)
   const where = await linkedWorktreeProblem(input.cwd, input.env)
   if (where) throw new HelixError(where, EXIT.ERROR)
+  // SPEC 21.2: a sandbox that cannot work here is refused before anything is claimed
+  const sandboxing = input.sandbox && !once ? await import('../app/sandbox-wiring.js') : null
+  const {loadConfig} = await import('../config/project-config.js')
+  const sandbox = sandboxing ? sandboxing.sandboxOptions(input.sandbox ?? {}, input.env, loadConfig(input.cwd)) : null
+  if (sandbox && remoteFlags) throw new HelixError('--sandbox does not combine with --remote yet; run the sandboxed host without --remote', EXIT.ERROR)
+  if (sandbox && sandboxing && !input.options.dryRun) sandboxing.refuseWithoutSandbox(sandbox, input.env)
   const ac = signals
   if (!ac.signal.aborted) {
     try {
-      await input.beforeStart?.(ac.signal)
+      await input.beforeStart?.(ac.signal, sandbox && sandboxing && !input.options.dryRun ? sandboxing.preflightConfine(sandbox) : undefined)
     } catch (error) {
       // a preflight cut short by the signal: the loop reports the interruption below
       if (!ac.signal.aborted) throw error
@@ -88,6 +98,7 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)))
   // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
   else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays)
+  if (sandbox && sandboxing && !dry) sandboxing.attachSandbox(real, sandbox, input.env, timeoutSec)
   // --dry-run --remote previews the remote's queue (at its fetched tip, live claims shown), not the local tracker
   if (remoteFlags && dry) await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => {}, true)
   const r = await runLoop(deps, {
@@ -102,6 +113,7 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
     ...(limits.maxBeadTokens !== undefined ? {maxBeadTokens: limits.maxBeadTokens} : {}),
     ...(limits.maxBeadCost !== undefined ? {maxBeadCost: limits.maxBeadCost} : {}),
     maxQuotaWaitSec: limits.maxQuotaWaitSec,
+    ...(sandbox ? {sandboxed: true, flags: {...(input.options.flags ?? {}), sandbox: true, 'sandbox-network': sandbox.network}} : {}),
   })
   await fleet?.close()
   // SPEC 19.4: past --max-offline the run stops with every attempt preserved, exit 4

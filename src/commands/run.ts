@@ -3,6 +3,7 @@ import {agentFlags} from '../cli/agent-flags.js'
 import {armRunSignals} from '../cli/run-signals.js'
 import {HelixCommand} from '../util/base-command.js'
 import {EXIT, HelixError} from '../util/errors.js'
+import type {Confine} from '../agents/types.js'
 
 export default class Run extends HelixCommand {
   static override summary = 'Drain the ready queue through the agent in bounded cycles'
@@ -32,6 +33,8 @@ export default class Run extends HelixCommand {
     remote: Flags.string({description: "several hosts, one queue: the tracker on this git remote's base branch, claims as lease refs there (default: none, one host)", helpValue: 'NAME'}),
     lease: Flags.string({description: 'with --remote: claim lease in seconds, renewed every lease/3 (default 300)', helpValue: 'SECONDS'}),
     'max-offline': Flags.string({description: 'with --remote: stop (exit 4) once the remote was unreachable this long (default 3600)', helpValue: 'SECONDS'}),
+    sandbox: Flags.boolean({description: 'confine every agent call with bubblewrap: a private clone per attempt, read-only system, empty home (default HELIX_SANDBOX or config sandbox, off)', allowNo: true}),
+    'sandbox-network': Flags.string({description: "with --sandbox: 'on' keeps the network, 'none' cuts it (default HELIX_SANDBOX_NETWORK or on)", helpValue: 'on|none'}),
     'save-config': Flags.boolean({description: 'write the flags given here into .helix/config.json (merged), then run; later runs use them as defaults', default: false}),
   }
 
@@ -53,14 +56,14 @@ export default class Run extends HelixCommand {
     const autoAlign = flags['auto-align'] ?? !['0', 'false', 'no', 'off'].includes((env.HELIX_AUTO_ALIGN ?? '1').trim().toLowerCase())
     const agent = {agent: flags.agent, claude: flags.claude, codex: flags.codex, model: flags.model, effort: flags.effort, timeout: flags.timeout}
     // after every flag was checked (bad input changes nothing on disk), before anything starts
-    const beforeStart = async (signal: AbortSignal): Promise<void> => {
+    const beforeStart = async (signal: AbortSignal, confine?: Confine): Promise<void> => {
       if (autoReview && !flags['dry-run']) {
         // issue 20: an agent that cannot review is caught now, not after the night's first epic
         const {findDdxRoot} = await import('../util/root.js')
         const root = findDdxRoot(cwd)
         if (root) {
           const {runReviewPreflight} = await import('../status/review-preflight.js')
-          const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root, signal)
+          const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root, confine, signal)
           if (refusal) throw new HelixError(refusal, EXIT.ERROR)
         }
       }
@@ -90,6 +93,7 @@ export default class Run extends HelixCommand {
         'max-quota-wait': flags['max-quota-wait'],
         notify: flags.notify,
       },
+      sandbox: {sandbox: flags.sandbox, 'sandbox-network': flags['sandbox-network']},
       ...(flags.remote !== undefined || flags.lease !== undefined || flags['max-offline'] !== undefined ? {remote: {remote: flags.remote, lease: flags.lease, 'max-offline': flags['max-offline']}} : {}),
       options: {
         maxCycles,

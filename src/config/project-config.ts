@@ -19,7 +19,7 @@ import {readConfigText} from './config-file.js'
 
 export const CONFIG_PATH = path.join('.helix', 'config.json')
 
-type KeyType = 'string' | 'int' | 'number' | 'bool'
+type KeyType = 'string' | 'int' | 'number' | 'bool' | 'list'
 
 interface KeySpec {
   type: KeyType
@@ -49,9 +49,15 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   'review-every': {type: 'int', what: 'periodic alignment every N completed cycles'},
   'review-threshold': {type: 'int', what: 'review when a cycle changed at least N lines'},
   'max-cycles': {type: 'int', what: 'stop after N completed cycles'},
+  sandbox: {type: 'bool', env: 'HELIX_SANDBOX', what: 'run every agent call in a bubblewrap sandbox (SPEC 21)'},
+  'sandbox-network': {type: 'string', env: 'HELIX_SANDBOX_NETWORK', what: "'on' or 'none' (none unshares the network)"},
+  sandboxWritable: {type: 'list', what: 'extra paths the sandboxed agent may write (~/ is the home)'},
+  sandboxReadable: {type: 'list', what: 'extra paths the sandboxed agent may read under home or /tmp'},
+  sandboxHidden: {type: 'list', what: 'paths hidden from the sandboxed agent'},
+  sandboxEnv: {type: 'list', what: 'extra environment variables kept in the sandbox (NAME or PREFIX_*)'},
 }
 
-export type ConfigValue = string | number | boolean
+export type ConfigValue = string | number | boolean | string[]
 export type ProjectConfig = Record<string, ConfigValue>
 
 function bad(file: string, msg: string): HelixError {
@@ -60,13 +66,15 @@ function bad(file: string, msg: string): HelixError {
 
 function checkValue(file: string, key: string, spec: KeySpec, v: unknown): ConfigValue {
   const ok =
-    spec.type === 'string'
+    spec.type === 'list'
+      ? Array.isArray(v) && v.every((x) => typeof x === 'string' && x.trim() !== '')
+      : spec.type === 'string'
       ? typeof v === 'string' && v.trim() !== ''
       : spec.type === 'bool'
         ? typeof v === 'boolean'
         : typeof v === 'number' && Number.isFinite(v) && v >= 0 && (spec.type === 'number' || Number.isInteger(v))
   if (!ok) {
-    const want = {string: 'a non-empty string', int: 'a whole number ≥ 0', number: 'a number ≥ 0', bool: 'true or false'}[spec.type]
+    const want = {list: 'a list of non-empty strings', string: 'a non-empty string', int: 'a whole number ≥ 0', number: 'a number ≥ 0', bool: 'true or false'}[spec.type]
     throw bad(file, `key '${key}' must be ${want} (got ${JSON.stringify(v) ?? String(v)})`)
   }
   return v as ConfigValue
@@ -116,6 +124,7 @@ export function configuredEnv(env: NodeJS.ProcessEnv, cwd: string): NodeJS.Proce
   for (const [key, value] of Object.entries(config)) {
     const name = CONFIG_KEYS[key]?.env
     if (!name || (out[name] !== undefined && out[name] !== '')) continue
+    if (Array.isArray(value)) continue
     let v = typeof value === 'boolean' ? (value ? '1' : '0') : String(value)
     if ((key === 'agent' || key === 'review-agent') && v.includes('/') && root) v = path.resolve(root, v)
     out[name] = v
@@ -146,6 +155,8 @@ export function configFromFlags(flags: Record<string, unknown>): ProjectConfig {
     if (spec.type === 'int' || spec.type === 'number') {
       const n = typeof v === 'number' ? v : Number(String(v).trim())
       if (Number.isFinite(n)) out[key] = n
+    } else if (spec.type === 'list') {
+      if (Array.isArray(v)) out[key] = v.map(String)
     } else out[key] = spec.type === 'bool' ? Boolean(v) : String(v)
   }
   return out

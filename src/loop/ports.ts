@@ -66,6 +66,8 @@ export interface DispatchArgs {
   slot?: number
   /** called once with the agent's pid after the spawn */
   onSpawn?: (pid: number) => void
+  /** SPEC 21 `--sandbox`: confines the agent (set by the sandbox wiring, never by the loop) */
+  confine?: (argv: string[], env: NodeJS.ProcessEnv, cwd: string) => {argv: string[]; env: NodeJS.ProcessEnv}
 }
 
 export interface LoopAgents {
@@ -214,6 +216,8 @@ export interface LoopOptions {
   maxQuotaWaitSec?: number
   /** the flags the run started with, for runs.jsonl (SPEC 16.5) */
   flags?: Record<string, unknown>
+  /** SPEC 21.2: the run is sandboxed (recorded in run-state for `helix status`) */
+  sandboxed?: boolean
 }
 
 export interface LoopResult {

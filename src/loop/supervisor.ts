@@ -128,7 +128,7 @@ export class Run {
     const prev = await this.d.state.load()
     const agent = this.d.agents.impl.name
     const review = this.d.agents.review.name
-    this.ledger.begin(prev, {agent, review_agent: review, max_cycles: this.o.maxCycles > 0 ? this.o.maxCycles : null})
+    this.ledger.begin(prev, {agent, review_agent: review, max_cycles: this.o.maxCycles > 0 ? this.o.maxCycles : null, ...(this.o.sandboxed ? {sandboxed: true} : {})})
     this.log = await this.d.openLog()
     this.d.out.attach(this.log)
     this.ledger.setLog(this.log.path)

@@ -273,14 +273,14 @@ export interface ScriptRun {
  */
 export async function runScript(
   file: string,
-  opts: {cwd: string; timeoutSec: number; signal?: AbortSignal; graceMs?: number; env?: NodeJS.ProcessEnv},
+  opts: {cwd: string; timeoutSec: number; signal?: AbortSignal; graceMs?: number; env?: NodeJS.ProcessEnv; args?: string[]},
 ): Promise<ScriptRun> {
   const {execa} = await import('execa')
   const graceMs = opts.graceMs ?? killGraceMs()
   const TAIL = 64 * 1024
   let output = ''
   let timedOut = false
-  const sub = execa(file, [], {
+  const sub = execa(file, opts.args ?? [], {
     cwd: opts.cwd,
     ...(opts.env ? {env: opts.env, extendEnv: false} : {}),
     stdin: 'ignore',

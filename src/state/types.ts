@@ -115,6 +115,8 @@ export interface RunState {
   stop_message?: string | null
   /** supervisory beads the run filed (acceptance failures, review findings) — status's injected_supervisory */
   injected_supervisory?: Array<{id: string; type: string; triggering_cycle: number; triggering_bead: string; created_at: string}>
+  /** SPEC 21.2: the run confines its agents with bubblewrap (`--sandbox`) */
+  sandboxed?: boolean
 }
 
 /**

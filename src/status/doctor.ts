@@ -19,6 +19,9 @@ import {findOnPath} from '../agents/resolve.js'
 import {pidMatchesRecord} from '../proc/pid-identity.js'
 import {worktreeChecks} from '../recovery/worktrees.js'
 import {reconcileChecks} from '../recovery/reconcile-checks.js'
+import {DEFAULT_SANDBOX, probeSandbox} from '../proc/sandbox.js'
+import {preflightConfine} from '../agents/confine.js'
+import type {Confine} from '../agents/types.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
 
@@ -211,7 +214,7 @@ export function pidCheck(paths: ProjectPaths): DoctorCheck {
 /** issue 20: a review agent that cannot review is caught here, not after the first epic. */
 async function reviewAgentChecks(env: NodeJS.ProcessEnv, root: string, flags: DoctorAgentFlags = {}): Promise<DoctorCheck[]> {
   const {checkReviewAgent, reviewFix} = await import('./review-preflight.js')
-  const c = await checkReviewAgent(flags, env, root)
+  const c = await checkReviewAgent(flags, env, root, sandboxWanted(env) && probeSandbox(DEFAULT_SANDBOX, env).ok ? doctorConfine(env) : undefined)
   if (!c || c.result.how === 'builtin') return []
   const what = `review agent ${sanitize(c.agent.name)} reviews`
   return c.result.ok ? [{level: 'ok', what, detail: c.result.detail}] : [{level: 'fail', what, detail: c.result.detail, fix: reviewFix(c.agent)}]
@@ -253,10 +256,29 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
     pidCheck(paths),
     ...(await worktreeChecks(paths, env)),
     ...(await reconcileChecks(paths, env)),
+    sandboxCheck(env),
     // SPEC 19.1: with --remote, the remote answers and the clocks agree
     ...(opts.remote !== undefined ? await (await import('./doctor-remote.js')).remoteChecks(paths.root, opts.remote, env) : []),
   ]
   return {checks, problems: checks.filter((c) => c.level === 'fail').length}
+}
+
+/**
+ * SPEC 21.2: whether `--sandbox` works here. A FAIL when the project asks for it
+ * (HELIX_SANDBOX, or `sandbox: true` in the config), else a WARN.
+ */
+const sandboxWanted = (env: NodeJS.ProcessEnv): boolean => ['1', 'true', 'yes', 'on'].includes((env.HELIX_SANDBOX ?? '').trim().toLowerCase())
+
+/** with the project's sandbox on, doctor's review probe runs confined as run's does (the config's lists are not read here) */
+function doctorConfine(env: NodeJS.ProcessEnv): Confine {
+  return preflightConfine({...DEFAULT_SANDBOX, network: env.HELIX_SANDBOX_NETWORK?.trim() === 'none' ? 'none' : 'on'})
+}
+
+export function sandboxCheck(env: NodeJS.ProcessEnv): DoctorCheck {
+  const p = probeSandbox(DEFAULT_SANDBOX, env)
+  if (p.ok) return {level: 'ok', what: 'sandbox', detail: 'bubblewrap works here (helix run --sandbox is available)'}
+  const wanted = sandboxWanted(env)
+  return {level: wanted ? 'fail' : 'warn', what: 'sandbox', detail: p.message, fix: "'apt-get install bubblewrap', or enable unprivileged user namespaces"}
 }
 
 const TAG: Record<CheckLevel, string> = {ok: 'ok  ', warn: 'WARN', fail: 'FAIL'}

@@ -52,6 +52,8 @@ export interface RunProgress {
   elapsed_s: number | null
   mean_cycle_s: number | null
   last_cycle_s: number | null
+  /** SPEC 21.2: the run confines its agents (`--sandbox`) */
+  sandboxed?: boolean
 }
 
 /** issue 20: where the queue stands, in beads (not cycles), and when it should be done. */
@@ -89,7 +91,7 @@ export interface StatusModel {
   /** issue 20: closed/total, left, waiting vs blocked, ETA (ETA only while a run is active) */
   beads: BeadProgress
   /** the project's .helix/config.json (what the next `helix run` uses), {} when none */
-  config: Record<string, string | number | boolean>
+  config: Record<string, string | number | boolean | string[]>
   /** SPEC 16.4 (null without an active run) */
   progress: RunProgress | null
   in_flight: InFlight[]
@@ -136,7 +138,7 @@ export interface StatusInputs {
   livePid: PidInfo | null
   stalePid?: number | null
   now: Date
-  config?: Record<string, string | number | boolean>
+  config?: Record<string, string | number | boolean | string[]>
 }
 
 function ageSeconds(iso: unknown, now: Date): number | null {
@@ -257,6 +259,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
       elapsed_s: ageSeconds(rs.started_at ?? livePid?.started, now),
       mean_cycle_s: durations.length ? Math.round(durations.reduce((a, b) => a + b, 0) / durations.length / 1000) : null,
       last_cycle_s: durations.length ? Math.round(durations[durations.length - 1] / 1000) : null,
+      ...(rs.sandboxed === true ? {sandboxed: true} : {}),
     }
     const workers = Array.isArray(rs.workers) ? rs.workers : []
     for (const w of workers) {

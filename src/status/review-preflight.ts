@@ -8,7 +8,7 @@
 import path from 'node:path'
 import {defaultReviewAgent, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
 import {reviewPreflight, type ReviewPreflight} from '../agents/protocol-check.js'
-import type {AgentSpec} from '../agents/types.js'
+import type {AgentSpec, Confine} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
 
 /** The review agent a run with these flags would use (loop wiring's rule), or null when it cannot be resolved (that error is reported elsewhere). */
@@ -26,10 +26,10 @@ export interface ReviewCheck {
   result: ReviewPreflight
 }
 
-export async function checkReviewAgent(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, signal?: AbortSignal): Promise<ReviewCheck | null> {
+export async function checkReviewAgent(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, confine?: Confine, signal?: AbortSignal): Promise<ReviewCheck | null> {
   const agent = reviewAgentOf(input, env, root)
   if (!agent) return null
-  return {agent, result: await reviewPreflight(agent, path.join(root, '.helix'), env, signal)}
+  return {agent, result: await reviewPreflight(agent, path.join(root, '.helix'), env, confine, signal)}
 }
 
 /** The fix line for an agent that cannot review. */
@@ -41,8 +41,8 @@ export function reviewFix(agent: AgentSpec): string {
  * run's preflight: the one-line refusal, or null when the review agent can review.
  * `signal` (the run's abort) ends the probe's agent and throws its reason.
  */
-export async function runReviewPreflight(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, signal?: AbortSignal): Promise<string | null> {
-  const c = await checkReviewAgent(input, env, root, signal)
+export async function runReviewPreflight(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, confine?: Confine, signal?: AbortSignal): Promise<string | null> {
+  const c = await checkReviewAgent(input, env, root, confine, signal)
   if (!c || c.result.ok) return null
   return `review agent ${sanitize(c.agent.name)} ${sanitize(c.result.detail)}; ${reviewFix(c.agent)}`
 }

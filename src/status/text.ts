@@ -182,7 +182,7 @@ export function beadProgress(m: StatusModel): string {
 
 /** `3 completed of 4 attempted (max 10)`: cycles, never read as beads. */
 export function cyclesLine(p: NonNullable<StatusModel['progress']>): string {
-  return `${p.completed} completed of ${p.attempted} attempted${p.max_cycles !== null ? ` (max ${p.max_cycles})` : ''}`
+  return `${p.completed} completed of ${p.attempted} attempted${p.max_cycles !== null ? ` (max ${p.max_cycles})` : ''}${p.sandboxed ? ', sandboxed' : ''}`
 }
 
 /** What the next run uses from .helix/config.json: `agent ./agent.sh, 3 workers`. */

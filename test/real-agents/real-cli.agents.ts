@@ -16,6 +16,7 @@ const CLI = path.join(REPO, 'bin', 'run.js')
 const AGENTS_BIN = process.env.HELIX_AGENTS_BIN ?? path.join(os.homedir(), '.cache', 'helix', 'agents', 'node_modules', '.bin')
 const IS_ROOT = process.getuid?.() === 0
 const CAN_UNSHARE = spawnSync('unshare', ['-n', 'true']).status === 0
+const HAS_BWRAP = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
 
 interface Proj {
   base: string
@@ -150,6 +151,34 @@ describe('helix run with the real claude and codex CLIs', () => {
   it('real codex offline with --stall-timeout 5: stalls on two beads, then exit 4', async () => {
     const p = project()
     const r = await run(p, ['--codex', '--stall-timeout', '5'], {}, true)
+    expect(r.stderr.match(/stalled: no output for 5s/g)?.length ?? 0).toBeGreaterThanOrEqual(2)
+    expect(r.code).toBe(4)
+    expect(r.ms).toBeLessThan(90_000)
+    await expectQueueUntouched(p)
+  })
+
+  // SPEC 21: the real CLIs start inside the bubblewrap sandbox and fail exactly as outside
+  it.skipIf(!HAS_BWRAP)('real claude in --sandbox (IS_SANDBOX kept through sandboxEnv): exit 4, Not logged in', async () => {
+    const p = project()
+    mkdirSync(path.join(p.root, '.helix'), {recursive: true})
+    writeFileSync(path.join(p.root, '.helix', 'config.json'), JSON.stringify({sandboxEnv: ['IS_SANDBOX']}))
+    const r = await run(p, ['--claude', '--sandbox'], {IS_SANDBOX: '1'})
+    expect(r.stderr).toMatch(/helix: agent claude unavailable: .*Not logged in/)
+    expect(r.code).toBe(4)
+    await expectQueueUntouched(p)
+  })
+
+  it.skipIf(!HAS_BWRAP || !IS_ROOT)('real claude as root in --sandbox without IS_SANDBOX: exit 4 with the root hint', async () => {
+    const p = project()
+    const r = await run(p, ['--claude', '--sandbox'], {})
+    expect(r.stderr).toContain('helix: agent claude unavailable: --dangerously-skip-permissions cannot be used with root/sudo privileges')
+    expect(r.code).toBe(4)
+    await expectQueueUntouched(p)
+  })
+
+  it.skipIf(!HAS_BWRAP)('real codex in --sandbox --sandbox-network none with --stall-timeout 5: stalls on two beads, then exit 4', async () => {
+    const p = project()
+    const r = await run(p, ['--codex', '--sandbox', '--sandbox-network', 'none', '--stall-timeout', '5'], {})
     expect(r.stderr.match(/stalled: no output for 5s/g)?.length ?? 0).toBeGreaterThanOrEqual(2)
     expect(r.code).toBe(4)
     expect(r.ms).toBeLessThan(90_000)
