@@ -3,6 +3,15 @@
 // dist/cli/fast-path.js answers `status` and an agent's per-bead `tracker show/close <id>`
 // without loading oclif; everything else is oclif's (dist/cli/oclif-entry.js).
 // NODE_ENV=development/test loads src/ through tsx, so oclif only; so does HELIX_NO_FAST_PATH=1.
+// `helix run` / `helix build`: a signal from the very first line is kept, not fatal. The
+// command's own handlers (src/cli/run-signals.ts) take these off once they are in and
+// act on what was kept, so the run still ends the orderly way (exit 130 / 143 / 129).
+if (process.argv[2] === 'run' || process.argv[2] === 'build') {
+  const kept = []
+  const keep = (sig) => kept.push(sig)
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, keep)
+  globalThis[Symbol.for('helix.earlySignals')] = {kept, off: () => ['SIGINT', 'SIGTERM', 'SIGHUP'].forEach((sig) => process.off(sig, keep))}
+}
 const mode = process.env.NODE_ENV
 const fast = mode !== 'development' && mode !== 'test' && process.env.HELIX_NO_FAST_PATH !== '1'
 if (!(fast && (await (await import('../dist/cli/fast-path.js')).runFastPath(process.argv.slice(2))))) {

@@ -1,18 +1,17 @@
 /**
  * The `confine` of an agent call outside an attempt (SPEC 21): the review
- * preflight's throw-away project is its only writable directory; helix itself,
- * its `helix` shim and node are bound back read-only when they live under /tmp
- * or home. Used by `helix run --sandbox` and by `doctor` in a sandboxed project.
+ * preflight's throw-away project is its only writable directory; helix itself
+ * and node are bound back read-only when they live under /tmp or home. The agent's
+ * `helix` shim lives in the project it works on (`<root>/.helix/bin`, shim.ts), which
+ * the sandbox binds anyway. Used by `helix run --sandbox` and by `doctor` in a sandboxed project.
  */
 import {confineAt, executableDirs, type SandboxSpec} from '../proc/sandbox.js'
 import {installRoot} from '../util/install.js'
-import {helixShimDir} from './shim.js'
 import type {Confine} from './types.js'
 
-/** paths every confined helix call needs readable: helix's package, its shim, node */
+/** paths every confined helix call needs readable: helix's package and node (the shim is in the project) */
 export function helixReadable(): string[] {
-  const shim = helixShimDir()
-  return [installRoot(), ...executableDirs(process.execPath), ...(shim ? [shim] : [])]
+  return [installRoot(), ...executableDirs(process.execPath)]
 }
 
 export function preflightConfine(spec: SandboxSpec): Confine {

@@ -48,6 +48,8 @@ export interface ProtocolCheckOptions {
   confine?: Confine
   /** keep each action's output (stdout and stderr) on its verdict (`agent check --verbose`) */
   verbose?: boolean
+  /** an abort (the run's SIGTERM): the agent's group is ended, the throw-away project removed, and the reason thrown */
+  signal?: AbortSignal
 }
 
 /** At most this many output lines are kept per action (the rest is counted). */
@@ -60,6 +62,15 @@ function git(cwd: string, args: string[]): void {
 /** A throw-away project: git repo with one commit, a tracker holding one bead. */
 async function scratchProject(env: NodeJS.ProcessEnv): Promise<{root: string; beadId: string; token: string}> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'helix-agent-check-'))
+  try {
+    return await fillScratch(root, env)
+  } catch (error) {
+    rmSync(root, {recursive: true, force: true, maxRetries: 3, retryDelay: 50})
+    throw error
+  }
+}
+
+async function fillScratch(root: string, env: NodeJS.ProcessEnv): Promise<{root: string; beadId: string; token: string}> {
   git(root, ['init', '-q', '-b', 'main'])
   git(root, ['config', 'user.email', 'agent-check@helix.invalid'])
   git(root, ['config', 'user.name', 'helix agent check'])
@@ -210,6 +221,7 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
     const verdicts: ActionVerdict[] = []
     try {
       for (const action of actions) {
+        if (opts.signal?.aborted) break
         if (kept) {
           kept.lines = []
           kept.dropped = 0
@@ -231,6 +243,7 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
             env: agentEnv,
             log,
             ...(opts.confine ? {confine: opts.confine} : {}),
+            signal: opts.signal,
           })
         } catch (error) {
           verdicts.push({action, ok: false, answered: 'nothing', missing: `a run (${errorMessage(error)})`, notes: [], ...output()})
@@ -241,6 +254,8 @@ export async function checkAgentProtocol(opts: ProtocolCheckOptions): Promise<Ac
     } finally {
       log.close()
     }
+    // interrupted: no verdict (an agent cut short answered nothing); the finally below removes the project
+    opts.signal?.throwIfAborted()
     return verdicts
   } finally {
     rmSync(scratch.root, {recursive: true, force: true, maxRetries: 3, retryDelay: 50})
@@ -287,7 +302,7 @@ export interface ReviewPreflight {
  * answer is cached in `<cacheDir>/agent-check.json` by the agent file's sha256, so it
  * runs again only when the script changes. HELIX_AGENT_PREFLIGHT=0 skips it.
  */
-export async function reviewPreflight(agent: AgentSpec, cacheDir: string, env: NodeJS.ProcessEnv = process.env, confine?: Confine): Promise<ReviewPreflight> {
+export async function reviewPreflight(agent: AgentSpec, cacheDir: string, env: NodeJS.ProcessEnv = process.env, confine?: Confine, signal?: AbortSignal): Promise<ReviewPreflight> {
   if (agent.kind !== 'command') return {ok: true, how: 'builtin', detail: `${agent.kind} answers reviews from the prompt`}
   if (['0', 'false', 'no', 'off'].includes((env.HELIX_AGENT_PREFLIGHT ?? '').trim().toLowerCase())) {
     return {ok: true, how: 'skipped', detail: 'review probe skipped (HELIX_AGENT_PREFLIGHT=0)'}
@@ -301,7 +316,7 @@ export async function reviewPreflight(agent: AgentSpec, cacheDir: string, env: N
     cache = {}
   }
   if (key && cache[key]) return {...cache[key], how: 'cached'}
-  const [v] = await checkAgentProtocol({agent, actions: ['review'], timeoutSec: 60, env, ...(confine ? {confine} : {})})
+  const [v] = await checkAgentProtocol({agent, actions: ['review'], timeoutSec: 60, env, ...(confine ? {confine} : {}), signal})
   const result = {ok: v.ok, detail: v.ok ? `answers reviews (${v.answered})` : `gave no REVIEW_STATUS trailer to a review prompt (${v.answered})`}
   if (key) {
     try {

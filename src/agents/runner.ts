@@ -375,7 +375,7 @@ function agentEnv(req: DispatchRequest, dispatchId: string, logPath: string): No
   const startToken = currentStartToken()
   if (startToken) env.HELIX_RUN_START = startToken
   else delete env.HELIX_RUN_START
-  const shim = helixShimDir()
+  const shim = helixShimDir(req.root)
   if (shim) env.PATH = env.PATH ? `${shim}${path.delimiter}${env.PATH}` : shim
   return env
 }

@@ -5,7 +5,7 @@
  */
 import {projectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
-import {readTrackerForQuery} from '../tracker/parse-cache.js'
+import {readTrackerForQuery, readTrackerLean} from '../tracker/parse-cache.js'
 import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from '../tracker/queries.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
 import {realProbe} from '../proc/probe.js'
@@ -77,7 +77,8 @@ export function listLine(b: Bead): string {
 
 export async function trackerReadyOutput(opts: ReportOptions = {}): Promise<string> {
   const env = opts.env ?? process.env
-  const snap = await load(opts)
+  // whole beads are printed: the tracker is read once and parsed once, no parse cache (parse-cache.ts)
+  const snap = await readTrackerLean(projectPaths(opts.cwd ?? process.cwd(), env).file)
   const ready = await readyFromSnapshot(snap, env)
   if (opts.json) return jsonLine(ready)
   let out = ''

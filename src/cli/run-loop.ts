@@ -4,6 +4,7 @@
  * out of src/commands so the oclif commands stay thin.
  */
 import {killAllAgentGroups} from '../proc/groups.js'
+import {armRunSignals, type RunSignals} from './run-signals.js'
 import type {Confine} from '../agents/types.js'
 import {parseRunLimits, type LimitFlags} from './run-limits.js'
 import {runLoop} from '../loop/orchestrator.js'
@@ -18,8 +19,12 @@ import {sanitize} from '../util/sanitize.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
-  /** runs once every flag is checked and before anything starts (the review preflight, --save-config) */
-  beforeStart?: (confine?: Confine) => Promise<void>
+  /**
+   * runs once every flag is checked and before anything starts (the review preflight,
+   * --save-config); `signal` is the run's abort (a SIGTERM meanwhile ends what it started),
+   * `confine` the sandbox's confinement for the preflight's probe (SPEC 21)
+   */
+  beforeStart?: (signal: AbortSignal, confine?: Confine) => Promise<void>
   /** `--keep-preserved DAYS` (issue 20 item 8) */
   keepPreserved?: string
   /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
@@ -48,6 +53,21 @@ function parseKeepPreserved(flag: string | undefined, env: NodeJS.ProcessEnv): n
 
 /** Runs the loop with SIGINT/SIGTERM handling; returns the exit code. */
 export async function runLoopCli(input: LoopCliInput): Promise<number> {
+  // The handlers are in before anything of the run is checked, started or written (the
+  // command armed them at its start already; this is the same controller): a signal from
+  // here on ends in the orderly way (exit 130 / 143 / 129, agents' groups ended, attempts
+  // preserved), never by the signal itself. A signal before the loop starts leaves it to
+  // stop at its first check, which prints the interrupted and run-complete lines.
+  const signals = armRunSignals()
+  try {
+    return await runArmed(input, signals)
+  } finally {
+    signals.dispose()
+    killAllAgentGroups('SIGKILL')
+  }
+}
+
+async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<number> {
   const once = input.options.once !== undefined
   // bad input first: one line naming the flag, nothing on disk changed
   const limits = parseRunLimits(input.limits ?? {}, input.env)
@@ -65,67 +85,49 @@ export async function runLoopCli(input: LoopCliInput): Promise<number> {
   const sandbox = sandboxing ? sandboxing.sandboxOptions(input.sandbox ?? {}, input.env, loadConfig(input.cwd)) : null
   if (sandbox && remoteFlags) throw new HelixError('--sandbox does not combine with --remote yet; run the sandboxed host without --remote', EXIT.ERROR)
   if (sandbox && sandboxing && !input.options.dryRun) sandboxing.refuseWithoutSandbox(sandbox, input.env)
-  await input.beforeStart?.(sandbox && sandboxing && !input.options.dryRun ? sandboxing.preflightConfine(sandbox) : undefined)
-  // The handlers go in before anything of the run is written or started (the remote's fetch,
-  // the landing's set-up, the loop's pid file), so a SIGTERM from here on ends in the orderly
-  // way (exit 143, attempts preserved), never by the signal itself. A signal that comes
-  // before the loop starts leaves it to stop at its first check.
-  const ac = new AbortController()
-  let signals = 0
-  const onSignal = (sig: NodeJS.Signals) => {
-    signals++
-    if (!ac.signal.aborted) ac.abort(sig)
-    // the runner's abort sends SIGTERM to the agent's group and SIGKILL 10 s later;
-    // a second signal from the operator kills at once
-    if (signals > 1) killAllAgentGroups('SIGKILL')
+  const ac = signals
+  if (!ac.signal.aborted) {
+    try {
+      await input.beforeStart?.(ac.signal, sandbox && sandboxing && !input.options.dryRun ? sandboxing.preflightConfine(sandbox) : undefined)
+    } catch (error) {
+      // a preflight cut short by the signal: the loop reports the interruption below
+      if (!ac.signal.aborted) throw error
+    }
   }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
-  // a closed terminal or dropped ssh session: without a handler node dies at once and the
-  // agent (in its own process group, so the terminal's SIGHUP misses it) keeps running
-  // with the bead claimed and the pid file left behind
-  process.on('SIGHUP', onSignal)
-  try {
-    const real = realLoopDeps({...input, signal: ac.signal})
-    const {deps, timeoutSec} = real
-    // SPEC 20.3: the land check gates worktree attempts; say so when this run has none to gate
-    if (limits.landCheck && (workers === 1 || remoteFlags) && !input.options.dryRun)
-      deps.out.both(remoteFlags ? 'helix: --land-check is not applied to --remote landings yet; they land unchecked' : 'helix: --land-check applies to worktree attempts (--workers 2 or more); with one worker the agent works in your checkout and nothing lands, so no check runs')
-    if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
-    let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
-    // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
-    const dry = input.options.dryRun === true
-    if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags)
-    // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
-    else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays, limits.landCheck ? {command: limits.landCheck, timeoutSec: limits.landCheckTimeoutSec, stallSec: limits.stallTimeoutSec, signal: ac.signal} : undefined)
-    if (sandbox && sandboxing && !dry) sandboxing.attachSandbox(real, sandbox, input.env, timeoutSec)
-    // --dry-run --remote previews the remote's queue (at its fetched tip, live claims shown), not the local tracker
-    if (remoteFlags && dry) await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => {}, true)
-    const r = await runLoop(deps, {
-      ...input.options,
-      signal: ac.signal,
-      timeoutSec,
-      workers,
-      // --land pr lands through the remote's pull-request landing port; the loop's own landing step is 'ff'
-      land: limits.land === 'pr' ? 'ff' : limits.land,
-      stallTimeoutSec: limits.stallTimeoutSec,
-      resolveAttempts: limits.resolveAttempts,
-      ...(limits.landCheck ? {landCheck: limits.landCheck} : {}),
-      ...(limits.maxTokens !== undefined ? {maxTokens: limits.maxTokens} : {}),
-      ...(limits.maxCost !== undefined ? {maxCost: limits.maxCost} : {}),
-      ...(limits.maxBeadTokens !== undefined ? {maxBeadTokens: limits.maxBeadTokens} : {}),
-      ...(limits.maxBeadCost !== undefined ? {maxBeadCost: limits.maxBeadCost} : {}),
-      maxQuotaWaitSec: limits.maxQuotaWaitSec,
-      ...(sandbox ? {sandboxed: true, flags: {...(input.options.flags ?? {}), sandbox: true, 'sandbox-network': sandbox.network}} : {}),
-    })
-    await fleet?.close()
-    // SPEC 19.4: past --max-offline the run stops with every attempt preserved, exit 4
-    if (fleet?.offlineExceeded()) return EXIT.AGENT_UNAVAILABLE
-    return r.exitCode
-  } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
-    process.off('SIGHUP', onSignal)
-    killAllAgentGroups('SIGKILL')
-  }
+  const real = realLoopDeps({...input, signal: ac.signal})
+  const {deps, timeoutSec} = real
+  // SPEC 20.3: the land check gates worktree attempts; say so when this run has none to gate
+  if (limits.landCheck && (workers === 1 || remoteFlags) && !input.options.dryRun)
+    deps.out.both(remoteFlags ? 'helix: --land-check is not applied to --remote landings yet; they land unchecked' : 'helix: --land-check applies to worktree attempts (--workers 2 or more); with one worker the agent works in your checkout and nothing lands, so no check runs')
+  if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
+  let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
+  // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
+  const dry = input.options.dryRun === true
+  if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags)
+  // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
+  else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays, limits.landCheck ? {command: limits.landCheck, timeoutSec: limits.landCheckTimeoutSec, stallSec: limits.stallTimeoutSec, signal: ac.signal} : undefined)
+  if (sandbox && sandboxing && !dry) sandboxing.attachSandbox(real, sandbox, input.env, timeoutSec)
+  // --dry-run --remote previews the remote's queue (at its fetched tip, live claims shown), not the local tracker
+  if (remoteFlags && dry) await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => {}, true)
+  const r = await runLoop(deps, {
+    ...input.options,
+    signal: ac.signal,
+    timeoutSec,
+    workers,
+    // --land pr lands through the remote's pull-request landing port; the loop's own landing step is 'ff'
+    land: limits.land === 'pr' ? 'ff' : limits.land,
+    stallTimeoutSec: limits.stallTimeoutSec,
+    resolveAttempts: limits.resolveAttempts,
+    ...(limits.landCheck ? {landCheck: limits.landCheck} : {}),
+    ...(limits.maxTokens !== undefined ? {maxTokens: limits.maxTokens} : {}),
+    ...(limits.maxCost !== undefined ? {maxCost: limits.maxCost} : {}),
+    ...(limits.maxBeadTokens !== undefined ? {maxBeadTokens: limits.maxBeadTokens} : {}),
+    ...(limits.maxBeadCost !== undefined ? {maxBeadCost: limits.maxBeadCost} : {}),
+    maxQuotaWaitSec: limits.maxQuotaWaitSec,
+    ...(sandbox ? {sandboxed: true, flags: {...(input.options.flags ?? {}), sandbox: true, 'sandbox-network': sandbox.network}} : {}),
+  })
+  await fleet?.close()
+  // SPEC 19.4: past --max-offline the run stops with every attempt preserved, exit 4
+  if (fleet?.offlineExceeded()) return EXIT.AGENT_UNAVAILABLE
+  return r.exitCode
 }

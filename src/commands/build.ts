@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
+import {armRunSignals} from '../cli/run-signals.js'
 import {HelixCommand} from '../util/base-command.js'
 import {EXIT} from '../util/errors.js'
 
@@ -22,6 +23,8 @@ export default class Build extends HelixCommand {
   }
 
   async run(): Promise<void> {
+    // first of all: a SIGTERM from here on ends the cycle the orderly way (SPEC 5.10)
+    armRunSignals()
     const {args, flags} = await this.parse(Build)
     const {runLoopCli} = await import('../cli/run-loop.js')
     const code = await runLoopCli({

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
+import {armRunSignals} from '../cli/run-signals.js'
 import {HelixCommand} from '../util/base-command.js'
 import {EXIT, HelixError} from '../util/errors.js'
 import type {Confine} from '../agents/types.js'
@@ -45,6 +46,8 @@ export default class Run extends HelixCommand {
   }
 
   async run(): Promise<void> {
+    // first of all: a SIGTERM from here on ends the run the orderly way (SPEC 5.10)
+    armRunSignals()
     const {flags} = await this.parse(Run)
     const {runLoopCli} = await import('../cli/run-loop.js')
     const {blameConfigFile, configuredEnv, loadConfig} = await import('../config/project-config.js')
@@ -60,18 +63,19 @@ export default class Run extends HelixCommand {
     const autoAlign = flags['auto-align'] ?? !['0', 'false', 'no', 'off'].includes((env.HELIX_AUTO_ALIGN ?? '1').trim().toLowerCase())
     const agent = {agent: flags.agent, claude: flags.claude, codex: flags.codex, model: flags.model, effort: flags.effort, timeout: flags.timeout}
     // after every flag was checked (bad input changes nothing on disk), before anything starts
-    const beforeStart = async (confine?: Confine): Promise<void> => {
+    const beforeStart = async (signal: AbortSignal, confine?: Confine): Promise<void> => {
       if (autoReview && !flags['dry-run']) {
         // issue 20: an agent that cannot review is caught now, not after the night's first epic
         const {findDdxRoot} = await import('../util/root.js')
         const root = findDdxRoot(cwd)
         if (root) {
           const {runReviewPreflight} = await import('../status/review-preflight.js')
-          const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root, confine)
+          const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root, confine, signal)
           if (refusal) throw new HelixError(refusal, EXIT.ERROR)
         }
       }
-      if (flags['save-config']) {
+      // interrupted meanwhile: the run stops, and nothing is saved
+      if (flags['save-config'] && !signal.aborted) {
         const {saveRunFlags} = await import('../config/save-flags.js')
         this.err(saveRunFlags(cwd, flags))
       }

@@ -11,10 +11,11 @@
  *
  * Invalid file = one line naming the file and the key, exit 1 (HelixError).
  */
-import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {mkdirSync, renameSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {HelixError, EXIT, errorMessage} from '../util/errors.js'
 import {findDdxRoot} from '../util/root.js'
+import {readConfigText} from './config-file.js'
 
 export const CONFIG_PATH = path.join('.helix', 'config.json')
 
@@ -127,14 +128,9 @@ export function configFile(cwd: string): string | null {
 /** The project's config ({} when there is no file or no project). Invalid → HelixError. */
 export function loadConfig(cwd: string): ProjectConfig {
   const file = configFile(cwd)
-  if (!file || !existsSync(file)) return {}
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    throw bad(file, `cannot read (${errorMessage(error)})`)
-  }
-  return parseConfig(text, file)
+  if (!file) return {}
+  const text = readConfigText(file)
+  return text === null ? {} : parseConfig(text, file)
 }
 
 /**
@@ -161,7 +157,7 @@ export function configuredEnv(env: NodeJS.ProcessEnv, cwd: string): NodeJS.Proce
 export function saveConfig(cwd: string, values: ProjectConfig): string {
   const file = configFile(cwd)
   if (!file) throw new HelixError("not a helix project (no .ddx/ here or above); run 'helix tracker init' at the project root", EXIT.ERROR)
-  const current = existsSync(file) ? loadConfig(cwd) : {}
+  const current = loadConfig(cwd)
   const next = {...current}
   for (const [k, v] of Object.entries(values)) next[k] = checkValue(file, k, CONFIG_KEYS[k] ?? {type: 'string', what: ''}, v)
   mkdirSync(path.dirname(file), {recursive: true})

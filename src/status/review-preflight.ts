@@ -26,10 +26,10 @@ export interface ReviewCheck {
   result: ReviewPreflight
 }
 
-export async function checkReviewAgent(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, confine?: Confine): Promise<ReviewCheck | null> {
+export async function checkReviewAgent(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, confine?: Confine, signal?: AbortSignal): Promise<ReviewCheck | null> {
   const agent = reviewAgentOf(input, env, root)
   if (!agent) return null
-  return {agent, result: await reviewPreflight(agent, path.join(root, '.helix'), env, confine)}
+  return {agent, result: await reviewPreflight(agent, path.join(root, '.helix'), env, confine, signal)}
 }
 
 /** The fix line for an agent that cannot review. */
@@ -37,9 +37,12 @@ export function reviewFix(agent: AgentSpec): string {
   return `make it print REVIEW_STATUS (docs/agent-protocol.md; try 'helix agent check ${sanitize(agent.name)}'), choose another --review-agent, or run with --no-auto-review`
 }
 
-/** run's preflight: the one-line refusal, or null when the review agent can review. */
-export async function runReviewPreflight(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, confine?: Confine): Promise<string | null> {
-  const c = await checkReviewAgent(input, env, root, confine)
+/**
+ * run's preflight: the one-line refusal, or null when the review agent can review.
+ * `signal` (the run's abort) ends the probe's agent and throws its reason.
+ */
+export async function runReviewPreflight(input: AgentOptionsInput, env: NodeJS.ProcessEnv, root: string, confine?: Confine, signal?: AbortSignal): Promise<string | null> {
+  const c = await checkReviewAgent(input, env, root, confine, signal)
   if (!c || c.result.ok) return null
   return `review agent ${sanitize(c.agent.name)} ${sanitize(c.result.detail)}; ${reviewFix(c.agent)}`
 }

@@ -11,13 +11,14 @@
  */
 import type {Bead, TrackerSnapshot} from './types.js'
 import {attachRaw, rawOf, RawLine} from './lines.js'
+import {setOwn} from './own-keys.js'
 
 /** A deep copy of a JSON value (plain objects, arrays, primitives). */
 function cloneJson<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v
   if (Array.isArray(v)) return v.map(cloneJson) as T
   const o: Record<string, unknown> = {}
-  for (const k of Object.keys(v)) o[k] = cloneJson((v as Record<string, unknown>)[k])
+  for (const k of Object.keys(v)) setOwn(o, k, cloneJson((v as Record<string, unknown>)[k]))
   return o as T
 }
 
@@ -45,7 +46,7 @@ export function copyBead(b: Bead): Bead {
   const c: Bead = {...b}
   for (const k in c) {
     const v = c[k]
-    if (v !== null && typeof v === 'object') c[k] = cloneJson(v)
+    if (v !== null && typeof v === 'object') setOwn(c, k, cloneJson(v))
   }
   const raw = rawOf(b)
   if (raw) {

@@ -15,6 +15,9 @@
  * - every other field, `updated_at` included: the side with the later `updated_at`.
  * A claim never survives onto a bead whose merged status is not `in_progress`.
  */
+import {HelixError, EXIT} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import {getOwn, setOwn} from './own-keys.js'
 import type {Bead} from './types.js'
 
 export type Json = unknown
@@ -31,7 +34,7 @@ export function sameJson(a: Json, b: Json): boolean {
   const ao = a as Record<string, Json>
   const bo = b as Record<string, Json>
   const ka = Object.keys(ao)
-  return ka.length === Object.keys(bo).length && ka.every((k) => Object.hasOwn(bo, k) && sameJson(ao[k], bo[k]))
+  return ka.length === Object.keys(bo).length && ka.every((k) => Object.hasOwn(bo, k) && sameJson(getOwn(ao, k), getOwn(bo, k)))
 }
 
 const CLAIM_FIELDS = ['owner', 'claimed-at', 'claimed-pid', 'claimed-machine', 'claimed-start', 'claim-token'] as const
@@ -140,22 +143,35 @@ export function mergeBead(base: Bead | undefined, ours: Bead, theirs: Bead): Bea
   let statusFrom: 'ours' | 'theirs' | 'same' = 'same'
   for (const k of keys) {
     if (CLAIM_SET.has(k)) continue
-    const bv = b[k]
-    const ov = ours[k]
-    const tv = theirs[k]
+    const bv = getOwn(b, k)
+    const ov = getOwn(ours, k)
+    const tv = getOwn(theirs, k)
     let v: Json
     if (sameJson(ov, tv)) v = ov
     else if (sameJson(ov, bv)) v = tv
     else if (sameJson(tv, bv)) v = ov
-    else v = bothChanged(k, bv, ov, tv, base !== undefined, later)
+    else v = bothChanged(String(ours.id), k, bv, ov, tv, base !== undefined, later)
     if (k === 'status' && !sameJson(ov, tv)) statusFrom = sameJson(v, ov) ? 'ours' : 'theirs'
-    if (v !== undefined) out[k] = v
+    if (v !== undefined) setOwn(out, k, v)
   }
   mergeClaim(out, b, ours, theirs, statusFrom, later)
   return out as Bead
 }
 
-function bothChanged(k: string, bv: Json, ov: Json, tv: Json, baseKnown: boolean, later: boolean): Json {
+/**
+ * A field both sides changed whose rule needs a shape the values do not have (notes
+ * that are not text, a list field that is not a list): no rule of 19.3 merges them,
+ * and taking one side would drop the other's change. The merge fails instead, and
+ * git shows the conflict to a person.
+ */
+function unmergeable(id: string, k: string, why: string): HelixError {
+  return new HelixError(`bead ${sanitize(id)}: both sides changed ${sanitize(k)} and ${why}; not merging it (resolve this conflict by hand)`, EXIT.ERROR)
+}
+
+const isText = (v: Json) => typeof v === 'string' || v === undefined
+const isList = (v: Json) => Array.isArray(v) || v === undefined
+
+function bothChanged(id: string, k: string, bv: Json, ov: Json, tv: Json, baseKnown: boolean, later: boolean): Json {
   if (k === 'status') {
     if (statusValue(ov) === 'closed') return ov
     if (statusValue(tv) === 'closed') return tv
@@ -164,10 +180,14 @@ function bothChanged(k: string, bv: Json, ov: Json, tv: Json, baseKnown: boolean
     if (ro !== undefined && rt !== undefined && ro !== rt) return ro > rt ? ov : tv
     return later ? tv : ov
   }
-  if (k === 'notes' && (typeof ov === 'string' || ov === undefined) && (typeof tv === 'string' || tv === undefined)) return mergeNotes(ov, tv)
-  if (LIST_FIELDS.has(k) && (Array.isArray(ov) || ov === undefined) && (Array.isArray(tv) || tv === undefined)) {
+  if (k === 'notes') {
+    if (!isText(ov) || !isText(tv)) throw unmergeable(id, k, 'one side is not text')
+    return mergeNotes(ov, tv)
+  }
+  if (LIST_FIELDS.has(k)) {
+    if (!isList(ov) || !isList(tv) || !isList(bv)) throw unmergeable(id, k, 'one side is not a list')
     const merged = mergeList(k, bv, ov ?? [], tv ?? [])
-    if (merged !== undefined) return (merged as Json[]).length === 0 && ov === undefined && tv === undefined ? undefined : merged
+    return (merged as Json[]).length === 0 && ov === undefined && tv === undefined ? undefined : merged
   }
   return later ? tv : ov
 }

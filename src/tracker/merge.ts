@@ -14,6 +14,7 @@ import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {copyBead, encodeBeadLine, parseTracker, rawOf, RawLine} from './codec.js'
 import {mergeBead, sameJson} from './merge-fields.js'
+import {setOwn} from './own-keys.js'
 import type {Bead, TrackerSnapshot} from './types.js'
 
 export interface MergeSides<T> {
@@ -31,6 +32,30 @@ export interface MergeResult {
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf])
 const NL = Buffer.from('\n')
+const CRLF = Buffer.from('\r\n')
+
+/**
+ * The form of a side's file that is not its beads: a BOM, and how its lines end
+ * (as its first line does). The result has ours' form: ours' own lines keep their
+ * bytes (a CRLF line keeps its `\r`), every other line ends as ours' first does.
+ */
+interface Style {
+  bom: boolean
+  eol: Buffer
+}
+
+function styleOf(buf: Buffer): Style {
+  const nl = buf.indexOf(0x0a)
+  return {bom: buf.subarray(0, 3).equals(BOM), eol: nl > 0 && buf[nl - 1] === 0x0d ? CRLF : NL}
+}
+
+function sameStyle(a: Style, b: Style): boolean {
+  return a.bom === b.bom && a.eol === b.eol
+}
+
+function withoutCr(line: Buffer): Buffer {
+  return line.length > 0 && line[line.length - 1] === 0x0d ? line.subarray(0, -1) : line
+}
 
 function parseSide(buf: Buffer, label: string, strict: boolean): TrackerSnapshot {
   const snap = parseTracker(buf, label)
@@ -60,7 +85,7 @@ function sameBytes(a: Bead, b: Bead): boolean {
 function encodeFrom(side: Bead, merged: Bead): string | Buffer {
   const copy = copyBead(side)
   for (const k of Object.keys(copy)) if (!Object.hasOwn(merged, k)) delete copy[k]
-  for (const k of Object.keys(merged)) copy[k] = merged[k]
+  for (const k of Object.keys(merged)) setOwn(copy, k, merged[k])
   return encoded(copy)
 }
 
@@ -87,9 +112,10 @@ export function mergeTracker(input: MergeSides<Buffer>, labels: MergeSides<strin
   const base = parseSide(input.base, labels.base, false)
   const ours = parseSide(input.ours, labels.ours, true)
   const theirs = parseSide(input.theirs, labels.theirs, true)
-  // one side unchanged: the other side is the result, as it is
-  if (input.ours.equals(input.base)) return {buf: input.theirs, notices: []}
+  // one side unchanged: the other side is the result, as it is (in ours' BOM and line endings)
   if (input.theirs.equals(input.base) || input.theirs.equals(input.ours)) return {buf: input.ours, notices: []}
+  const style = styleOf(input.ours)
+  if (input.ours.equals(input.base) && sameStyle(style, styleOf(input.theirs))) return {buf: input.theirs, notices: []}
 
   const order: string[] = []
   const listed = new Set<string>()
@@ -101,7 +127,7 @@ export function mergeTracker(input: MergeSides<Buffer>, labels: MergeSides<strin
     }
   }
   const notices: string[] = []
-  const parts: Buffer[] = input.ours.subarray(0, 3).equals(BOM) ? [BOM] : []
+  const parts: Buffer[] = style.bom ? [BOM] : []
   for (const id of order) {
     const b = base.byId.get(id)
     const o = ours.byId.get(id)
@@ -121,7 +147,10 @@ export function mergeTracker(input: MergeSides<Buffer>, labels: MergeSides<strin
       }
     }
     if (line === null) continue
-    parts.push(typeof line === 'string' ? Buffer.from(line, 'utf8') : line, NL)
+    if (typeof line === 'string') parts.push(Buffer.from(line, 'utf8'), style.eol)
+    else if (o !== undefined && line === bytesOf(o)) parts.push(line, NL)
+    // a line from theirs takes ours' ending
+    else parts.push(withoutCr(line), style.eol)
   }
   return {buf: Buffer.concat(parts), notices}
 }

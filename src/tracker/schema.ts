@@ -3,62 +3,63 @@
  * Checked by hand rather than with a schema library: zod was ~0.6 MB of code that
  * every write command (create, update, close, each claim of a run) had to load and
  * compile for 27 flat fields, about a tenth of such a command's start-up. The
- * messages keep the wording zod gave them (`priority: Too big: expected number to be
- * <=4`), which doctor and write errors print.
+ * messages are our own words (`priority: must be at most 4, not 7`), which doctor
+ * and write errors print: the field's path, what it must be, and what it is (a type,
+ * or a number; never the text of a value, which may be anything).
  */
 import type {Bead} from './types.js'
 
 type Check = (v: unknown, at: string, out: string[]) => void
 
-function received(v: unknown): string {
+/** what a value is, in words: `a string`, `null`, `an array`, `the number 1.5` */
+function what(v: unknown): string {
   if (v === null) return 'null'
-  if (Array.isArray(v)) return 'array'
-  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : 'Infinity'
-  return typeof v
+  if (Array.isArray(v)) return 'an array'
+  if (typeof v === 'number') return Number.isFinite(v) ? `the number ${v}` : 'a number out of range'
+  if (typeof v === 'object') return 'an object'
+  if (typeof v === 'boolean') return v ? 'true' : 'false'
+  return `a ${typeof v}`
 }
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v)
 
-function expected(type: string): Check {
-  return (v, at, out) => void out.push(`${at}: Invalid input: expected ${type}, received ${received(v)}`)
+function mustBe(desc: string): Check {
+  return (v, at, out) => void out.push(v === undefined ? `${at}: missing; must be ${desc}` : `${at}: must be ${desc}, not ${what(v)}`)
 }
 
 const str = (min = 0): Check => (v, at, out) => {
-  if (typeof v !== 'string') expected('string')(v, at, out)
-  else if (v.length < min) out.push(`${at}: Too small: expected string to have >=${min} characters`)
+  if (typeof v !== 'string') mustBe('a string')(v, at, out)
+  else if (v.length < min) out.push(`${at}: must not be empty`)
 }
 
 const int = (min?: number, max?: number): Check => (v, at, out) => {
-  if (!isNumber(v)) return expected('number')(v, at, out)
-  if (!Number.isInteger(v)) return expected('int')(v, at, out)
-  if (v > Number.MAX_SAFE_INTEGER) return void out.push(`${at}: Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`)
-  if (v < -Number.MAX_SAFE_INTEGER) return void out.push(`${at}: Too small: expected int to be >=-${Number.MAX_SAFE_INTEGER}`)
-  if (min !== undefined && v < min) out.push(`${at}: Too small: expected number to be >=${min}`)
-  else if (max !== undefined && v > max) out.push(`${at}: Too big: expected number to be <=${max}`)
+  if (!isNumber(v) || !Number.isInteger(v) || Math.abs(v) > Number.MAX_SAFE_INTEGER) return mustBe('a whole number')(v, at, out)
+  if (min !== undefined && v < min) out.push(`${at}: must be at least ${min}, not ${v}`)
+  else if (max !== undefined && v > max) out.push(`${at}: must be at most ${max}, not ${v}`)
 }
 
 const bool: Check = (v, at, out) => {
-  if (typeof v !== 'boolean') expected('boolean')(v, at, out)
+  if (typeof v !== 'boolean') mustBe('true or false')(v, at, out)
 }
 
-/** One of several shapes: no detail, as a union has no single expected type. */
-const oneOf = (...ok: Array<(v: unknown) => boolean>): Check => (v, at, out) => {
-  if (!ok.some((f) => f(v))) out.push(`${at}: Invalid input`)
+/** One of several shapes, named in `desc`. */
+const oneOf = (desc: string, ...ok: Array<(v: unknown) => boolean>): Check => (v, at, out) => {
+  if (!ok.some((f) => f(v))) mustBe(desc)(v, at, out)
 }
 
 const arrayOf = (item: Check): Check => (v, at, out) => {
-  if (!Array.isArray(v)) return expected('array')(v, at, out)
+  if (!Array.isArray(v)) return mustBe('a list')(v, at, out)
   v.forEach((x, i) => item(x, `${at}.${i}`, out))
 }
 
 /** An object with these known fields (optional unless listed in `required`); other keys are free. */
 function record(fields: Record<string, Check>, required: readonly string[] = []): Check {
   return (v, at, out) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return expected('object')(v, at, out)
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return mustBe('a JSON object')(v, at, out)
     const o = v as Record<string, unknown>
     for (const [key, check] of Object.entries(fields)) {
-      const value = o[key]
+      const value = Object.hasOwn(o, key) ? o[key] : undefined
       if (value === undefined && !required.includes(key)) continue
       check(value, at ? `${at}.${key}` : key, out)
     }
@@ -86,10 +87,10 @@ const bead = record(
     dependencies: arrayOf(dependency),
     'execution-eligible': bool,
     'queue-rank': int(),
-    'claimed-pid': oneOf(isInt, (v) => typeof v === 'string'),
+    'claimed-pid': oneOf('a whole number or a string', isInt, (v) => typeof v === 'string'),
     'claimed-at': str(),
     'claimed-machine': str(),
-    'claimed-start': oneOf((v) => typeof v === 'string', isNumber),
+    'claimed-start': oneOf('a string or a number', (v) => typeof v === 'string', isNumber),
     'claim-token': str(),
     'spec-id': str(),
     'superseded-by': str(),

@@ -1,4 +1,4 @@
-import {existsSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {buildInvocation, formatDryRun} from '../../src/agents/invocation.js'
@@ -7,6 +7,7 @@ import {killAllAgentGroups, liveAgentGroups} from '../../src/proc/groups.js'
 import type {AgentSpec, DispatchRequest} from '../../src/agents/types.js'
 import {openSessionLog} from '../../src/output/session-log.js'
 import {isAlive, readLog, stubProject as makeStubProject, type StubEnv} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 // every test removes its temp project (the stub project's base dir holds proj/, bin/, stub/)
 const made: string[] = []
@@ -188,16 +189,23 @@ describe('dispatchAgent with stub agents', () => {
     const script = path.join(p.bin, 'which-helix')
     writeFileSync(script, '#!/bin/sh\ncommand -v helix\nhelix tracker status --json\n')
     chmodSync(script, 0o755)
-    const saved = process.env.PATH
+    const saved = {PATH: process.env.PATH, TMPDIR: process.env.TMPDIR}
     process.env.PATH = '/usr/bin:/bin'
+    // issue 30: the shim was a cache in TMPDIR that outlived every run (and the suite); now it is the project's
+    const tmp = makeTempDir('helix-shim-tmp-')
+    process.env.TMPDIR = tmp
     try {
       const r = req(p, 'command', 'x')
       const res = await dispatchAgent({...r, agent: {kind: 'command', name: script, path: script}, env: {NODE_ENV: 'production'}})
       expect(res.rc).toBe(0)
-      expect(res.text).toMatch(/helix-shim-\d+-[0-9a-f]{12}\/helix/)
+      expect(res.text).toContain(`${path.join(p.root, '.helix', 'bin', 'helix')}\n`)
       expect(res.text).toContain('"total":1')
+      expect(readdirSync(tmp)).toEqual([])
     } finally {
-      process.env.PATH = saved
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k]
+        else process.env[k] = v
+      }
     }
   })
 

@@ -1,9 +1,11 @@
 // issue 20 item 7: .helix/config.json remembers the agent and the run's settings.
 // flags > HELIX_* > config > defaults; a bad file is one line naming the file and key.
-import {copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {closeSync, copyFileSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {helix, project, REPO} from './helpers.js'
+import {runCli} from '../support/cli.js'
 
 const MINIMAL = path.join(REPO, 'fixtures', 'agents', 'minimal-agent.sh')
 /** PATH with node/git but certainly no codex or claude */
@@ -93,6 +95,38 @@ describe('.helix/config.json', () => {
     expect(d.stdout).toMatch(/fix: .*'agent' in \.helix\/config\.json/)
     expect(existsSync(path.join(root, '.ddx', 'run-state.json'))).toBe(false)
   })
+  // issue 30: /dev/zero behind a symlink grew `helix status` to 1.1 GB, a FIFO hung it,
+  // a 200 MB file was read whole. Each is now one line naming the file, exit 1, at once.
+  it.each([
+    ['a symlink to /dev/zero', (f: string) => symlinkSync('/dev/zero', f), 'not a regular file'],
+    ['a FIFO', (f: string) => execFileSync('mkfifo', [f]), 'not a regular file'],
+    ['a directory', (f: string) => mkdirSync(f), 'not a regular file'],
+    [
+      'a 200 MB (sparse) file',
+      (f: string) => {
+        const fd = openSync(f, 'w')
+        ftruncateSync(fd, 200 * 1024 * 1024)
+        closeSync(fd)
+      },
+      'larger than 1048576 bytes',
+    ],
+  ])('config that is %s: one line, exit 1, nothing changed', (_what, make, msg) => {
+    const root = withAgent()
+    make(config(root))
+    const before = readdirSync(root).sort()
+    for (const cmd of [['status'], ['status', '--json'], ['run', '--dry-run'], ['run', '--workers', '2', '--save-config', '--dry-run']]) {
+      const r = runCli(cmd, {cwd: root, timeoutMs: 20_000})
+      expect(r.signal, cmd.join(' ')).toBeNull()
+      expect(r.code, cmd.join(' ')).toBe(1)
+      expect(r.stderr.startsWith(`helix: ${config(root)}: `), r.stderr).toBe(true)
+      expect(r.stderr).toContain(msg)
+      expect(r.stderr.split('\n')).toHaveLength(2)
+    }
+    expect(readdirSync(root).sort()).toEqual(before)
+    expect(readdirSync(path.join(root, '.helix'))).toEqual(['config.json'])
+    expect(existsSync(path.join(root, '.ddx', 'run-state.json'))).toBe(false)
+    if (msg.startsWith('larger')) expect(statSync(config(root)).size).toBe(200 * 1024 * 1024)
+  }, 60_000)
 
   it("--agent agent.sh (not on PATH) hints './agent.sh'", () => {
     const root = withAgent()

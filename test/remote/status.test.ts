@@ -33,8 +33,8 @@ describe('the fleet view fits its pane (issue 29)', () => {
     tip: '0123456789abcdef0123',
     counts: {total: 9, open: 3, claimed: 2, in_progress: 0, closed: 4, blocked: 0},
     claims: [
-      {bead: 'hx-12', title: 'Parse the configuration file and report every bad key', host: 'host-b', run: 'r', attempt: 1, claimed_at: null, expires_at: '', age_s: 75, expires_in_s: 300, state: 'live' as const},
-      {bead: 'hx-13', title: 'Short', host: 'host-a', run: 'r', attempt: 1, claimed_at: null, expires_at: '', age_s: 10, expires_in_s: 290, state: 'live' as const},
+      {bead: 'hx-12', title: 'Parse the configuration file and report every bad key', host: 'host-b', run: 'r', attempt: 1, claimed_at: null, expires_at: '', age_s: 75, expires_in_s: 300, state: 'live' as const, pr_url: null},
+      {bead: 'hx-13', title: 'Short', host: 'host-a', run: 'r', attempt: 1, claimed_at: null, expires_at: '', age_s: 10, expires_in_s: 290, state: 'live' as const, pr_url: null},
     ],
     hosts: ['host-a', 'host-b'],
     lease_s: 300,

@@ -26,29 +26,29 @@ describe('doctor on the real trackers', () => {
     expect(beadProblems({id: 'a', 'claimed-pid': '123', 'x.y': null})).toEqual([])
   })
 
-  it('reports each problem with the wording zod 4.6.7 gave it (captured from zod before it was dropped)', () => {
+  it('reports each problem in our own words: the field, what it must be, what it is (never its text)', () => {
     const cases: Array<[unknown, string[]]> = [
-      [{}, ["id: Invalid input: expected string, received undefined"]],
-      [{"id": ""}, ["id: Too small: expected string to have >=1 characters"]],
-      [{"id": 5}, ["id: Invalid input: expected string, received number"]],
-      [{"id": "a", "priority": 1.5}, ["priority: Invalid input: expected int, received number"]],
-      [{"id": "a", "priority": -1}, ["priority: Too small: expected number to be >=0"]],
-      [{"id": "a", "priority": 7}, ["priority: Too big: expected number to be <=4"]],
-      [{"id": "a", "priority": "x"}, ["priority: Invalid input: expected number, received string"]],
-      [{"id": "a", "priority": null}, ["priority: Invalid input: expected number, received null"]],
-      [{"id": "a", "schema_version": 100000000000000000000}, ["schema_version: Too big: expected int to be <=9007199254740991"]],
-      [{"id": "a", "labels": [1, "b", null]}, ["labels.0: Invalid input: expected string, received number", "labels.2: Invalid input: expected string, received null"]],
-      [{"id": "a", "labels": "x"}, ["labels: Invalid input: expected array, received string"]],
-      [{"id": "a", "claimed-pid": 1.5}, ["claimed-pid: Invalid input"]],
-      [{"id": "a", "claimed-pid": null}, ["claimed-pid: Invalid input"]],
-      [{"id": "a", "claimed-start": true}, ["claimed-start: Invalid input"]],
-      [{"id": "a", "claimed-start": 12.5}, []],
-      [{"id": "a", "dependencies": [{"issue_id": 1}]}, ["dependencies.0.issue_id: Invalid input: expected string, received number", "dependencies.0.depends_on_id: Invalid input: expected string, received undefined", "dependencies.0.type: Invalid input: expected string, received undefined"]],
-      [{"id": "a", "dependencies": [{"issue_id": "a", "depends_on_id": "", "type": "blocks", "created_at": 3}]}, ["dependencies.0.depends_on_id: Too small: expected string to have >=1 characters", "dependencies.0.created_at: Invalid input: expected string, received number"]],
-      [{"id": "a", "execution-eligible": "no"}, ["execution-eligible: Invalid input: expected boolean, received string"]],
-      [{"id": "a", "priority": 2, "labels": ["x"], "anything": {"deep": [1]}}, []],
-      [null, ['(record): Invalid input: expected object, received null']],
-      [[], ['(record): Invalid input: expected object, received array']],
+      [{}, ['id: missing; must be a string']],
+      [{id: ''}, ['id: must not be empty']],
+      [{id: 5}, ['id: must be a string, not the number 5']],
+      [{id: 'a', priority: 1.5}, ['priority: must be a whole number, not the number 1.5']],
+      [{id: 'a', priority: -1}, ['priority: must be at least 0, not -1']],
+      [{id: 'a', priority: 7}, ['priority: must be at most 4, not 7']],
+      [{id: 'a', priority: 'x'}, ['priority: must be a whole number, not a string']],
+      [{id: 'a', priority: null}, ['priority: must be a whole number, not null']],
+      [{id: 'a', schema_version: 1e20}, ['schema_version: must be a whole number, not the number 100000000000000000000']],
+      [{id: 'a', labels: [1, 'b', null]}, ['labels.0: must be a string, not the number 1', 'labels.2: must be a string, not null']],
+      [{id: 'a', labels: 'x'}, ['labels: must be a list, not a string']],
+      [{id: 'a', 'claimed-pid': 1.5}, ['claimed-pid: must be a whole number or a string, not the number 1.5']],
+      [{id: 'a', 'claimed-pid': null}, ['claimed-pid: must be a whole number or a string, not null']],
+      [{id: 'a', 'claimed-start': true}, ['claimed-start: must be a string or a number, not true']],
+      [{id: 'a', 'claimed-start': 12.5}, []],
+      [{id: 'a', dependencies: [{issue_id: 1}]}, ['dependencies.0.issue_id: must be a string, not the number 1', 'dependencies.0.depends_on_id: missing; must be a string', 'dependencies.0.type: missing; must be a string']],
+      [{id: 'a', dependencies: [{issue_id: 'a', depends_on_id: '', type: 'blocks', created_at: 3}]}, ['dependencies.0.depends_on_id: must not be empty', 'dependencies.0.created_at: must be a string, not the number 3']],
+      [{id: 'a', 'execution-eligible': 'no'}, ['execution-eligible: must be true or false, not a string']],
+      [{id: 'a', priority: 2, labels: ['x'], anything: {deep: [1]}}, []],
+      [null, ['(record): must be a JSON object, not null']],
+      [[], ['(record): must be a JSON object, not an array']],
     ]
     for (const [bead, problems] of cases) expect(beadProblems(bead as never), JSON.stringify(bead)).toEqual(problems)
   })

@@ -113,6 +113,49 @@ describe('tracker merge driver through git (built CLI)', () => {
     expect(git(r, 'merge', '--abort').code).toBe(0)
   }, SLOW)
 
+  // issue 30: an unknown `__proto__` field was dropped, and notes made a list on one
+  // side lost the other side's paragraph, both with exit 0; a CRLF side changed ours' lines.
+  it("through git: __proto__ kept, ours' line endings kept; notes both changed in shapes no rule merges: a conflict", async () => {
+    const r = repo()
+    expect(helix(r, 'tracker', 'init').code).toBe(0)
+    const a = await create(r, 'proto')
+    const b = await create(r, 'notes')
+    await updateBead(paths(r), b, {appendNotes: 'first'})
+    const lines = readFileSync(tracker(r), 'utf8').split('\n')
+    const ia = lines.findIndex((l) => l.includes(`"${a}"`))
+    lines[ia] = lines[ia].replace(/}$/, ',"__proto__":{"polluted":true}}')
+    writeFileSync(tracker(r), lines.join('\n'))
+    commitAll(r, 'tracker')
+
+    expect(git(r, 'switch', '-q', '-c', 'feature').code).toBe(0)
+    await updateBead(paths(r), a, {title: 'renamed on feature'})
+    // feature's tracker written with CRLF line endings (an editor on another system)
+    writeFileSync(tracker(r), readFileSync(tracker(r), 'utf8').replace(/\n/g, '\r\n'))
+    commitAll(r, 'feature')
+    expect(git(r, 'switch', '-q', 'main').code).toBe(0)
+    await updateBead(paths(r), a, {priority: 0})
+    commitAll(r, 'main')
+    const merge = git(r, 'merge', '--no-edit', 'feature')
+    expect(merge.code, merge.stdout + merge.stderr).toBe(0)
+    const text = readFileSync(tracker(r), 'utf8')
+    expect(text).not.toContain('\r')
+    const line = text.split('\n').find((l) => l.includes(`"${a}"`))!
+    expect(line).toContain('"__proto__":{"polluted":true}')
+    expect(JSON.parse(line)).toMatchObject({title: 'renamed on feature', priority: 0})
+
+    expect(git(r, 'switch', '-q', '-c', 'listy').code).toBe(0)
+    writeFileSync(tracker(r), text.replace(/"notes":"first"/, '"notes":["first","as a list"]'))
+    commitAll(r, 'notes as a list')
+    expect(git(r, 'switch', '-q', 'main').code).toBe(0)
+    await updateBead(paths(r), b, {appendNotes: 'a paragraph'})
+    commitAll(r, 'append')
+    const conflict = git(r, 'merge', '--no-edit', 'listy')
+    expect(conflict.code).not.toBe(0)
+    expect(conflict.stdout).toMatch(/CONFLICT \(content\): Merge conflict in \.ddx\/beads\.jsonl/)
+    expect(conflict.stderr).toContain(`helix: bead ${b}: both sides changed notes and one side is not text`)
+    expect(git(r, 'merge', '--abort').code).toBe(0)
+  }, SLOW)
+
   it('tracker init in a project that already has a tracker adds only the registration, changes no bead, exits 0; then nothing', () => {
     const r = repo()
     mkdirSync(path.join(r.dir, '.ddx'))

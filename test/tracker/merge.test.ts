@@ -65,11 +65,16 @@ describe('tracker merge: whole beads', () => {
     expect(m.get('n')).toMatchObject({notes: 'from ours\n\nfrom theirs', labels: ['x', 'y'], priority: 1, updated_at: T2})
   })
 
-  it('one side unchanged: the other side is the result byte for byte (CRLF, BOM and all)', () => {
+  it("one side unchanged: the other side is the result byte for byte, in ours' BOM and line endings", () => {
     const base = file(bead('a'))
-    const theirs = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(line(bead('a', {priority: 1})) + '\r\n')])
-    expect(merge(base, base, theirs).buf.equals(theirs)).toBe(true)
+    const changed = Buffer.from(line(bead('a', {priority: 1})) + '\r\n')
+    const theirs = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), changed])
+    // theirs unchanged: ours as it is, CRLF, BOM and all
     expect(merge(base, theirs, base).buf.equals(theirs)).toBe(true)
+    // ours unchanged: theirs' beads, in ours' form (no BOM, LF)
+    expect(merge(base, base, theirs).text).toBe(line(bead('a', {priority: 1})) + '\n')
+    const oursForm = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(line(bead('a')) + '\r\n')])
+    expect(merge(oursForm, oursForm, theirs).buf.equals(theirs)).toBe(true)
   })
 
   it('a real DDx tracker with one change on each side: every other line byte for byte', () => {
