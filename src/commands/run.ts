@@ -29,7 +29,7 @@ export default class Run extends HelixCommand {
     'pr-auto-merge': Flags.string({description: 'with --land pr: ask the forge to merge once checks pass (default HELIX_PR_AUTO_MERGE, none)', helpValue: 'squash|merge|rebase'}),
     'pr-wait': Flags.string({description: 'with --land pr: keep looking at open pull requests this long when nothing else is selectable (default 1800)', helpValue: 'SECONDS'}),
     'pr-poll': Flags.string({description: 'with --land pr: seconds between looks at each pull request (default 60)', helpValue: 'SECONDS'}),
-    'pr-command': Flags.string({description: "with --land pr: another forge's adapter instead of gh (see docs/pr-landing.md)", helpValue: 'CMD'}),
+    'pr-command': Flags.string({description: "with --land pr: another forge's adapter instead of gh, see docs/pr-landing.md (default HELIX_PR_COMMAND, else gh)", helpValue: 'CMD'}),
     'stall-timeout': Flags.string({description: 'kill an agent silent for this many seconds (default HELIX_STALL_TIMEOUT or 900; 0 disables)', helpValue: 'SECONDS'}),
     'max-tokens': Flags.string({description: 'stop dispatching once the run used this many tokens (default HELIX_MAX_TOKENS, none)', helpValue: 'N'}),
     'max-cost': Flags.string({description: 'stop dispatching once agents reported this cost in USD (default HELIX_MAX_COST, none)', helpValue: 'USD'}),

@@ -65,7 +65,7 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   'review-threshold': {type: 'int', what: 'review when a cycle changed at least N lines'},
   'max-cycles': {type: 'int', what: 'stop after N completed cycles'},
   sandbox: {type: 'bool', env: 'HELIX_SANDBOX', what: 'run every agent call in a bubblewrap sandbox (SPEC 21)'},
-  'sandbox-network': {type: 'string', env: 'HELIX_SANDBOX_NETWORK', what: "'on' or 'none' (none unshares the network)"},
+  'sandbox-network': {type: 'string', env: 'HELIX_SANDBOX_NETWORK', what: "'on' or 'none' (none unshares the network)", oneOf: ['on', 'none']},
   sandboxWritable: {type: 'list', what: 'extra paths the sandboxed agent may write (~/ is the home)'},
   sandboxReadable: {type: 'list', what: 'extra paths the sandboxed agent may read under home or /tmp'},
   sandboxHidden: {type: 'list', what: 'paths hidden from the sandboxed agent'},
@@ -97,7 +97,7 @@ function checkValue(file: string, key: string, spec: KeySpec, v: unknown): Confi
     const range = spec.max !== undefined ? `from ${spec.min ?? 0} to ${spec.max}` : `≥ ${spec.min}`
     throw bad(file, `key '${key}' must be ${spec.type === 'int' ? 'a whole number' : 'a number'} ${range} (got ${v})`)
   }
-  if (typeof v === 'string' && spec.oneOf && !spec.oneOf.includes(v)) throw bad(file, `key '${key}' must be ${spec.oneOf.map((o) => `'${o}'`).join(' or ')} (got ${JSON.stringify(v)})`)
+  if (typeof v === 'string' && spec.oneOf && !spec.oneOf.includes(v)) throw bad(file, `key '${key}' must be ${orList(spec.oneOf.map((o) => `'${o}'`))} (got ${JSON.stringify(v)})`)
   return v as ConfigValue
 }
 
@@ -206,4 +206,9 @@ export function blameConfigFile(error: unknown, cwd: string, rawEnv: NodeJS.Proc
   }
   const key = named('agent', 'HELIX_AGENT', typed.agent) ? 'agent' : named('review-agent', 'HELIX_REVIEW_AGENT', typed.reviewAgent) ? 'review-agent' : null
   return key ? new HelixError(`${error.message} (set by '${key}' in ${CONFIG_PATH}; edit it or pass --${key})`, error.exitCode) : error
+}
+
+/** `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'` */
+function orList(items: string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`
 }

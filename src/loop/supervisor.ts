@@ -245,7 +245,9 @@ export class Run {
     }
     await this.appendHistory(reason, stop.exitCode, ended, entries)
     // never fatal: the run is over, this line only says whether to commit the tracker
-    const note = await this.d.trackerFileNote?.().catch(() => null)
+    // only worktree attempts leave it so (one worker: the agent's own commits carry it; --remote: the queue is the remote's)
+    const worktrees = (this.workers > 1 || this.d.alwaysWorktree === true) && this.d.landing !== undefined && this.d.landing.remote === undefined
+    const note = worktrees ? await this.d.trackerFileNote?.().catch(() => null) : null
     if (note) this.d.out.both(note)
     await this.notify('run_stopped', {
       stop_reason: reason,

@@ -3,11 +3,11 @@ import {parseRunLimits} from '../../src/cli/run-limits.js'
 
 describe('run limits (flags and env)', () => {
   it('defaults', () => {
-    expect(parseRunLimits({}, {})).toEqual({workers: 1, land: 'ff', stallTimeoutSec: 900, maxQuotaWaitSec: 21600})
+    expect(parseRunLimits({}, {})).toEqual({workers: 1, land: 'ff', stallTimeoutSec: 900, landCheckTimeoutSec: 1800, resolveAttempts: 2, maxQuotaWaitSec: 21600})
   })
   it('flags win over env; env fills the rest', () => {
     const l = parseRunLimits({workers: '3', 'max-cost': '2.50'}, {HELIX_WORKERS: '9', HELIX_STALL_TIMEOUT: '0', HELIX_MAX_TOKENS: '1000', HELIX_NOTIFY: 'notify-send  -u low'})
-    expect(l).toEqual({workers: 3, land: 'ff', stallTimeoutSec: 0, maxTokens: 1000, maxCost: 2.5, maxQuotaWaitSec: 21600, notify: ['notify-send', '-u', 'low']})
+    expect(l).toEqual({workers: 3, land: 'ff', stallTimeoutSec: 0, landCheckTimeoutSec: 1800, resolveAttempts: 2, maxTokens: 1000, maxCost: 2.5, maxQuotaWaitSec: 21600, notify: ['notify-send', '-u', 'low']})
   })
   it.each([
     [{'stall-timeout': '-1'}, "invalid --stall-timeout '-1'"],

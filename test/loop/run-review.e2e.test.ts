@@ -87,7 +87,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(lines[2]).toMatch(new RegExp(`^helix: ${t} cycle 1: hx-s1 → COMPLETE \\(1 of 1 cycles completed, 0 tokens\\)$`))
     expect(lines[3]).toBe('helix: reached max cycles (1)')
     expect(lines[4]).toBe('helix: ═══ run complete: 1 attempted, 1 completed, 0 skipped, 0 tokens ═══')
-    expect(lines).toHaveLength(5)
+    expect(lines, lines.join("\n")).toHaveLength(5)
     const [, la, lb, file] = logRe.exec(lines[1])!
     expect(path.isAbsolute(file)).toBe(true)
     const records = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))

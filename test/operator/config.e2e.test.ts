@@ -70,7 +70,7 @@ describe('.helix/config.json', () => {
     ['{"agnet": "./agent.sh"}', "unknown key 'agnet'"],
     // issue 29: refused by status too, and blamed on the file, not on HELIX_WORKERS
     ['{"workers": 0}', "key 'workers' must be a whole number from 1 to 32 (got 0)"],
-    ['{"land": "rebase"}', `key 'land' must be 'ff' or 'none' (got "rebase")`],
+    ['{"land": "rebase"}', `key 'land' must be 'ff', 'none' or 'pr' (got "rebase")`],
     ['{"agent": ', 'not valid JSON'],
     ['[1]', 'must hold one JSON object'],
   ])('invalid %s: one line naming the file and the key, exit 1, nothing run', (text, msg) => {
