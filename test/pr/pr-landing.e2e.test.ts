@@ -51,7 +51,8 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     await waitFor(() => open('hx-2') !== undefined, {timeoutMs: 90_000, what: `a pull request for hx-2\n${h.out()}`})
     const starts = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as {event: string; bead: string})
     expect(starts.filter((e) => e.event === 'start').map((e) => e.bead)).toEqual(['hx-1', 'hx-3', 'hx-2'])
-    expect(f.gh('forge', 'merge', String(open('hx-2')?.number), '--rebase').code).toBe(0)
+    // hx-2 may have been opened before hx-3 merged: then helix rebases its branch (tracker only) first, as it did hx-3's
+    await waitFor(() => f.gh('forge', 'merge', String(open('hx-2')?.number), '--rebase').code === 0, {timeoutMs: 60_000, what: `hx-2 mergeable\n${h.out()}`})
     expect(await h.done, h.out()).toBe(0)
 
     const out = h.out()
