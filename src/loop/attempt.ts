@@ -27,7 +27,7 @@ import type {Workspace} from './ports.js'
 import {review, reviewWanted} from './review.js'
 import {readyList, statusOf, type Selection} from './selection.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 import {errorMessage} from '../util/errors.js'
 import {idProblem} from '../git/names.js'
 
@@ -75,12 +75,12 @@ function isTerminal(s: AttemptState): s is Terminal {
 }
 
 /** One attempt from selection to its end; the step says whether the run goes on. */
-export async function runAttempt(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<Step> {
+export async function runAttempt(r: RunScope, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<Step> {
   return runFrom(r, {kind: 'selected', slot, snap, sel})
 }
 
 /** Drive an attempt from any state to its end (a resumed attempt starts at `gated`, SPEC 18.2). */
-export async function runFrom(r: Run, s0: AttemptState): Promise<Step> {
+export async function runFrom(r: RunScope, s0: AttemptState): Promise<Step> {
   let s = s0
   try {
     while (!isTerminal(s)) s = await advance(r, s)
@@ -101,7 +101,7 @@ export async function runFrom(r: Run, s0: AttemptState): Promise<Step> {
   }
 }
 
-export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promise<AttemptState> {
+export async function advance(r: RunScope, s: Exclude<AttemptState, Terminal>): Promise<AttemptState> {
   switch (s.kind) {
     case 'selected':
       return claim(r, s.slot, s.snap, s.sel)
@@ -137,7 +137,7 @@ export async function advance(r: Run, s: Exclude<AttemptState, Terminal>): Promi
   }
 }
 
-async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<AttemptState> {
+async function claim(r: RunScope, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<AttemptState> {
   const target = sel.target as Bead
   if (sel.epicFocus && sel.epicFocus !== r.focusedEpic) {
     r.ledger.focus(sel.epicFocus)
@@ -228,7 +228,7 @@ async function claim(r: Run, slot: number, snap: TrackerSnapshot, sel: Selection
   return {kind: 'claimed', a}
 }
 
-async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
+async function implement(r: RunScope, a: AttemptCtx): Promise<AttemptState> {
   let contextMd = r.contextMd
   if (a.ws && r.d.landing) {
     // a retry after NOT LANDED starts from the new base; the earlier work is named, not applied
@@ -264,7 +264,7 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
   return {kind: 'dispatched', a, res}
 }
 
-async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<AttemptState> {
+async function classify(r: RunScope, a: AttemptCtx, res: DispatchResult): Promise<AttemptState> {
   const after = await r.d.tracker.read()
   const id = a.target.id
   const health = res.verdict.health
@@ -296,7 +296,7 @@ async function classify(r: Run, a: AttemptCtx, res: DispatchResult): Promise<Att
   return {kind: 'classified', a, res: {...res, rc}, outcome: c.outcome, after, bead: c.bead, newChildren: c.newChildren}
 }
 
-export function record(r: Run, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord['outcome'], reason: string | null): CycleRecord {
+export function record(r: RunScope, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord['outcome'], reason: string | null): CycleRecord {
   const ended = r.now()
   const rec: CycleRecord = {
     n: a.n,
@@ -317,7 +317,7 @@ export function record(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Cycl
   return rec
 }
 
-async function settleOutcome(r: Run, s: Extract<AttemptState, {kind: 'classified'}>): Promise<AttemptState> {
+async function settleOutcome(r: RunScope, s: Extract<AttemptState, {kind: 'classified'}>): Promise<AttemptState> {
   const {a, res, after, bead} = s
   const id = a.target.id
   switch (s.outcome) {

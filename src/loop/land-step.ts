@@ -5,12 +5,12 @@ import type {AttemptCtx, AttemptState, Completed} from './attempt.js'
 import {DRIFT_REASON, completeLine, endCycle} from './attempt-end.js'
 import {fingerprint, sameFingerprint} from './fingerprint.js'
 import {statusOf} from './selection.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 import {reopenIfClosed, reopenNotLanded} from './not-landed.js'
 import {landWithRepair, landedLine} from './resolve-step.js'
 
 /** SPEC 15.2: a worker's completed attempt lands on the base after a drift re-check; N=1 has nothing to land */
-export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
+export async function land(r: RunScope, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
   const ws = a.ws
   if (!ws || !r.d.landing) {
     // one worker: the agent committed in the checkout; the record keeps those commits
@@ -64,7 +64,7 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
 }
 
 /** every non-landing end of a worker's attempt keeps its work on a preserved ref and removes the worktree */
-export async function abandonWorkspace(r: Run, s: AttemptState, reason: string): Promise<void> {
+export async function abandonWorkspace(r: RunScope, s: AttemptState, reason: string): Promise<void> {
   const a = 'a' in s ? s.a : null
   if (!a?.ws || !r.d.landing) return
   const ws = a.ws
