@@ -5,7 +5,7 @@
  */
 import type {DispatchResult} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
-import type {AttemptCtx, Completed} from './attempt.js'
+import type {AttemptCtx, Completed} from './attempt-state.js'
 import {blockIfOverBudget, hasBeadCaps} from './bead-budget.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {maybeCloseFocusedEpic} from './epic.js'

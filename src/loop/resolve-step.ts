@@ -8,7 +8,7 @@
  */
 import type {ResolveBrief} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
-import type {AttemptCtx} from './attempt.js'
+import type {AttemptCtx} from './attempt-state.js'
 import {recordBeadSpend} from './bead-budget.js'
 import {dispatchPausing} from './dispatch.js'
 import type {LandCheckEvent, LandOptions, LandResult, Repair, Workspace} from './ports.js'
