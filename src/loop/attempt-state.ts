@@ -86,7 +86,13 @@ export type Terminal =
 
 export type TerminalKind = Terminal['kind']
 
-const TERMINAL: ReadonlySet<string> = new Set<TerminalKind>(['landed', 'failed', 'passed', 'unprepared', 'drifted', 'decomposed', 'paused', 'stopped'])
+/** every terminal kind, once (the compiler checks the list is complete and has nothing else) */
+export const TERMINAL_KINDS = ['landed', 'failed', 'passed', 'unprepared', 'drifted', 'decomposed', 'paused', 'stopped'] as const satisfies readonly TerminalKind[]
+type Missing = Exclude<TerminalKind, (typeof TERMINAL_KINDS)[number]>
+const complete: Missing extends never ? true : never = true
+void complete
+
+const TERMINAL: ReadonlySet<string> = new Set<string>(TERMINAL_KINDS)
 
 export function isTerminal(s: AttemptState): s is Terminal {
   return TERMINAL.has(s.kind)
