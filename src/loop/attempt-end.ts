@@ -14,7 +14,7 @@ import {blockedReason, failureArrow, failureLineOf, fit, trackerLockLineOf, type
 import {periodicAlignment} from './review.js'
 import {anySelectable} from './selectable.js'
 import {Stop, type Step} from './stop.js'
-import type {RunScope} from './scope.js'
+import type {LedgerScope, LineScope, RunScope} from './scope.js'
 
 export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 
@@ -118,7 +118,7 @@ export async function block(r: RunScope, id: string, reason: string, attempts: n
   if (!already) await r.d.tracker.appendNote(id, `BLOCKED [${r.now().toISOString()}]: ${reason}`)
 }
 
-export function completeLine(r: RunScope, a: AttemptCtx, res: DispatchResult, outcome: Completed): void {
+export function completeLine(r: LineScope, a: AttemptCtx, res: DispatchResult, outcome: Completed): void {
   const st = r.ledger.state
   const c = st.completed_cycles + 1
   const w = r.slotTag(a.slot)
@@ -127,7 +127,7 @@ export function completeLine(r: RunScope, a: AttemptCtx, res: DispatchResult, ou
   else r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
 }
 
-export async function endCycle(r: RunScope, a: AttemptCtx): Promise<void> {
+export async function endCycle(r: Pick<LedgerScope, 'ledger'>, a: AttemptCtx): Promise<void> {
   r.ledger.endAttempt(a.slot)
   await r.ledger.save('running')
 }

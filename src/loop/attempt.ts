@@ -29,7 +29,7 @@ import {classifyOutcome, openChildIds} from './outcome.js'
 import type {Workspace} from './ports.js'
 import {review, reviewWanted} from './review.js'
 import {readyList, statusOf, type Selection} from './selection.js'
-import type {RunScope} from './scope.js'
+import type {LedgerScope, RunScope} from './scope.js'
 import {abandonWorkspace, settle} from './settle.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import {errorMessage} from '../util/errors.js'
@@ -229,7 +229,7 @@ async function classify(r: RunScope, a: AttemptCtx, res: DispatchResult): Promis
   return {kind: 'classified', a, res: {...res, rc}, outcome: c.outcome, after, bead: c.bead, newChildren: c.newChildren}
 }
 
-export function record(r: RunScope, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord['outcome'], reason: string | null): CycleRecord {
+export function record(r: Pick<LedgerScope, 'ledger' | 'now'>, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord['outcome'], reason: string | null): CycleRecord {
   const ended = r.now()
   const rec: CycleRecord = {
     n: a.n,

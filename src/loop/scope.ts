@@ -50,3 +50,13 @@ export interface RunScope {
   /** an exception that reached the loop, as the stop it is */
   errorStop(error: unknown): Stop
 }
+
+/**
+ * The narrow scopes (issue 30): what an end of an attempt touches, and no more.
+ * A `RunScope` is one of each, so callers pass the run as they have it.
+ */
+/** the ledger, the tracker and the landing port: reopening, recording, preserving */
+export type LedgerScope = Pick<RunScope, 'd' | 'ledger' | 'log' | 'now'>
+/** the lines an attempt prints: the clock and its slot's tag */
+export type LineScope = Pick<RunScope, 'd' | 'ledger' | 't' | 'slotTag'>
+

@@ -9,7 +9,7 @@ import {assertNever, type AttemptCtx, type AttemptState, type ClaimEnd, type Ter
 import {DRIFT_REASON, completedAttempt, endCycle, failedAttempt} from './attempt-end.js'
 import {pauseForQuota} from './dispatch.js'
 import {reopenIfClosed, reopenNotLanded} from './not-landed.js'
-import type {RunScope} from './scope.js'
+import type {LedgerScope, RunScope} from './scope.js'
 import type {Step} from './stop.js'
 
 export async function settle(r: RunScope, s: Terminal): Promise<Step> {
@@ -105,7 +105,7 @@ async function endClaim(r: RunScope, a: AttemptCtx, c: ClaimEnd): Promise<void> 
 }
 
 /** every non-landing end of a worker's attempt keeps its work on a preserved ref and removes the worktree */
-export async function abandonWorkspace(r: RunScope, s: AttemptState, reason: string): Promise<void> {
+export async function abandonWorkspace(r: LedgerScope, s: AttemptState, reason: string): Promise<void> {
   const a = 'a' in s ? s.a : null
   if (!a?.ws || !r.d.landing) return
   const ws = a.ws
