@@ -5,7 +5,8 @@
 //
 // A regex scan of static `import … from`, `export … from` and `import('…')` is
 // enough here: helix source has no other way to load a module. Type-only imports
-// obey the layers but are left out of the cycle check (the compiler erases them).
+// count like any other, for the layers and for cycles: the compiler erases them,
+// but two modules that name each other's types are still one knot to read and change.
 //
 // Usage: node scripts/check-imports.mjs [--graph]   (exit 1 on any breach)
 import {readdirSync, readFileSync, statSync} from 'node:fs'
@@ -50,15 +51,15 @@ function walk(dir) {
   return out
 }
 
-// `import type …` / `export type …` are erased by the compiler: they count for the
-// layer rule (a type still couples two layers) but not for cycles (nothing is loaded).
+// `import type …` / `export type …` are erased by the compiler, yet they couple two
+// modules as much as a value does: they count for the layer rule and for cycles.
 const IMPORT_RE = /(?:^|\n)\s*(import|export)(\s+type)?\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g
 
 function importsOf(text) {
   const specs = []
   // Drop comments so an example in a comment is not an import.
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
-  for (const m of code.matchAll(IMPORT_RE)) specs.push({spec: m[3] ?? m[4] ?? m[5], typeOnly: m[2] !== undefined})
+  for (const m of code.matchAll(IMPORT_RE)) specs.push(m[3] ?? m[4] ?? m[5])
   return specs
 }
 
@@ -74,7 +75,7 @@ export function checkImports(dir = srcDir) {
   for (const rel of files) {
     const from = folderOf(rel)
     const edges = []
-    for (const {spec, typeOnly} of importsOf(readFileSync(path.join(dir, rel), 'utf8'))) {
+    for (const spec of importsOf(readFileSync(path.join(dir, rel), 'utf8'))) {
       if (spec.startsWith('node:')) {
         if (NO_NODE.has(from)) problems.push(`${rel}: imports ${spec} (the loop engine imports no node: module; put the effect in src/app/ behind a port)`)
         continue
@@ -89,7 +90,7 @@ export function checkImports(dir = srcDir) {
         problems.push(`${rel}: imports ${spec}, which is not a module in src/`)
         continue
       }
-      if (!typeOnly) edges.push(target)
+      edges.push(target)
       const to = folderOf(target)
       if (to === from) continue
       const li = layerIndex.get(from)

@@ -4,9 +4,9 @@
  */
 import type {Bead} from '../tracker/types.js'
 import {statusOf} from './selection.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 
-export async function acceptanceGate(r: Run, n: number, id: string, worktree?: string): Promise<void> {
+export async function acceptanceGate(r: RunScope, n: number, id: string, worktree?: string): Promise<void> {
   const scripts = await r.d.gates.acceptanceScripts()
   if (scripts.length === 0) return
   const failures: string[] = []

@@ -5,7 +5,7 @@
  */
 import type {DispatchResult} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
-import type {AttemptCtx, Completed} from './attempt.js'
+import type {AttemptCtx, Completed} from './attempt-state.js'
 import {blockIfOverBudget, hasBeadCaps} from './bead-budget.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {maybeCloseFocusedEpic} from './epic.js'
@@ -14,11 +14,11 @@ import {blockedReason, failureArrow, failureLineOf, fit, trackerLockLineOf, type
 import {periodicAlignment} from './review.js'
 import {anySelectable} from './selectable.js'
 import {Stop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {LedgerScope, LineScope, RunScope} from './scope.js'
 
 export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 
-export async function completedAttempt(r: Run, a: AttemptCtx, _outcome: 'COMPLETE' | 'SALVAGED'): Promise<Step> {
+export async function completedAttempt(r: RunScope, a: AttemptCtx, _outcome: 'COMPLETE' | 'SALVAGED'): Promise<Step> {
   r.systemic.record({bead: a.target.id, kind: 'ok', line: null, durationMs: 0})
   const c = r.ledger.completed()
   await endCycle(r, a)
@@ -59,7 +59,7 @@ function endKind(outcome: FailedOutcome): AttemptEndKind {
   }
 }
 
-export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, outcome: FailedOutcome, reason: string): Promise<Step> {
+export async function failedAttempt(r: RunScope, a: AttemptCtx, res: DispatchResult, outcome: FailedOutcome, reason: string): Promise<Step> {
   const id = a.target.id
   const w = r.slotTag(a.slot)
   r.d.out.summary(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} ${failureArrow(outcome, reason, {timeoutSec: r.o.timeoutSec, stallTimeoutSec: r.o.stallTimeoutSec})}`)
@@ -106,7 +106,7 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
 }
 
 /** skip list + label `blocked` added + note appended once */
-export async function block(r: Run, id: string, reason: string, attempts: number): Promise<void> {
+export async function block(r: RunScope, id: string, reason: string, attempts: number): Promise<void> {
   r.ledger.skip(id, reason, attempts)
   r.d.out.summary(`helix: [${r.t()}] BLOCKED ${sanitize(id)} after ${attempts} attempts`)
   const snap = await r.d.tracker.read()
@@ -118,7 +118,7 @@ export async function block(r: Run, id: string, reason: string, attempts: number
   if (!already) await r.d.tracker.appendNote(id, `BLOCKED [${r.now().toISOString()}]: ${reason}`)
 }
 
-export function completeLine(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): void {
+export function completeLine(r: LineScope, a: AttemptCtx, res: DispatchResult, outcome: Completed): void {
   const st = r.ledger.state
   const c = st.completed_cycles + 1
   const w = r.slotTag(a.slot)
@@ -127,7 +127,7 @@ export function completeLine(r: Run, a: AttemptCtx, res: DispatchResult, outcome
   else r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
 }
 
-export async function endCycle(r: Run, a: AttemptCtx): Promise<void> {
+export async function endCycle(r: Pick<LedgerScope, 'ledger'>, a: AttemptCtx): Promise<void> {
   r.ledger.endAttempt(a.slot)
   await r.ledger.save('running')
 }

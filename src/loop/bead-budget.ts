@@ -8,7 +8,7 @@ import type {Bead} from '../tracker/types.js'
 import {spendOf, type Spend} from '../tracker/spend-of.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 
 export interface BeadCaps {
   maxBeadTokens?: number
@@ -22,13 +22,13 @@ export function beadOverBudget(spend: Spend, caps: BeadCaps): string | null {
   return null
 }
 
-const caps = (r: Run): BeadCaps => ({maxBeadTokens: r.o.maxBeadTokens, maxBeadCost: r.o.maxBeadCost})
+const caps = (r: RunScope): BeadCaps => ({maxBeadTokens: r.o.maxBeadTokens, maxBeadCost: r.o.maxBeadCost})
 
 /** a per-bead cap is set (without one, nothing is read to check it) */
-export const hasBeadCaps = (r: Run): boolean => (r.o.maxBeadTokens ?? 0) > 0 || (r.o.maxBeadCost ?? 0) > 0
+export const hasBeadCaps = (r: RunScope): boolean => (r.o.maxBeadTokens ?? 0) > 0 || (r.o.maxBeadCost ?? 0) > 0
 
 /** adds a dispatch's spend to its bead; a failed write is logged, never fatal (the run's own totals still count) */
-export async function recordBeadSpend(r: Run, id: string, tokens: number, costUsd: number): Promise<void> {
+export async function recordBeadSpend(r: RunScope, id: string, tokens: number, costUsd: number): Promise<void> {
   if (tokens <= 0 && costUsd <= 0) return
   try {
     await r.d.tracker.addSpend(id, tokens, costUsd)
@@ -38,7 +38,7 @@ export async function recordBeadSpend(r: Run, id: string, tokens: number, costUs
 }
 
 /** blocks `b` when it reached its cap; true when it did (the caller does not dispatch it) */
-export async function blockIfOverBudget(r: Run, b: Bead | undefined): Promise<boolean> {
+export async function blockIfOverBudget(r: RunScope, b: Bead | undefined): Promise<boolean> {
   if (!b) return false
   const over = beadOverBudget(spendOf(b), caps(r))
   if (!over) return false

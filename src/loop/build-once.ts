@@ -4,7 +4,7 @@ import {maybeCloseFocusedEpic} from './epic.js'
 import {selectOptions} from './selectable.js'
 import {isEpicBead, selectTarget, selectableBeads, type Selection} from './selection.js'
 import {Stop} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
 import {EXIT} from '../util/errors.js'
@@ -19,7 +19,7 @@ export function matchSelector(selectable: Bead[], selector: string): Bead | unde
   )
 }
 
-export async function buildOnce(r: Run): Promise<Stop> {
+export async function buildOnce(r: RunScope): Promise<Stop> {
   const snap: TrackerSnapshot = await r.d.tracker.read()
   const stale = await r.d.tracker.staleClaims(snap)
   const opts = selectOptions(r, snap, stale)

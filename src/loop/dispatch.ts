@@ -9,7 +9,7 @@ import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../age
 import {sanitize} from '../util/sanitize.js'
 import {budgetReached, durationText, hhmm, planQuotaPause} from './health.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 import {windowOf} from './quota-state.js'
 import {shortAgentName, stallWords, timeoutWords} from './lines.js'
 import {recordBeadSpend} from './bead-budget.js'
@@ -23,14 +23,14 @@ export interface DispatchExtra {
 }
 
 /** The stop once a budget is reached: no further dispatch starts (SPEC 14.6); null while under it. */
-export function budgetStop(r: Run): Stop | null {
+export function budgetStop(r: RunScope): Stop | null {
   const s = r.ledger.state
   const line = budgetReached({maxTokens: r.o.maxTokens, maxCost: r.o.maxCost}, s.total_tokens, s.total_cost_usd ?? 0)
   return line ? new Stop('budget', line, line.replace(/^helix: /, '')) : null
 }
 
 /** One agent call; a Stop when the run must stop (budget reached before it, the agent unavailable after it). */
-export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
+export async function dispatch(r: RunScope, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
   const over = budgetStop(r)
   if (over) return over
   const log = r.log as SessionLogLike
@@ -102,7 +102,7 @@ export async function dispatch(r: Run, agent: AgentSpec, action: ActionName, pro
 }
 
 /** A quota pause (SPEC 14.3): 'continue' after the sleep, or the stop (beyond --max-quota-wait, interrupt). */
-export async function pauseForQuota(r: Run, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
+export async function pauseForQuota(r: RunScope, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
   r.ledger.quotaEvent({kind: 'quota', now: r.now()})
   try {
     return await pause(r, agent, resetAt, message)
@@ -111,7 +111,7 @@ export async function pauseForQuota(r: Run, agent: AgentSpec, resetAt: string | 
   }
 }
 
-async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
+async function pause(r: RunScope, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
   const now = r.now()
   const w = windowOf(r.ledger.quota, now)
   const plan = planQuotaPause({now, resetAt, pauseStart: w.start, probe: w.probe, maxWaitSec: r.o.maxQuotaWaitSec ?? 21600})
@@ -133,7 +133,7 @@ async function pause(r: Run, agent: AgentSpec, resetAt: string | null, message: 
 }
 
 /** review, check and the drain actions: a quota answer pauses the run, then the same call runs again */
-export async function dispatchPausing(r: Run, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
+export async function dispatchPausing(r: RunScope, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
   for (;;) {
     const res = await dispatch(r, agent, action, prompt, x)
     if (res instanceof Stop || res.verdict.health.kind !== 'quota' || r.aborted) return res

@@ -3,11 +3,11 @@ import {judgeAction} from '../agents/judge.js'
 import {dispatchPausing} from './dispatch.js'
 import {anySelectable} from './selectable.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 import {alignedSinceBuild, backfilledSinceBuild, breakerDue, passesExhausted} from './drain-state.js'
 
 /** a drain/periodic action; true when it succeeded, the Stop when the run must stop */
-export async function runAction(r: Run, action: 'alignment' | 'plan' | 'polish' | 'backfill', scope: string): Promise<boolean | Stop> {
+export async function runAction(r: RunScope, action: 'alignment' | 'plan' | 'polish' | 'backfill', scope: string): Promise<boolean | Stop> {
   const prompt = await r.d.agents.prompt(action, {scope})
   await r.ledger.save(action)
   const res = await dispatchPausing(r, r.d.agents.impl, action, prompt)
@@ -21,7 +21,7 @@ export async function runAction(r: Run, action: 'alignment' | 'plan' | 'polish' 
 }
 
 /** Runs only when every slot is idle and nothing is selectable or backing off. */
-export async function drain(r: Run): Promise<Step> {
+export async function drain(r: RunScope): Promise<Step> {
   r.exclude.clear()
   const prompt = await r.d.agents.prompt('check', {scope: 'repo'})
   await r.ledger.save('check')

@@ -9,10 +9,10 @@ import {openChildIds} from './outcome.js'
 import {review} from './review.js'
 import {statusOf} from './selection.js'
 import {Stop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 
 /** Focused epic with no open children left: close it (not a cycle), review, release. */
-export async function maybeCloseFocusedEpic(r: Run, snap: TrackerSnapshot): Promise<Step | 'none'> {
+export async function maybeCloseFocusedEpic(r: RunScope, snap: TrackerSnapshot): Promise<Step | 'none'> {
   const epicId = r.focusedEpic
   if (!epicId) return 'none'
   const epic = snap.byId.get(epicId)

@@ -7,14 +7,14 @@
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {statusOf} from './selection.js'
-import type {Run} from './supervisor.js'
+import type {LedgerScope} from './scope.js'
 
 export function notLandedNote(at: Date, why: string, ref: string | null): string {
   return `NOT LANDED [${at.toISOString()}]: ${why}${ref ? `; work kept at ${ref}` : ''}`
 }
 
 /** reopen `id` with a NOT LANDED note; never throws (an unwritable reopen is recorded as owed) */
-export async function reopenNotLanded(r: Run, id: string, why: string, ref: string | null): Promise<boolean> {
+export async function reopenNotLanded(r: LedgerScope, id: string, why: string, ref: string | null): Promise<boolean> {
   const note = notLandedNote(r.now(), why, ref)
   r.ledger.reopened(id)
   try {
@@ -35,7 +35,7 @@ export async function reopenNotLanded(r: Run, id: string, why: string, ref: stri
 }
 
 /** after an attempt that did not land: reopen its bead when the agent had closed it */
-export async function reopenIfClosed(r: Run, id: string, why: string, ref: string | null): Promise<void> {
+export async function reopenIfClosed(r: LedgerScope, id: string, why: string, ref: string | null): Promise<void> {
   let closed: boolean
   try {
     const b = (await r.d.tracker.read()).byId.get(id)

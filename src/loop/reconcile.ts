@@ -11,17 +11,18 @@ import {planReconcile, type ReconcileAction} from '../recovery/reconcile-plan.js
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {record, runFrom, type AttemptCtx} from './attempt.js'
+import {record, runFrom} from './attempt.js'
+import type {AttemptCtx} from './attempt-state.js'
 import {fingerprint, type Fingerprint} from './fingerprint.js'
 import {reopenNotLanded} from './not-landed.js'
 import {statusOf} from './selection.js'
 import {Stop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 
 const NO_DISPATCH: DispatchResult = {end: 'exited', rc: 0, text: '', tokens: 0, durationMs: 0, logRange: null, argv: [], verdict: PLAIN_VERDICT}
 
 /** reopens owed by an earlier run (the tracker was locked or the disk full then) */
-async function payOwedReopens(r: Run, snap: TrackerSnapshot): Promise<void> {
+async function payOwedReopens(r: RunScope, snap: TrackerSnapshot): Promise<void> {
   const pending = r.d.landing?.pending
   if (!pending) return
   for (const p of await pending.list()) {
@@ -46,7 +47,7 @@ function validFingerprint(v: unknown): v is Fingerprint {
 }
 
 /** the rest of a closed bead's attempt: gate, review when due, drift check, landing */
-async function finish(r: Run, act: ReconcileAction, bead: Bead, snap: TrackerSnapshot): Promise<Step> {
+async function finish(r: RunScope, act: ReconcileAction, bead: Bead, snap: TrackerSnapshot): Promise<Step> {
   const landing = r.d.landing
   const l = act.l
   const ws = landing?.adopt ? await landing.adopt(l, 1) : null
@@ -84,7 +85,7 @@ async function finish(r: Run, act: ReconcileAction, bead: Bead, snap: TrackerSna
 }
 
 /** SPEC 18.2; a Stop when finishing an attempt stopped the run (an unreadable review, a signal) */
-export async function reconcile(r: Run): Promise<Step> {
+export async function reconcile(r: RunScope): Promise<Step> {
   const landing = r.d.landing
   if (!landing?.leftovers) return 'continue'
   let snap = await r.d.tracker.read()

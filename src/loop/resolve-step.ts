@@ -8,20 +8,20 @@
  */
 import type {ResolveBrief} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
-import type {AttemptCtx} from './attempt.js'
+import type {AttemptCtx} from './attempt-state.js'
 import {recordBeadSpend} from './bead-budget.js'
 import {dispatchPausing} from './dispatch.js'
 import type {LandCheckEvent, LandOptions, LandResult, Repair, Workspace} from './ports.js'
 import {Stop, interruptStop} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 
 export const DEFAULT_RESOLVE_ATTEMPTS = 2
 
 /** the last lines of a bead's failed land check, for its next attempt's prompt (SPEC 20.3) */
-const checkTails = new WeakMap<Run, Map<string, string[]>>()
+const checkTails = new WeakMap<RunScope, Map<string, string[]>>()
 
 /** The execution-context note of a bead whose last landing failed its land check (consumed once). */
-export function takeCheckTail(r: Run, bead: string): string {
+export function takeCheckTail(r: RunScope, bead: string): string {
   const m = checkTails.get(r)
   const tail = m?.get(bead)
   if (!tail) return ''
@@ -31,12 +31,12 @@ export function takeCheckTail(r: Run, bead: string): string {
 
 export type LandEnd = {kind: 'result'; lr: LandResult; rounds: number} | {kind: 'stop'; stop: Stop; reason: string}
 
-function head(r: Run, a: AttemptCtx): string {
+function head(r: RunScope, a: AttemptCtx): string {
   return `helix: [${r.t()}] ${r.slotTag(a.slot)}cycle ${a.n}:`
 }
 
 /** `… land check passed (43s)` / `… land check FAILED (rc=1, 12s): <last line> — log LA–LB` */
-function checkLine(r: Run, a: AttemptCtx, ev: LandCheckEvent): void {
+function checkLine(r: RunScope, a: AttemptCtx, ev: LandCheckEvent): void {
   const id = sanitize(a.target.id)
   const secs = Math.round(ev.ms / 1000)
   if (ev.passed) {
@@ -55,7 +55,7 @@ function checkLine(r: Run, a: AttemptCtx, ev: LandCheckEvent): void {
   r.d.out.both(`${head(r, a)} ${id} land check FAILED (${how})${last ? `: ${last}` : ''} — log ${range}`)
 }
 
-async function brief(r: Run, a: AttemptCtx, ws: Workspace, repair: Repair, problem: string | undefined): Promise<ResolveBrief> {
+async function brief(r: RunScope, a: AttemptCtx, ws: Workspace, repair: Repair, problem: string | undefined): Promise<ResolveBrief> {
   const commits = r.d.landing?.commitsOf ? await r.d.landing.commitsOf(ws, repair.onto) : []
   const b: ResolveBrief = {kind: repair.kind, baseTip: repair.onto, branch: ws.branch, commits}
   if (repair.kind === 'conflict') b.paths = repair.paths
@@ -69,7 +69,7 @@ async function brief(r: Run, a: AttemptCtx, ws: Workspace, repair: Repair, probl
 }
 
 /** the bead as the tracker holds it, to see that a resolve left it alone */
-async function beadText(r: Run, id: string): Promise<string> {
+async function beadText(r: RunScope, id: string): Promise<string> {
   return JSON.stringify((await r.d.tracker.read()).byId.get(id) ?? null)
 }
 
@@ -79,7 +79,7 @@ async function beadText(r: Run, id: string): Promise<string> {
  * that found the agent unavailable, a budget, an interrupt; the worktree is then
  * still there for the caller to preserve).
  */
-export async function landWithRepair(r: Run, a: AttemptCtx, ws: Workspace, res0: {text?: string}): Promise<LandEnd> {
+export async function landWithRepair(r: RunScope, a: AttemptCtx, ws: Workspace, res0: {text?: string}): Promise<LandEnd> {
   const landing = r.d.landing!
   const id = a.target.id
   const max = r.o.resolveAttempts ?? DEFAULT_RESOLVE_ATTEMPTS
@@ -134,7 +134,7 @@ export async function landWithRepair(r: Run, a: AttemptCtx, ws: Workspace, res0:
 }
 
 /** the landed line: `resolved, landed <id>` after a resolve, else the plain one */
-export function landedLine(r: Run, a: AttemptCtx, lr: Extract<LandResult, {landed: true}>, resolved: boolean): string {
+export function landedLine(r: RunScope, a: AttemptCtx, lr: Extract<LandResult, {landed: true}>, resolved: boolean): string {
   const k = lr.commits.length
   const tail = `landed ${sanitize(a.target.id)} (${k} commit${k === 1 ? '' : 's'}, ${sanitize(lr.sha.slice(0, 12))})`
   return resolved ? `${head(r, a)} resolved, ${tail}` : `helix: [${r.t()}] ${r.slotTag(a.slot)}${tail}`

@@ -8,10 +8,10 @@ import {dispatchPausing, type DispatchExtra} from './dispatch.js'
 import {runAction} from './drain.js'
 import type {Workspace} from './ports.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 import {sanitize} from '../util/sanitize.js'
 
-export async function reviewWanted(r: Run, mark: string | null, ws?: Workspace | null): Promise<boolean> {
+export async function reviewWanted(r: RunScope, mark: string | null, ws?: Workspace | null): Promise<boolean> {
   if (r.o.reviewThreshold <= 0) return true
   // with workers the attempt's change is in its worktree, measured from the tip it started on (SPEC 15.1)
   const changed = ws ? await r.d.gates.changedSince(ws.baseTip, ws.dir) : await r.d.gates.changedSince(mark)
@@ -24,7 +24,7 @@ export async function reviewWanted(r: Run, mark: string | null, ws?: Workspace |
 }
 
 /** post-implementation (or epic) review; unreadable review stops the run */
-export async function review(r: Run, id: string, n?: number, slot?: number, worktree?: string): Promise<Step> {
+export async function review(r: RunScope, id: string, n?: number, slot?: number, worktree?: string): Promise<Step> {
   r.d.out.normal(`helix: [${r.t()}] post-implementation review of ${sanitize(id)}`)
   const before = await r.d.tracker.read()
   const prompt = await r.d.agents.prompt('review', {scope: id, ...(worktree ? {root: worktree} : {})})
@@ -54,7 +54,7 @@ export async function review(r: Run, id: string, n?: number, slot?: number, work
   return 'continue'
 }
 
-export async function periodicAlignment(r: Run, c: number): Promise<Step> {
+export async function periodicAlignment(r: RunScope, c: number): Promise<Step> {
   r.d.out.normal(`helix: periodic alignment after ${c} completed cycles`)
   const ok = await runAction(r, 'alignment', 'repo')
   if (r.aborted) return interruptStop(r.o.signal)

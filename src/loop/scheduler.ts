@@ -15,7 +15,7 @@ import {periodicAlignment} from './review.js'
 import {selectOptions} from './selectable.js'
 import {selectTarget, type Selection} from './selection.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {RunScope} from './scope.js'
 import {MAX_SPINS, spins} from './drain-state.js'
 
 export type Decision =
@@ -50,13 +50,13 @@ export function decideDrain(i: DrainInput): Decision {
   return {kind: 'drain'}
 }
 
-async function select(r: Run, snap: TrackerSnapshot, active: ReadonlySet<string>): Promise<Selection> {
+async function select(r: RunScope, snap: TrackerSnapshot, active: ReadonlySet<string>): Promise<Selection> {
   const sel = await selectFor(r, snap, active)
   // `R ready` does not count beads another slot is on (their claim may not be written yet)
   return active.size === 0 ? sel : {...sel, ready: sel.ready.filter((b) => !active.has(b.id))}
 }
 
-async function selectFor(r: Run, snap: TrackerSnapshot, active: ReadonlySet<string>): Promise<Selection> {
+async function selectFor(r: RunScope, snap: TrackerSnapshot, active: ReadonlySet<string>): Promise<Selection> {
   const stale = await r.d.tracker.staleClaims(snap)
   const base = selectOptions(r, snap, stale, active)
   if (r.focusedEpic) {
@@ -72,7 +72,7 @@ async function selectFor(r: Run, snap: TrackerSnapshot, active: ReadonlySet<stri
   return sel
 }
 
-async function waitBackoff(r: Run, until: string): Promise<Step> {
+async function waitBackoff(r: RunScope, until: string): Promise<Step> {
   const ms = Math.max(0, Date.parse(until) - r.now().getTime())
   r.d.out.normal(`helix: only backing-off issues remain; waiting ${Math.ceil(ms / 1000)}s`)
   await r.ledger.save('backoff')
@@ -90,7 +90,7 @@ interface SlotEnd {
 }
 
 /** The run's main loop: start attempts in free slots, wait for one to end, drain when idle. */
-export async function runScheduler(r: Run): Promise<Stop> {
+export async function runScheduler(r: RunScope): Promise<Stop> {
   if (r.o.once) return buildOnce(r)
   const running = new Map<number, Promise<SlotEnd>>()
   const active = new Map<number, string>()

@@ -17,17 +17,15 @@ import type {BlockerEntry, LoopDeps, LoopOptions, LoopResult, NotifyEventName} f
 import {runScheduler} from './scheduler.js'
 import {reconcile} from './reconcile.js'
 import {statusOf} from './selection.js'
+import type {InFlight, RunScope} from './scope.js'
 import {Stop, interruptStop} from './stop.js'
 
 /** A blocker's title when the tracker could not be read at the end of the run (its id and reason are still reported). */
 export const TITLE_UNKNOWN = '(title unknown: the tracker could not be read)'
 
-export interface InFlight {
-  id: string
-  token: string
-}
+export type {InFlight} from './scope.js'
 
-export class Run {
+export class Run implements RunScope {
   readonly ledger: RunLedger
   log: SessionLogLike | null = null
   /** beads left out of the next selection (claim conflicts, changed before claim); the scheduler clears it */

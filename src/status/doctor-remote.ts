@@ -14,7 +14,7 @@ import {git, gitEnv, firstLine} from '../git/run.js'
 import {createClaims, hostName} from '../remote/claims.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import type {DoctorCheck} from './doctor.js'
+import type {DoctorCheck} from './doctor-check.js'
 
 /** SPEC 19.1: doctor warns past this difference */
 export const CLOCK_WARN_S = 30

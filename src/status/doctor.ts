@@ -24,15 +24,9 @@ import {preflightConfine} from '../agents/confine.js'
 import type {Confine} from '../agents/types.js'
 import {CONFIG_PATH} from '../config/project-config.js'
 
-export type CheckLevel = 'ok' | 'warn' | 'fail'
+import type {CheckLevel, DoctorCheck} from './doctor-check.js'
 
-export interface DoctorCheck {
-  level: CheckLevel
-  what: string
-  detail: string
-  /** how to fix it (warn/fail) */
-  fix?: string
-}
+export type {CheckLevel, DoctorCheck}
 
 export const MIN_NODE = [20, 19, 0] as const
 

@@ -55,9 +55,6 @@ describe('layers (docs/architecture.md ↔ scripts/check-imports.mjs)', () => {
       'loop/engine.ts': "import {readFile} from 'node:fs/promises'\nimport {w} from '../app/wiring.js'\nexport const e = [readFile, w]\n",
       'tracker/x.ts': "import {y} from './y.js'\nexport const x = y\n",
       'tracker/y.ts': "import {x} from './x.js'\nimport {Command} from '@oclif/core'\nexport const y = [x, Command]\n",
-      // type-only: obeys layers, but is no cycle
-      'state/p.ts': "import type {Q} from './q.js'\nexport type P = Q\nexport const p = 1\n",
-      'state/q.ts': "import {p} from './p.js'\nexport type Q = number\nexport const q = p\n",
     })
     const r = check(src)
     expect(r.code).toBe(1)
@@ -65,7 +62,25 @@ describe('layers (docs/architecture.md ↔ scripts/check-imports.mjs)', () => {
     expect(r.out).toContain('loop/engine.ts: imports app/wiring.ts — layer breach ("app wiring" is above "loop engine")')
     expect(r.out).toContain('tracker/y.ts: imports @oclif/core')
     expect(r.out).toMatch(/import cycle: tracker\/x\.ts → tracker\/y\.ts → tracker\/x\.ts/)
-    expect(r.out).not.toMatch(/cycle: state\//)
     expect(r.out).toContain('4 problem(s)')
+  })
+
+  it('counts a cycle made of type-only imports (issue 30: the compiler erases them, the knot stays)', () => {
+    const files = {
+      'state/q.ts': "import {p} from './p.js'\nexport type Q = number\nexport const q = p\n",
+      'state/p.ts': "export type P = number\nexport const p = 1\n",
+    }
+    // without the back edge: no cycle, the tree passes
+    const clean = check(project(files))
+    expect(clean.out).toMatch(/2 modules, layers one-way, no cycles/)
+    expect(clean.code).toBe(0)
+    // p names Q by `import type` and q imports p: a cycle all the same
+    const typeOnly = check(project({...files, 'state/p.ts': "import type {Q} from './q.js'\nexport type P = Q\nexport const p = 1\n"}))
+    expect(typeOnly.code).toBe(1)
+    expect(typeOnly.out).toMatch(/import cycle: state\/p\.ts → state\/q\.ts → state\/p\.ts/)
+    // `export type … from` is an edge too
+    const reexport = check(project({...files, 'state/p.ts': "export type {Q} from './q.js'\nexport const p = 1\n"}))
+    expect(reexport.code).toBe(1)
+    expect(reexport.out).toMatch(/import cycle: state\/p\.ts → state\/q\.ts → state\/p\.ts/)
   })
 })
