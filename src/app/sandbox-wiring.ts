@@ -12,16 +12,14 @@
  */
 import {execFile} from 'node:child_process'
 import {runScript} from '../proc/process.js'
-import {probeSandbox, sandboxArgv, sandboxEnv, DEFAULT_SANDBOX, type SandboxSpec} from '../proc/sandbox.js'
-import {preflightConfine} from '../agents/confine.js'
+import {probeSandbox, sandboxArgv, sandboxEnv, type SandboxSpec} from '../proc/sandbox.js'
+import {preflightConfine, sandboxSpecOf} from '../agents/confine.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {ProjectConfig} from '../config/project-config.js'
 import {createSandboxAttempts, type SandboxAttempts} from './sandbox-attempts.js'
 import {sandboxLanding} from './sandbox-landing.js'
 import type {RealLoop} from './wiring.js'
-
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : [])
 
 /**
  * The sandbox options from `--sandbox` / `--sandbox-network`, HELIX_SANDBOX /
@@ -38,7 +36,7 @@ export function sandboxOptions(flags: {sandbox?: boolean; 'sandbox-network'?: st
     if (flags['sandbox-network'] !== undefined) throw new HelixError('--sandbox-network needs --sandbox (or sandbox: true in .helix/config.json)', EXIT.ERROR)
     return null
   }
-  return {...DEFAULT_SANDBOX, network: net, writable: list(config.sandboxWritable), readable: list(config.sandboxReadable), hidden: list(config.sandboxHidden), env: list(config.sandboxEnv)}
+  return sandboxSpecOf(config, net)
 }
 
 export {preflightConfine}
