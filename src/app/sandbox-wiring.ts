@@ -19,6 +19,7 @@ import {sanitize} from '../util/sanitize.js'
 import type {ProjectConfig} from '../config/project-config.js'
 import {createSandboxAttempts, type SandboxAttempts} from './sandbox-attempts.js'
 import {sandboxLanding} from './sandbox-landing.js'
+import {dispatchInClone, WRITING_ACTIONS} from './sandbox-actions.js'
 import type {RealLoop} from './wiring.js'
 
 /**
@@ -84,6 +85,9 @@ export function attachSandbox(real: RealLoop, spec: SandboxSpec, env: NodeJS.Pro
   const dispatch = deps.agents.dispatch
   deps.agents.dispatch = async (a) => {
     const at = attempts.at(a.cwd ?? paths.root)
+    // SPEC 21.1: check writes nothing; a writing drain action gets a clone of its own and lands like an attempt
+    if (!at && a.action === 'check') return dispatch({...a, confine: attempts.confineReadOnly})
+    if (!at && WRITING_ACTIONS.has(a.action) && deps.landing) return dispatchInClone(a, {dispatch, landing: deps.landing, attempts, deps})
     // a call in an attempt's clone files into that attempt's tracker copy (the real one is read-only there)
     const res = await dispatch({...a, ...(at ? {env: {...(a.env ?? {}), DDX_BEAD_DIR: at.trackerDir}} : {}), confine})
     if (at) await attempts.takeBack(at)
