@@ -37,6 +37,8 @@ export interface SandboxPlace {
   ro: string[]
   /** the operator's environment (HOME and PATH are read from it) */
   env: NodeJS.ProcessEnv
+  /** paths inside a writable one that stay read-only (a one-shot's `.git` in the writable checkout) */
+  roOver?: string[]
 }
 
 /** the agents' own state: writable, with their configuration files read-only (SPEC 21.1) */
@@ -157,6 +159,7 @@ export function sandboxArgv(spec: SandboxSpec, argv: string[], place: SandboxPla
   if (home) for (const d of STATE_DIRS) writableDirs.push(path.join(home, d))
   for (const p of spec.writable) writableDirs.push(expand(p, home))
   for (const p of [...writableDirs, ...place.rw]) add('rw', p)
+  for (const p of place.roOver ?? []) add('ro', p)
   // a config file under a writable state directory is read-only, existing or not
   if (home) for (const f of sealAgentConfig(home, writableDirs.filter((d) => existsSync(d)))) add('ro', f)
   // shallow first; at one depth a tmpfs first, then read-only, then writable (a writable dir wins over the same path read-only)

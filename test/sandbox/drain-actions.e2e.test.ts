@@ -105,4 +105,40 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: drain actions (SPEC 21.1)', () 
     expect(existsSync(path.join(p.root, '.helix', 'sandbox')) ? readdirSync(path.join(p.root, '.helix', 'sandbox')) : []).toEqual([])
     expect(g(p.root, 'for-each-ref', '--format=%(refname)', 'refs/heads/helix/')).toBe('')
   }, 150_000)
+
+  it('the one-shot commands in a project with sandbox: true: align edits the checkout but cannot commit; check writes nothing', async () => {
+    const p = setup()
+    mkdirSync(path.join(p.root, '.helix'), {recursive: true})
+    writeFileSync(path.join(p.root, '.helix', 'config.json'), JSON.stringify({sandbox: true}))
+    const agent = p.env.HELIX_AGENT as string
+    writeFileSync(
+      agent,
+      [
+        '#!/bin/sh',
+        'if [ "$HELIX_ACTION" = check ]; then',
+        `  ( echo x > ${q(path.join(p.root, 'check-pwned'))} ) 2>/dev/null && echo "ACT check root ok" || echo "ACT check root fail"`,
+        '  echo "NEXT_ACTION: STOP"; exit 0',
+        'fi',
+        'echo edited >> README.md && echo "ACT align edit ok" || echo "ACT align edit fail"',
+        '( git commit -qam "by the agent" ) >/dev/null 2>&1 && echo "ACT align commit ok" || echo "ACT align commit fail"',
+        'echo x > "$HOME/x" 2>/dev/null && echo "ACT align home ok" || echo "ACT align home fail"',
+        '',
+      ].join('\n'),
+    )
+    const tip0 = g(p.root, 'rev-parse', 'main')
+    const a = await runCli(['align'], {cwd: p.root, env: p.env, timeoutMs: 60_000})
+    expect(a.code, a.stdout + a.stderr).toBe(0)
+    expect(a.stdout).toMatch(/ACT align edit ok/)
+    expect(a.stdout).toMatch(/ACT align commit fail/)
+    expect(a.stdout).toMatch(/ACT align home fail/)
+    expect(readFileSync(path.join(p.root, 'README.md'), 'utf8')).toBe('readme\nedited\n')
+    expect(g(p.root, 'rev-parse', 'main')).toBe(tip0)
+    const c = await runCli(['check'], {cwd: p.root, env: p.env, timeoutMs: 60_000})
+    expect(c.stdout, c.stderr).toMatch(/ACT check root fail/)
+    expect(existsSync(path.join(p.root, 'check-pwned'))).toBe(false)
+    // the same project without the sandbox: the agent can commit (so the test can fail)
+    writeFileSync(path.join(p.root, '.helix', 'config.json'), JSON.stringify({sandbox: false}))
+    const b = await runCli(['align'], {cwd: p.root, env: p.env, timeoutMs: 60_000})
+    expect(b.stdout).toMatch(/ACT align commit ok/)
+  }, 120_000)
 })
