@@ -28,6 +28,12 @@ export interface SandboxAttempt {
   dir: string
   trackerDir: string
   trackerFile: string
+  /**
+   * where the take-back writes: the directory of the tracker the loop reads for this
+   * attempt. Unset: the project's real tracker. `--remote`: the attempt worktree's own
+   * tracker copy (SPEC 19.2), which the remote landing carries to the base.
+   */
+  target?: string
 }
 
 interface Entry extends SandboxAttempt {
@@ -106,8 +112,9 @@ export function createSandboxAttempts(spec: SandboxSpec, paths: ProjectPaths, en
     if (!e) return []
     const after = await readCopy(e.trackerFile)
     const before = e.before
+    const into = e.target ? {...paths, dir: e.target, file: path.join(e.target, path.basename(paths.file)), lockDir: path.join(e.target, 'beads.lock')} : paths
     const written = await mutateTracker(
-      paths,
+      into,
       (tip) => {
         const changed: string[] = []
         const t = tip.byId.get(e.bead)

@@ -87,7 +87,8 @@ export function attachSandbox(real: RealLoop, spec: SandboxSpec, env: NodeJS.Pro
     const at = attempts.at(a.cwd ?? paths.root)
     // SPEC 21.1: check writes nothing; a writing drain action gets a clone of its own and lands like an attempt
     if (!at && a.action === 'check') return dispatch({...a, confine: attempts.confineReadOnly})
-    if (!at && WRITING_ACTIONS.has(a.action) && deps.landing) return dispatchInClone(a, {dispatch, landing: deps.landing, attempts, deps})
+    // (with --remote a drain action has no claim to land under: it stays confined in the root as before)
+    if (!at && WRITING_ACTIONS.has(a.action) && deps.landing && !deps.landing.remote) return dispatchInClone(a, {dispatch, landing: deps.landing, attempts, deps})
     // a call in an attempt's clone files into that attempt's tracker copy (the real one is read-only there)
     const res = await dispatch({...a, ...(at ? {env: {...(a.env ?? {}), DDX_BEAD_DIR: at.trackerDir}} : {}), confine})
     if (at) await attempts.takeBack(at)
