@@ -83,6 +83,8 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
     return EXIT.OK
   }
 
+  // SPEC 21 in a sandboxed project (config sandbox: true, HELIX_SANDBOX): the agent runs confined
+  const confine = (await import('./sandbox-oneshot.js')).oneShotConfine(opts.action, paths.root, env)
   await loadSessionLogger()
   const log = openSessionLog(paths.logDir, now())
   let result: DispatchResult
@@ -100,6 +102,7 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
       log,
       signal: opts.signal,
       onLine: (l) => opts.out.stdout(line(sanitize(l))),
+      ...(confine ? {confine} : {}),
     })
     // the same `log LA–LB` pointer the loop prints (docs/agents.md); `helix logs --lines LA–LB` takes it as is
     const range = result.logRange ? `log L${result.logRange.first}–L${result.logRange.last} in ${log.path}` : `log ${log.path}`

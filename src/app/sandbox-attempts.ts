@@ -28,12 +28,20 @@ export interface SandboxAttempt {
   dir: string
   trackerDir: string
   trackerFile: string
+  /**
+   * where the take-back writes: the directory of the tracker the loop reads for this
+   * attempt. Unset: the project's real tracker. `--remote`: the attempt worktree's own
+   * tracker copy (SPEC 19.2), which the remote landing carries to the base.
+   */
+  target?: string
 }
 
 interface Entry extends SandboxAttempt {
   /** the copy as last taken back (the base of the next take-back) */
   before: TrackerSnapshot
   token: string | null
+  /** a drain action's clone (sandbox-actions.ts): it holds no claim, and may edit any bead */
+  action?: boolean
 }
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
@@ -49,14 +57,44 @@ async function readCopy(file: string): Promise<TrackerSnapshot> {
   return parseTracker(text, file)
 }
 
+/**
+ * A drain action's edits of existing beads (it holds no claim to fence them with):
+ * field by field, and only where the real bead still has the value the copy started
+ * from (or already the action's), so an edit made meanwhile by a worker or the
+ * operator wins. Claim fields never travel. Changes `tip` in place; returns the ids.
+ */
+function actionEdits(before: TrackerSnapshot, after: TrackerSnapshot, tip: TrackerSnapshot): string[] {
+  const out: string[] = []
+  const claim = new Set<string>(CLAIM_KEYS)
+  for (const mine of after.beads) {
+    const was = before.byId.get(mine.id)
+    const t = tip.byId.get(mine.id)
+    if (!was || !t) continue
+    let touched = false
+    for (const key of new Set([...Object.keys(mine), ...Object.keys(was)])) {
+      if (key === 'id' || claim.has(key) || same(mine[key], was[key])) continue
+      if (!same(t[key], was[key]) && !same(t[key], mine[key])) continue
+      if (mine[key] === undefined) delete t[key]
+      else t[key] = mine[key]
+      touched = true
+    }
+    if (touched) out.push(mine.id)
+  }
+  return out
+}
+
 export interface SandboxAttempts {
   add(a: SandboxAttempt): Promise<void>
   get(bead: string, attempt: number): SandboxAttempt | undefined
   remove(bead: string, attempt: number): Promise<void>
   /** the attempt whose clone holds `cwd` */
   at(cwd: string): SandboxAttempt | undefined
+  /** marks a registered clone as a drain action's (SPEC 21.1): its take-back carries edits of any bead */
+  asAction(bead: string, attempt: number): void
   /** the agent's edits of its bead, and the beads it created, into the real tracker; returns the ids written */
   takeBack(a: SandboxAttempt): Promise<string[]>
+  /** the `confine` of a call that writes nothing (`check`): only a private /tmp is writable */
+  confineReadOnly(argv: string[], env: NodeJS.ProcessEnv, cwd: string): {argv: string[]; env: NodeJS.ProcessEnv}
   /** the `confine` of an agent call in `cwd` (its clone writable; elsewhere only the tracker directory) */
   confine(argv: string[], env: NodeJS.ProcessEnv, cwd: string): {argv: string[]; env: NodeJS.ProcessEnv}
   /** read-only paths every confined command needs (the project root, helix, node) */
@@ -74,8 +112,9 @@ export function createSandboxAttempts(spec: SandboxSpec, paths: ProjectPaths, en
     if (!e) return []
     const after = await readCopy(e.trackerFile)
     const before = e.before
+    const into = e.target ? {...paths, dir: e.target, file: path.join(e.target, path.basename(paths.file)), lockDir: path.join(e.target, 'beads.lock')} : paths
     const written = await mutateTracker(
-      paths,
+      into,
       (tip) => {
         const changed: string[] = []
         const t = tip.byId.get(e.bead)
@@ -90,6 +129,7 @@ export function createSandboxAttempts(spec: SandboxSpec, paths: ProjectPaths, en
           }
           changed.push(e.bead)
         }
+        if (e.action) changed.push(...actionEdits(before, after, tip))
         const added: Bead[] = []
         for (const b of after.beads) {
           if (before.byId.has(b.id) || tip.byId.has(b.id)) continue
@@ -119,6 +159,14 @@ export function createSandboxAttempts(spec: SandboxSpec, paths: ProjectPaths, en
       entries.set(k(a.bead, a.attempt), {...a, before, token: typeof token === 'string' ? token : null})
     },
     get: (bead, attempt) => entries.get(k(bead, attempt)),
+    asAction(bead, attempt) {
+      const e = entries.get(k(bead, attempt))
+      if (e) e.action = true
+    },
+    confineReadOnly(argv, agentEnv, cwd) {
+      const ro = [...readable(), ...executableDirs(argv[0])]
+      return {argv: sandboxArgv(spec, argv, {cwd, rw: [], ro, env: agentEnv}), env: sandboxEnv(spec, agentEnv)}
+    },
     async remove(bead, attempt) {
       entries.delete(k(bead, attempt))
     },

@@ -83,10 +83,12 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
       await run(['config', 'user.email', who.email], clone)
       await mkdir(trackerDir, {recursive: true})
       const copy = path.join(trackerDir, path.basename(o.trackerFile))
-      if (existsSync(o.trackerFile)) await copyFile(o.trackerFile, copy)
+      // --remote: the landing made the attempt's own tracker (19.2, the claim in it); the copy is made from that one
+      const from = ws.trackerDir ? path.join(ws.trackerDir, path.basename(o.trackerFile)) : o.trackerFile
+      if (existsSync(from)) await copyFile(from, copy)
       const sw: Workspace = {...ws, dir: path.resolve(clone, prefix || '.'), trackerDir}
       worktrees.set(k, ws)
-      await o.attempts.add({bead: ws.bead, attempt: ws.attempt, clone, dir: sw.dir, trackerDir, trackerFile: copy})
+      await o.attempts.add({bead: ws.bead, attempt: ws.attempt, clone, dir: sw.dir, trackerDir, trackerFile: copy, ...(ws.trackerDir ? {target: ws.trackerDir} : {})})
       return sw
     } catch (error) {
       await rm(clone, {recursive: true, force: true})

@@ -12,16 +12,15 @@
  */
 import {execFile} from 'node:child_process'
 import {runScript} from '../proc/process.js'
-import {probeSandbox, sandboxArgv, sandboxEnv, DEFAULT_SANDBOX, type SandboxSpec} from '../proc/sandbox.js'
-import {preflightConfine} from '../agents/confine.js'
+import {probeSandbox, sandboxArgv, sandboxEnv, type SandboxSpec} from '../proc/sandbox.js'
+import {preflightConfine, sandboxSpecOf} from '../agents/confine.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {ProjectConfig} from '../config/project-config.js'
 import {createSandboxAttempts, type SandboxAttempts} from './sandbox-attempts.js'
 import {sandboxLanding} from './sandbox-landing.js'
+import {dispatchInClone, WRITING_ACTIONS} from './sandbox-actions.js'
 import type {RealLoop} from './wiring.js'
-
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : [])
 
 /**
  * The sandbox options from `--sandbox` / `--sandbox-network`, HELIX_SANDBOX /
@@ -38,7 +37,7 @@ export function sandboxOptions(flags: {sandbox?: boolean; 'sandbox-network'?: st
     if (flags['sandbox-network'] !== undefined) throw new HelixError('--sandbox-network needs --sandbox (or sandbox: true in .helix/config.json)', EXIT.ERROR)
     return null
   }
-  return {...DEFAULT_SANDBOX, network: net, writable: list(config.sandboxWritable), readable: list(config.sandboxReadable), hidden: list(config.sandboxHidden), env: list(config.sandboxEnv)}
+  return sandboxSpecOf(config, net)
 }
 
 export {preflightConfine}
@@ -86,6 +85,10 @@ export function attachSandbox(real: RealLoop, spec: SandboxSpec, env: NodeJS.Pro
   const dispatch = deps.agents.dispatch
   deps.agents.dispatch = async (a) => {
     const at = attempts.at(a.cwd ?? paths.root)
+    // SPEC 21.1: check writes nothing; a writing drain action gets a clone of its own and lands like an attempt
+    if (!at && a.action === 'check') return dispatch({...a, confine: attempts.confineReadOnly})
+    // (with --remote a drain action has no claim to land under: it stays confined in the root as before)
+    if (!at && WRITING_ACTIONS.has(a.action) && deps.landing && !deps.landing.remote) return dispatchInClone(a, {dispatch, landing: deps.landing, attempts, deps})
     // a call in an attempt's clone files into that attempt's tracker copy (the real one is read-only there)
     const res = await dispatch({...a, ...(at ? {env: {...(a.env ?? {}), DDX_BEAD_DIR: at.trackerDir}} : {}), confine})
     if (at) await attempts.takeBack(at)

@@ -83,7 +83,6 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   const sandboxing = input.sandbox && !once ? await import('../app/sandbox-wiring.js') : null
   const {loadConfig} = await import('../config/project-config.js')
   const sandbox = sandboxing ? sandboxing.sandboxOptions(input.sandbox ?? {}, input.env, loadConfig(input.cwd)) : null
-  if (sandbox && remoteFlags) throw new HelixError('--sandbox does not combine with --remote yet; run the sandboxed host without --remote', EXIT.ERROR)
   if (sandbox && sandboxing && !input.options.dryRun) sandboxing.refuseWithoutSandbox(sandbox, input.env)
   const ac = signals
   if (!ac.signal.aborted) {

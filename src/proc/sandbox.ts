@@ -10,7 +10,7 @@
  * bind under /tmp). Hidden paths go last, and win.
  */
 import {spawnSync} from 'node:child_process'
-import {existsSync, realpathSync, statSync} from 'node:fs'
+import {closeSync, existsSync, openSync, realpathSync, statSync, writeSync} from 'node:fs'
 import path from 'node:path'
 
 export interface SandboxSpec {
@@ -37,11 +37,15 @@ export interface SandboxPlace {
   ro: string[]
   /** the operator's environment (HOME and PATH are read from it) */
   env: NodeJS.ProcessEnv
+  /** paths inside a writable one that stay read-only (a one-shot's `.git` in the writable checkout) */
+  roOver?: string[]
 }
 
 /** the agents' own state: writable, with their configuration files read-only (SPEC 21.1) */
 const STATE_DIRS = ['.codex', '.claude', '.claude.json']
 const STATE_CONFIG = ['.claude/settings.json', '.claude/CLAUDE.md', '.codex/config.toml', '.codex/AGENTS.md']
+/** what a sealed config file holds when helix has to make it: nothing an agent would read as an instruction */
+const SEALED_TEXT: Record<string, string> = {'.claude/settings.json': '{}\n'}
 const ALWAYS_HIDDEN = ['/run/user', '/var/run/docker.sock', '/run/docker.sock']
 const KEPT_NAMES = new Set(['PATH', 'HOME', 'LANG', 'TERM', 'TZ'])
 const KEPT_PREFIXES = ['LC_', 'HELIX_', 'DDX_', 'ANTHROPIC_', 'CLAUDE_', 'OPENAI_', 'CODEX_']
@@ -71,6 +75,45 @@ function real(p: string): string | null {
   } catch {
     return null
   }
+}
+
+/**
+ * The agents' configuration files are bound read-only (SPEC 21.1), also before they
+ * exist: otherwise an agent could create `~/.claude/settings.json` (hooks) in its
+ * writable state directory, and it would run later, outside the sandbox. A bind needs
+ * a file to bind over, and bwrap would make a 0-byte, mode 0444 one in the operator's
+ * home itself; helix makes it instead, a harmless one (`{}` for settings.json, empty
+ * for the others), mode 0600, only where the state directory exists, never over a file.
+ * Returns the files to bind read-only.
+ */
+export function sealAgentConfig(home: string, stateDirs: string[]): string[] {
+  const out: string[] = []
+  for (const rel of STATE_CONFIG) {
+    const file = path.join(home, rel)
+    const dir = path.dirname(file)
+    if (!stateDirs.some((d) => under(dir, d))) continue
+    let isDir = false
+    try {
+      isDir = statSync(dir).isDirectory()
+    } catch {
+      continue
+    }
+    if (!isDir) continue
+    if (!existsSync(file)) {
+      try {
+        const fd = openSync(file, 'wx', 0o600)
+        try {
+          writeSync(fd, SEALED_TEXT[rel] ?? '')
+        } finally {
+          closeSync(fd)
+        }
+      } catch {
+        // made meanwhile (another slot), or the directory refused it: bound if it exists below
+      }
+    }
+    if (existsSync(file)) out.push(file)
+  }
+  return out
 }
 
 type Mount = {kind: 'tmpfs'; at: string} | {kind: 'ro' | 'rw'; at: string}
@@ -112,10 +155,13 @@ export function sandboxArgv(spec: SandboxSpec, argv: string[], place: SandboxPla
   const pathDirs = (place.env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d))
   for (const p of [...pathDirs, ...place.ro]) if (covered(path.resolve(p))) add('ro', p)
   for (const p of spec.readable) add('ro', expand(p, home))
-  if (home) for (const d of STATE_DIRS) add('rw', path.join(home, d))
-  for (const p of spec.writable) add('rw', expand(p, home))
-  for (const p of place.rw) add('rw', p)
-  if (home) for (const f of STATE_CONFIG) add('ro', path.join(home, f))
+  const writableDirs: string[] = []
+  if (home) for (const d of STATE_DIRS) writableDirs.push(path.join(home, d))
+  for (const p of spec.writable) writableDirs.push(expand(p, home))
+  for (const p of [...writableDirs, ...place.rw]) add('rw', p)
+  for (const p of place.roOver ?? []) add('ro', p)
+  // a config file under a writable state directory is read-only, existing or not
+  if (home) for (const f of sealAgentConfig(home, writableDirs.filter((d) => existsSync(d)))) add('ro', f)
   // shallow first; at one depth a tmpfs first, then read-only, then writable (a writable dir wins over the same path read-only)
   const order = {tmpfs: 0, ro: 1, rw: 2}
   mounts.sort((a, b) => depth(a.at) - depth(b.at) || order[a.kind] - order[b.kind])

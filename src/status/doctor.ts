@@ -20,9 +20,9 @@ import {pidMatchesRecord} from '../proc/pid-identity.js'
 import {worktreeChecks} from '../recovery/worktrees.js'
 import {reconcileChecks} from '../recovery/reconcile-checks.js'
 import {DEFAULT_SANDBOX, probeSandbox} from '../proc/sandbox.js'
-import {preflightConfine} from '../agents/confine.js'
+import {preflightConfine, sandboxSpecOf} from '../agents/confine.js'
 import type {Confine} from '../agents/types.js'
-import {CONFIG_PATH} from '../config/project-config.js'
+import {CONFIG_PATH, loadConfig, type ProjectConfig} from '../config/project-config.js'
 
 import type {CheckLevel, DoctorCheck} from './doctor-check.js'
 
@@ -212,7 +212,7 @@ export function pidCheck(paths: ProjectPaths): DoctorCheck {
 /** issue 20: a review agent that cannot review is caught here, not after the first epic. */
 async function reviewAgentChecks(env: NodeJS.ProcessEnv, root: string, flags: DoctorAgentFlags = {}): Promise<DoctorCheck[]> {
   const {checkReviewAgent, reviewFix} = await import('./review-preflight.js')
-  const c = await checkReviewAgent(flags, env, root, sandboxWanted(env) && probeSandbox(DEFAULT_SANDBOX, env).ok ? doctorConfine(env) : undefined)
+  const c = await checkReviewAgent(flags, env, root, sandboxWanted(env) && probeSandbox(DEFAULT_SANDBOX, env).ok ? doctorConfine(env, root) : undefined)
   if (!c || c.result.how === 'builtin') return []
   const what = `review agent ${sanitize(c.agent.name)} reviews`
   return c.result.ok ? [{level: 'ok', what, detail: c.result.detail}] : [{level: 'fail', what, detail: c.result.detail, fix: reviewFix(c.agent)}]
@@ -267,9 +267,15 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
  */
 const sandboxWanted = (env: NodeJS.ProcessEnv): boolean => ['1', 'true', 'yes', 'on'].includes((env.HELIX_SANDBOX ?? '').trim().toLowerCase())
 
-/** with the project's sandbox on, doctor's review probe runs confined as run's does (the config's lists are not read here) */
-function doctorConfine(env: NodeJS.ProcessEnv): Confine {
-  return preflightConfine({...DEFAULT_SANDBOX, network: env.HELIX_SANDBOX_NETWORK?.trim() === 'none' ? 'none' : 'on'})
+/** with the project's sandbox on, doctor's review probe runs confined as run's does, with the config's lists */
+function doctorConfine(env: NodeJS.ProcessEnv, root: string): Confine {
+  let config: ProjectConfig = {}
+  try {
+    config = loadConfig(root)
+  } catch {
+    // a config that does not load is reported on its own line; the probe runs with the defaults
+  }
+  return preflightConfine(sandboxSpecOf(config, env.HELIX_SANDBOX_NETWORK?.trim() === 'none' ? 'none' : 'on'))
 }
 
 export function sandboxCheck(env: NodeJS.ProcessEnv): DoctorCheck {

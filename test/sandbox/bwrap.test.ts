@@ -77,6 +77,35 @@ describe.skipIf(!hasBwrap)('a confined command (real bwrap)', () => {
     expect(existsSync(path.join(outside, 'x'))).toBe(false)
     expect(existsSync(path.join(home, 'x'))).toBe(false)
   })
+
+  it("the agents' config files are read-only also before they exist; the state directories stay writable", () => {
+    const base = makeTempDir('helix-sbcfg-')
+    const home = path.join(base, 'home')
+    const work = path.join(base, 'work')
+    for (const d of [path.join(home, '.claude'), path.join(home, '.codex'), work]) mkdirSync(d, {recursive: true})
+    const script = [
+      'echo \'{"hooks":{}}\' > "$HOME/.claude/settings.json" && echo s=ok || echo s=fail',
+      'echo evil > "$HOME/.claude/CLAUDE.md" && echo m=ok || echo m=fail',
+      'echo x > "$HOME/.codex/config.toml" && echo c=ok || echo c=fail',
+      'echo x > "$HOME/.codex/AGENTS.md" && echo a=ok || echo a=fail',
+      'echo x > "$HOME/.claude/history.jsonl" && echo st=ok || echo st=fail',
+    ].join('\n')
+    const env = {PATH: process.env.PATH, HOME: home}
+    const argv = sandboxArgv(DEFAULT_SANDBOX, ['/bin/sh', '-c', script], {cwd: work, rw: [work], ro: [], env})
+    const r = spawnSync(argv[0], argv.slice(1), {env: sandboxEnv(DEFAULT_SANDBOX, env), encoding: 'utf8'})
+    expect(r.stdout.split('\n').filter((l) => /^[a-z]+=/.test(l))).toEqual(['s=fail', 'm=fail', 'c=fail', 'a=fail', 'st=ok'])
+    // what helix sealed them with is harmless: an empty settings object, empty files
+    expect(readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).toBe('{}\n')
+    for (const f of ['.claude/CLAUDE.md', '.codex/config.toml', '.codex/AGENTS.md']) expect(readFileSync(path.join(home, f), 'utf8')).toBe('')
+    expect(readFileSync(path.join(home, '.claude', 'history.jsonl'), 'utf8')).toBe('x\n')
+    // an existing file is never touched, and nothing is made where the state directory does not exist
+    const home2 = path.join(base, 'home2')
+    mkdirSync(path.join(home2, '.claude'), {recursive: true})
+    writeFileSync(path.join(home2, '.claude', 'settings.json'), '{"model":"x"}')
+    sandboxArgv(DEFAULT_SANDBOX, ['true'], {cwd: work, rw: [work], ro: [], env: {PATH: process.env.PATH, HOME: home2}})
+    expect(readFileSync(path.join(home2, '.claude', 'settings.json'), 'utf8')).toBe('{"model":"x"}')
+    expect(existsSync(path.join(home2, '.codex'))).toBe(false)
+  })
 })
 
 describe('refusals and options', () => {

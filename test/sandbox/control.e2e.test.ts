@@ -80,7 +80,7 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: the whole tree ends', () => {
     // stall 2 s, then SIGTERM and the 0.5 s test grace; the deadline is generous for a loaded machine
     await waitFor(() => withMarker(marker).length === 0, {timeoutMs: 30_000, what: 'every sandboxed process gone after the stall'})
     const r = await run.done
-    expect(r.stdout + r.stderr).toMatch(/stalled \(no output for 2s/)
+    expect(r.stdout + r.stderr).toMatch(/agent stalled \(no output for 2s; killed\)/)
   }, 120_000)
 
   it('helix stop ends the sandboxed agent and its setsid grandchild', async () => {

@@ -75,6 +75,35 @@ describe.skipIf(!hasBwrap)('the sandbox landing (SPEC 21.1)', () => {
     expect(lines(s2.paths.file)[0].status).toBe('in_progress')
   })
 
+  it("a drain action's take-back: edits of any bead field by field where the real field did not move, new beads, never claim fields", async () => {
+    const s = setup()
+    const ws = await s.landing.prepare('helix-alignment', 1, 1)
+    s.attempts.asAction(ws.bead, ws.attempt)
+    const copy = path.join(ws.trackerDir as string, 'beads.jsonl')
+    const mine = lines(copy)
+    // t-1 is claimed (in the real tracker and the copy); t-2 is open
+    write(copy, [
+      {...mine[0], title: 'retitled by the alignment', 'claim-token': 'forged'},
+      {...mine[1], title: 'two, aligned', priority: 0},
+      {id: 't-9', title: 'filed by the alignment', status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-02T00:00:00Z', 'claim-token': 'x'},
+    ])
+    // meanwhile someone else changes t-2's priority in the real tracker: theirs wins for that field
+    write(s.paths.file, lines(s.paths.file).map((b) => (b.id === 't-2' ? {...b, priority: 4} : b)))
+    const a = s.attempts.get(ws.bead, ws.attempt)!
+    expect((await s.attempts.takeBack(a)).sort()).toEqual(['t-1', 't-2', 't-9'])
+    const real = lines(s.paths.file)
+    expect(real.map((b) => `${b.id} ${b.title} ${String(b.priority)}`)).toEqual(['t-1 retitled by the alignment 2', 't-2 two, aligned 4', 't-9 filed by the alignment 2'])
+    expect(real[0]['claim-token']).toBe('tok1')
+    expect(real[2]['claim-token']).toBeUndefined()
+    // the same edits from an attempt's clone (not an action) travel only for its own claimed bead
+    const s2 = setup()
+    const ws2 = await s2.landing.prepare('t-1', 1, 1)
+    const copy2 = path.join(ws2.trackerDir as string, 'beads.jsonl')
+    write(copy2, lines(copy2).map((b) => (b.id === 't-2' ? {...b, title: 'two, aligned'} : b)))
+    await s2.attempts.takeBack(s2.attempts.at(ws2.dir)!)
+    expect(lines(s2.paths.file)[1].title).toBe('two')
+  })
+
   it('lands the clone\'s commits and its uncommitted work; the clone and copy are gone', async () => {
     const s = setup()
     const tip0 = g(s.root, 'rev-parse', 'main')
