@@ -12,6 +12,7 @@ import {sanitize} from '../util/sanitize.js'
 import {createFleet, type Fleet} from './remote-fleet.js'
 import {hostName} from '../remote/claims.js'
 import {createRemoteLanding} from './remote-landing.js'
+import {shareRunRecords} from './run-records-share.js'
 import type {RealLoop} from './wiring.js'
 import type {PrFlags} from './pr-wiring.js'
 
@@ -125,7 +126,14 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   }
   // SPEC 19.5: the run's history record carries the host
   const history = deps.history
-  if (history) deps.history = {append: (rec) => history.append({...rec, host, remote: flags.remote})}
+  if (history)
+    deps.history = {
+      async append(rec) {
+        await history.append({...rec, host, remote: flags.remote})
+        // SPEC 22.2: the fleet's report reads every host's records from the remote
+        await shareRunRecords({root, remote: flags.remote, env, host, scratch, logDir: paths.logDir, log})
+      },
+    }
   fleet.start()
   if (prw && pr && forge) {
     const runId = fleet.runId

@@ -5,6 +5,7 @@
  * page costs a rare heartbeat and nothing else.
  */
 import type {FleetView} from '../status/fleet.js'
+import type {History} from '../report/history.js'
 import type {Report} from '../report/history.js'
 import type {ProjectRead} from './project-view.js'
 import {realTimers, type Timers, type WatchFactory} from './watch.js'
@@ -24,6 +25,8 @@ export const HEARTBEAT_MS = 120_000
 export interface HubProject {
   root: string
   read(now: Date): Promise<ProjectRead>
+  /** `--remote`: the fleet's run records from the last fleet read (the night then covers every host) */
+  setFleetRuns?(h: History): void
 }
 
 export interface HubOptions {
@@ -32,6 +35,8 @@ export interface HubOptions {
   /** `--remote NAME`: each project's fleet */
   remote?: string
   fleetRead?: (root: string) => Promise<FleetView>
+  /** `--remote`: every host's run records (refs/helix/runs/*), read with the fleet */
+  fleetRuns?: (root: string) => Promise<{key: string; history: History} | null>
   /** pull requests awaiting merge (SPEC 20.5); empty until PR landing provides them */
   pullRequests?: (root: string) => Promise<PullRequestRow[]>
   timers?: Timers
@@ -54,6 +59,8 @@ interface Slot {
   report: Report | null
   chartKey: string
   fleet: FleetPane | null
+  /** the fleet's run-record refs last read (their shas) */
+  fleetRunsKey?: string
 }
 
 export class Hub {
@@ -219,6 +226,7 @@ export class Hub {
   /** One read of every project's fleet, shared by every page. */
   async readFleet(): Promise<void> {
     if (!this.o.remote || !this.o.fleetRead) return
+    let moved = false
     for (const [i, p] of this.o.projects.entries()) {
       const slot = this.#slots[i]
       const pane = slot.fleet!
@@ -236,11 +244,22 @@ export class Hub {
               mergeable: r.mergeable === 'unknown' ? null : r.mergeable === 'mergeable',
             }))
         slot.fleet = {...pane, view, error: null, read_at: this.#now().toISOString(), pull_requests: prs}
+        // the fleet's night: re-read the project only when some host's records moved
+        if (this.o.fleetRuns && p.setFleetRuns) {
+          // records that cannot be read this time leave the night as it was
+          const runs = await this.o.fleetRuns(p.root).catch(() => null)
+          if (runs && runs.key !== slot.fleetRunsKey) {
+            slot.fleetRunsKey = runs.key
+            p.setFleetRuns(runs.history)
+            moved = true
+          }
+        }
       } catch (error) {
         slot.fleet = {...pane, error: (error as Error).message, read_at: this.#now().toISOString()}
       }
     }
-    if (this.#slots.every((s) => s.view)) this.#publish()
+    if (moved) await this.refresh()
+    else if (this.#slots.every((s) => s.view)) this.#publish()
   }
 
   close(): void {

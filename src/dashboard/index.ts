@@ -13,6 +13,8 @@ import {git} from '../git/run.js'
 import {fleetView} from '../status/fleet.js'
 import {Hub} from './hub.js'
 import {ProjectReader} from './project-view.js'
+import {fleetRunsOf} from './fleet-runs.js'
+import type {History} from '../report/history.js'
 import {createDashboardServer} from './server.js'
 import {watchProject} from './watch.js'
 
@@ -112,9 +114,9 @@ export async function startDashboard(o: DashboardOptions): Promise<RunningDashbo
 
   const readers = roots.map((root, i) => new ProjectReader(i, root, o.env))
   const hub = new Hub({
-    projects: readers.map((r) => ({root: r.root, read: (now: Date) => r.read(now)})),
+    projects: readers.map((r) => ({root: r.root, read: (now: Date) => r.read(now), setFleetRuns: (h: History) => (r.fleetRuns = h)})),
     watch: (root, onChange) => watchProject(root, onChange),
-    ...(remote !== undefined ? {remote, fleetRead: (root: string) => fleetView({root, remote, env: o.env, leaseSec: 300})} : {}),
+    ...(remote !== undefined ? {remote, fleetRead: (root: string) => fleetView({root, remote, env: o.env, leaseSec: 300}), fleetRuns: (root: string) => fleetRunsOf(root, remote, o.env)} : {}),
   })
   await hub.start()
   const {server, setPort} = createDashboardServer({hub, roots, token: token ?? null, extraHosts})

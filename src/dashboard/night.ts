@@ -62,7 +62,20 @@ export function withCurrentRun(history: History, rs: RunState | null, now: Date)
   return {runs: [...history.runs, current], skipped_lines: history.skipped_lines}
 }
 
-/** The night's report: the history (and the run in progress) of the last 24 hours. */
-export function nightReport(history: History, rs: RunState | null, now: Date): Report {
-  return buildReport(withCurrentRun(history, rs, now), new Date(now.getTime() - NIGHT_MS), now)
+/**
+ * With `--remote`, the fleet's night (SPEC 22.2): every host's pushed run records
+ * (report/fleet.ts, as `helix report --remote` reads them) joined with this
+ * checkout's own history, which holds this host's runs before they are pushed. A
+ * run in both counts once (same host and start).
+ */
+export function withFleetRuns(history: History, fleet: History | null): History {
+  if (!fleet) return history
+  const key = (r: RunHistoryRecord) => `${r.host ?? ''}\u0000${r.started_at}`
+  const seen = new Set(fleet.runs.map(key))
+  return {runs: [...fleet.runs, ...history.runs.filter((r) => !seen.has(key(r)))], skipped_lines: history.skipped_lines}
+}
+
+/** The night's report: the history (and the run in progress) of the last 24 hours; with `fleet`, every host's. */
+export function nightReport(history: History, rs: RunState | null, now: Date, fleet: History | null = null): Report {
+  return buildReport(withCurrentRun(withFleetRuns(history, fleet), rs, now), new Date(now.getTime() - NIGHT_MS), now)
 }

@@ -30,6 +30,8 @@ export class ProjectReader {
   #logs = new Map<string, LogIndex>()
   /** runs.jsonl parsed, kept while its size and mtime stay the same (it only grows, once per run) */
   #history: {key: string; value: History} | null = null
+  /** `--remote`: every host's run records, as the last fleet read found them (null: none read yet) */
+  fleetRuns: History | null = null
 
   constructor(
     readonly index: number,
@@ -80,7 +82,7 @@ export class ProjectReader {
     let report: Report | null = null
     let historyError: string | null = null
     try {
-      report = nightReport(this.#readHistory(path.join(paths.logDir, 'runs.jsonl')), rs, now)
+      report = nightReport(this.#readHistory(path.join(paths.logDir, 'runs.jsonl')), rs, now, this.fleetRuns)
     } catch (error) {
       historyError = `cannot read the run history: ${(error as Error).message}`
     }

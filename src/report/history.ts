@@ -228,25 +228,37 @@ export interface Report {
     paused_ms: number
     idle_ms: number
   }
-  /** every cycle in the window, oldest first (the HTML timeline) */
-  cycles: RunHistoryCycle[]
+  /** every cycle in the window, oldest first (the HTML timeline); `host`: its `--remote` run's host */
+  cycles: Array<RunHistoryCycle & {host?: string}>
+  /** `report --remote` (SPEC 22.2): the remote read, its base tip and the hosts whose records it holds */
+  fleet?: {remote: string; base: string; tip: string; hosts: Array<{host: string; runs: number}>}
   skipped_lines: number[]
 }
 
 /** Summarises the runs that ended at or after `since` (a run that overlaps the window counts whole). */
 export function buildReport(history: History, since: Date, now: Date): Report {
   const runs = history.runs.filter((r) => Date.parse(r.ended_at) >= since.getTime()).sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at))
-  const cycles = runs.flatMap((r) => r.cycles).sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at))
+  // a fleet's cycles carry their run's host (the timeline's rows are per host and slot)
+  const runOf = new Map<RunHistoryCycle, RunHistoryRecord>()
+  const cycles = runs
+    .flatMap((r) =>
+      r.cycles.map((c) => {
+        const k = r.host ? {...c, host: r.host} : c
+        runOf.set(k, r)
+        return k
+      }),
+    )
+    .sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at))
   const byBead = new Map<string, BeadSummary>()
   const closed: Report['closed'] = []
   const failures: Report['failures'] = []
   const logOf = new Map<RunHistoryCycle, string | null>()
   const hostOf = new Map<RunHistoryCycle, string>()
-  for (const r of runs)
-    for (const c of r.cycles) {
-      logOf.set(c, r.log)
-      if (r.host) hostOf.set(c, r.host)
-    }
+  for (const c of cycles) {
+    const r = runOf.get(c)
+    logOf.set(c, r?.log ?? null)
+    if (r?.host) hostOf.set(c, r.host)
+  }
   for (const c of cycles) {
     let b = byBead.get(c.bead)
     if (!b) {

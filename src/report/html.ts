@@ -11,7 +11,7 @@
  */
 import {sanitize} from '../util/sanitize.js'
 import {CLOSED_OUTCOMES, type Report} from './history.js'
-import {failuresByBead, formatCost, formatMs, formatTokens, needsYouLine, spanText, stopText} from './text.js'
+import {failuresByBead, fleetText, formatCost, formatMs, formatTokens, needsYouLine, spanText, stopText} from './text.js'
 
 export const OUTCOME_COLORS: Record<string, string> = {
   COMPLETE: '#2e9e44',
@@ -79,22 +79,26 @@ export function timelineSvg(r: Report): string {
   if (cycles.length === 0) return '<p class="empty">No cycles in this window.</p>'
   const t0 = Math.min(...cycles.map((c) => Date.parse(c.started_at)))
   const t1 = Math.max(...cycles.map((c) => Date.parse(c.ended_at)), t0 + 1)
-  const slots = [...new Set(cycles.map((c) => c.slot))].sort((a, b) => a - b)
-  const plot = W - LEFT - RIGHT
-  const x = (t: number) => LEFT + Math.round(((t - t0) / (t1 - t0)) * plot)
+  // a fleet's night (several hosts): one row per host and slot, labelled `host w1`
+  const fleet = new Set(cycles.map((c) => c.host ?? '')).size > 1
+  const rowKey = (c: Report['cycles'][number]) => (fleet ? `${c.host ?? '?'} w${c.slot}` : `w${c.slot}`)
+  const slots = [...new Set(cycles.map(rowKey))].sort((a, b) => a.localeCompare(b, 'en', {numeric: true}))
+  const left = fleet ? 128 : LEFT
+  const plot = W - left - RIGHT
+  const x = (t: number) => left + Math.round(((t - t0) / (t1 - t0)) * plot)
   const height = slots.length * ROW + 28
   const parts: string[] = []
   parts.push(`<svg id="timeline" class="chart" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" role="img" aria-label="Timeline of cycles per worker slot" shape-rendering="crispEdges">`)
   slots.forEach((slot, i) => {
     const y = i * ROW
-    parts.push(`<text class="slot-label" x="4" y="${y + ROW / 2 + 4}">w${slot}</text>`)
-    parts.push(`<line class="grid" x1="${LEFT}" x2="${W - RIGHT}" y1="${y + ROW - 1}" y2="${y + ROW - 1}"/>`)
+    parts.push(`<text class="slot-label" x="4" y="${y + ROW / 2 + 4}">${esc(slot.length > 18 ? `${slot.slice(0, 17)}…` : slot)}</text>`)
+    parts.push(`<line class="grid" x1="${left}" x2="${W - RIGHT}" y1="${y + ROW - 1}" y2="${y + ROW - 1}"/>`)
   })
   // vertical grid lines at the ticks, under the bars (drawn first)
   const ticks = axisTicks(t0, t1)
   for (const tk of ticks) parts.push(`<line class="grid tick-line" x1="${x(tk.t)}" x2="${x(tk.t)}" y1="0" y2="${slots.length * ROW}"/>`)
   for (const c of cycles) {
-    const row = slots.indexOf(c.slot)
+    const row = slots.indexOf(rowKey(c))
     const xs = x(Date.parse(c.started_at))
     // at least 3 px wide, and a 1 px gap to the next bar so adjacent cycles stay countable
     const w = Math.max(3, x(Date.parse(c.ended_at)) - xs - 1)
@@ -224,7 +228,7 @@ export function renderReportHtml(r: Report): string {
 </head>
 <body>
 <h1>helix report</h1>
-${needsYouLine(r) ? `<p id="needs-you"><b>${esc(needsYouLine(r) ?? '')}</b></p>\n` : ''}<p class="muted" id="span">${r.runs} run${r.runs === 1 ? '' : 's'}, ${esc(spanText(r))}</p>
+${needsYouLine(r) ? `<p id="needs-you"><b>${esc(needsYouLine(r) ?? '')}</b></p>\n` : ''}<p class="muted" id="span">${r.runs} run${r.runs === 1 ? '' : 's'}, ${esc(spanText(r))}</p>${r.fleet ? `\n<p class="muted" id="fleet">fleet: ${esc(fleetText(r.fleet))}</p>` : ''}
 <div class="totals">
 <div><b id="total-closed">${t.closed}</b>beads closed</div>
 <div><b>${t.failed}</b>failed cycles</div>

@@ -17,6 +17,8 @@ export interface ReportOptions {
   since?: string
   json?: boolean
   html?: string
+  /** SPEC 22.2: the whole fleet's runs, read from this git remote (report/fleet.ts) */
+  remote?: string
 }
 
 export function historyFile(logDir: string): string {
@@ -28,6 +30,7 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
   // bad input first: nothing is read or written before the flags are known good
   const since = parseSince(opts.since ?? DEFAULT_SINCE, now)
   const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)
+  if (opts.remote !== undefined) return fleetReport(paths.root, opts.remote, opts.env ?? process.env, since, now)
   const r = buildReport(readHistory(historyFile(paths.logDir)), since, now)
   // issue 20: verdicts from the session logs, what is left, closures without a cycle (an epic's)
   r.verdicts = readVerdicts(r.run_list.map((run) => run.log))
@@ -46,6 +49,27 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
     }
   }
   r.needs_you = needsYou(r)
+  return r
+}
+
+/** `report --remote`: every host's records from the remote, the queue at the fetched base tip. */
+async function fleetReport(root: string, remote: string, env: NodeJS.ProcessEnv, since: Date, now: Date): Promise<Report> {
+  const {readFleet, attributeClosed} = await import('./fleet.js')
+  const fleet = await readFleet({root, remote, env, since})
+  const r = buildReport(fleet.history, since, now)
+  // the session logs of this host's runs are here; another host's are not (nothing is read then)
+  r.verdicts = readVerdicts(r.run_list.map((run) => run.log))
+  if (fleet.snap) {
+    r.left = leftInTracker(fleet.snap)
+    const extra = closedWithoutCycle(fleet.snap, r)
+    if (extra.length) {
+      r.closed = [...r.closed, ...extra].sort((a, b) => Date.parse(a.closed_at) - Date.parse(b.closed_at))
+      r.totals.closed += extra.length
+    }
+  }
+  attributeClosed(r, fleet, since)
+  r.needs_you = needsYou(r)
+  r.fleet = {remote: fleet.remote, base: fleet.base, tip: fleet.tip, hosts: fleet.hosts}
   return r
 }
 

@@ -83,6 +83,12 @@ function onHost(host: string | undefined): string {
   return host ? ` (on ${sanitize(host)})` : ''
 }
 
+/** `origin/main at 1a2b3c4d5e, hosts host-a (2 runs), host-b (1 run)` */
+export function fleetText(f: NonNullable<Report['fleet']>): string {
+  const hosts = f.hosts.length ? f.hosts.map((h) => `${sanitize(h.host)} (${h.runs} run${h.runs === 1 ? '' : 's'})`).join(', ') : 'no host has pushed run records yet'
+  return `${sanitize(f.remote)}/${sanitize(f.base)} at ${sanitize(f.tip.slice(0, 10))}, hosts ${hosts}`
+}
+
 export function renderReportText(r: Report): string {
   const out: string[] = []
   const cost = (usd: number) => (r.cost_known ? `, ${formatCost(usd)}` : '')
@@ -90,7 +96,8 @@ export function renderReportText(r: Report): string {
   const needs = needsYouLine(r)
   if (needs) out.push(needs, '')
   out.push(`helix report: ${r.runs} run${r.runs === 1 ? '' : 's'}, ${spanText(r)}`)
-  if (r.runs === 0) out.push('  nothing ran in this window (history: .helix-logs/runs.jsonl)')
+  if (r.fleet) out.push(`  fleet: ${fleetText(r.fleet)}`)
+  if (r.runs === 0) out.push(r.fleet ? `  nothing ran in this window (run records: refs/helix/runs/* on ${sanitize(r.fleet.remote)})` : '  nothing ran in this window (history: .helix-logs/runs.jsonl)')
   if (r.run_list.length) out.push('', 'Runs:')
   for (const run of r.run_list) {
     const who = [run.agent ? sanitize(run.agent) : 'agent ?', run.review_agent && run.review_agent !== run.agent ? `review ${sanitize(run.review_agent)}` : null, `${run.workers} worker${run.workers === 1 ? '' : 's'}`]

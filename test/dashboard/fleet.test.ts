@@ -10,6 +10,7 @@ import {waitFor} from '../support/wait.js'
 import {trackerText} from '../support/project.js'
 import {startDashboard} from '../../src/dashboard/index.js'
 import type {DashboardState} from '../../src/dashboard/types.js'
+import {pushRunRecords} from '../../src/remote/run-records.js'
 
 const GIT_ENV = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
 const g = (cwd: string, ...args: string[]) => {
@@ -58,6 +59,37 @@ describe('dashboard --remote', () => {
       // five pages, one read
       expect(d.hub.counters.fleetReads).toBe(1)
       offs.forEach((off) => off())
+    } finally {
+      await d.close()
+    }
+  })
+
+  it("the night is the fleet's: every host's pushed run records, each closed bead with its host; a moved ref is followed", async () => {
+    const {root} = fleetProject()
+    const t = Date.now() - 3_600_000
+    const at = (ms: number) => new Date(t + ms).toISOString()
+    const record = (host: string, bead: string, start: number) =>
+      JSON.stringify({v: 1, host, remote: 'origin', started_at: at(start), ended_at: at(start + 60_000), agent: 'a', workers: 1, attempted: 1, completed: 1, cycles: [{n: 1, slot: 1, bead, title: `t ${bead}`, outcome: 'COMPLETE', started_at: at(start), ended_at: at(start + 50_000), duration_ms: 50_000, commits: ['c']}]})
+    const push = (host: string, text: string) => pushRunRecords({cwd: root, remote: 'origin', env: GIT_ENV, scratch: path.join(root, '.git', 'helix-remote'), host, localText: text})
+    expect(await push('host-a', record('host-a', 'hx-a', 0))).toMatchObject({ok: true})
+    expect(await push('host-b', record('host-b', 'hx-b', 10_000))).toMatchObject({ok: true})
+    const d = await startDashboard({cwd: root, env: GIT_ENV, port: '0', remote: 'origin', print: () => {}})
+    try {
+      let last: DashboardState | null = null
+      const off = d.hub.subscribe({send: (text) => void (text && (last = JSON.parse(text) as DashboardState))})
+      await waitFor(() => last?.projects[0].night.runs === 2, {timeoutMs: 20_000, what: "both hosts' runs on the page"})
+      expect(last!.projects[0].night).toMatchObject({runs: 2, cycles: 2, closed: 2})
+      expect(d.hub.report(0)?.closed.map((c) => [c.id, c.host])).toEqual([
+        ['hx-a', 'host-a'],
+        ['hx-b', 'host-b'],
+      ])
+      // host-b's next run lands in its ref: the next fleet read brings it
+      expect(await push('host-b', [record('host-b', 'hx-b', 10_000), record('host-b', 'hx-c', 120_000)].join('\n'))).toMatchObject({ok: true, pushed: 1})
+      await d.hub.readFleet()
+      await waitFor(() => last?.projects[0].night.runs === 3, {timeoutMs: 20_000, what: "host-b's second run on the page"})
+      // the page only read: no ref written in the project's clone
+      expect(g(root, 'for-each-ref', 'refs/helix/')).toBe('')
+      off()
     } finally {
       await d.close()
     }

@@ -84,7 +84,8 @@ describe('a --remote host killed before its landing push', () => {
     expect(g(dir, 'for-each-ref', '--format=%(refname)', 'refs/heads/helix/')).toBe('')
     const attempts = path.join(dir, '.helix', 'attempts')
     expect(existsSync(attempts) ? readdirSync(attempts) : []).toEqual([])
-    expect(remoteRefs(f.bare).filter((r) => !r.startsWith('refs/helix/preserved/'))).toEqual([])
+    // what is left on the remote is preserved work and the host's run records (SPEC 22.2)
+    expect(remoteRefs(f.bare).filter((r) => !r.startsWith('refs/helix/preserved/'))).toEqual(['refs/helix/runs/hA'])
     // the clone's own main has each bead's work at most once
     const local = g(dir, 'log', '--format=%s', 'main').split('\n')
     for (const id of ids) expect(local.filter((s) => s === `work on ${id}`).length).toBeLessThanOrEqual(1)
