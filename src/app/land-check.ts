@@ -97,6 +97,37 @@ export async function runLandCheck(spec: LandCheckSpec, cwd: string, extraEnv: R
   }
 }
 
+/** SPEC 20.3: the one reason line of a failed check (exit, timeout or stall) */
+export function checkFailReason(c: LandCheckRun, spec: Pick<LandCheckSpec, 'timeoutSec' | 'stallSec'>): string {
+  return c.ended === 'timeout' ? `land check timed out after ${spec.timeoutSec}s` : c.ended === 'stall' ? `land check stalled: no output for ${spec.stallSec}s` : `land check failed (rc=${c.rc})`
+}
+
+/** What a landing needs to know of one check of a candidate: passed, or why not. */
+export interface CandidateCheck {
+  passed: boolean
+  /** the reason line when it did not pass */
+  reason: string
+  run: LandCheckRun
+}
+
+/**
+ * SPEC 20.3: the land check of one candidate (the attempt rebased onto `onto`) in
+ * `dir`, with the check's own environment; `onCheck` is told of it for the loop's
+ * lines. Used by the remote and pull-request landings (the local landing has its own
+ * rounds around the land lock).
+ */
+export async function checkCandidate(
+  spec: LandCheckSpec,
+  dir: string,
+  a: {bead: string; attempt: number; onto: string; project: string},
+  onCheck?: (ev: {passed: boolean; rc: number; ms: number; tail: string[]; onto: string; ended?: 'timeout' | 'stall'}) => void,
+): Promise<CandidateCheck> {
+  const c = await runLandCheck(spec, dir, {HELIX_BEAD_ID: a.bead, HELIX_ATTEMPT: String(a.attempt), HELIX_LAND_BASE: a.onto, HELIX_PROJECT: a.project})
+  const passed = c.rc === 0 && !c.ended
+  onCheck?.({passed, rc: c.rc, ms: c.ms, tail: c.tail, onto: a.onto, ...(c.ended ? {ended: c.ended} : {})})
+  return {passed, reason: passed ? '' : checkFailReason(c, spec), run: c}
+}
+
 /**
  * Writes `<dir>/.helix/land-check.log` for the resolve action without following a
  * symlink the agent may have put there (SPEC 20.4): `.helix` must be a real

@@ -8,6 +8,7 @@ import {statusOf} from './selection.js'
 import type {Run} from './supervisor.js'
 import {reopenIfClosed, reopenNotLanded} from './not-landed.js'
 import {landWithRepair, landedLine} from './resolve-step.js'
+import {interruptStop} from './stop.js'
 
 /** SPEC 15.2: a worker's completed attempt lands on the base after a drift re-check; N=1 has nothing to land */
 export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
@@ -59,6 +60,11 @@ export async function land(r: Run, a: AttemptCtx, res: DispatchResult, outcome: 
   }
   const reason = sanitize(lr.reason)
   await reopenNotLanded(r, id, lr.reason, lr.preservedRef)
+  if (r.aborted) {
+    // SPEC 5.10/18.1a: the stop ended the landing (a race loop, a land check): a stopped attempt, not a failed one
+    r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason})
+    return {kind: 'released', step: interruptStop(r.o.signal)}
+  }
   r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason})
   return {kind: 'failed', a, res, outcome: 'NOT_LANDED', reason}
 }
