@@ -33,6 +33,8 @@ export interface LandCheckSpec {
   env: NodeJS.ProcessEnv
   signal?: AbortSignal
   graceMs?: number
+  /** SPEC 20.3/21: `--sandbox` runs the check confined (set by the sandbox wiring); cwd is its writable place */
+  confine?: (argv: string[], env: NodeJS.ProcessEnv, cwd: string) => {argv: string[]; env: NodeJS.ProcessEnv}
 }
 
 const KEEP = 256 * 1024
@@ -45,9 +47,11 @@ export async function runLandCheck(spec: LandCheckSpec, cwd: string, extraEnv: R
   let ended: LandCheckRun['ended']
   // a tag in its environment finds the processes that leave its group (14.5)
   const dispatchId = `land-check-${randomUUID()}`
-  const sub = execa('sh', ['-c', spec.command], {
+  const env0: NodeJS.ProcessEnv = {...spec.env, ...extraEnv, HELIX_DISPATCH_ID: dispatchId}
+  const run = spec.confine ? spec.confine(['sh', '-c', spec.command], env0, cwd) : {argv: ['sh', '-c', spec.command], env: env0}
+  const sub = execa(run.argv[0] as string, run.argv.slice(1), {
     cwd,
-    env: {...spec.env, ...extraEnv, HELIX_DISPATCH_ID: dispatchId},
+    env: {...run.env, HELIX_DISPATCH_ID: dispatchId},
     extendEnv: false,
     stdin: 'ignore',
     all: true,
