@@ -33,6 +33,8 @@ export interface LandCheckSpec {
   env: NodeJS.ProcessEnv
   signal?: AbortSignal
   graceMs?: number
+  /** SPEC 20.3/21: `--sandbox` runs the check confined (set by the sandbox wiring); cwd is its writable place */
+  confine?: (argv: string[], env: NodeJS.ProcessEnv, cwd: string) => {argv: string[]; env: NodeJS.ProcessEnv}
 }
 
 const KEEP = 256 * 1024
@@ -45,9 +47,11 @@ export async function runLandCheck(spec: LandCheckSpec, cwd: string, extraEnv: R
   let ended: LandCheckRun['ended']
   // a tag in its environment finds the processes that leave its group (14.5)
   const dispatchId = `land-check-${randomUUID()}`
-  const sub = execa('sh', ['-c', spec.command], {
+  const env0: NodeJS.ProcessEnv = {...spec.env, ...extraEnv, HELIX_DISPATCH_ID: dispatchId}
+  const run = spec.confine ? spec.confine(['sh', '-c', spec.command], env0, cwd) : {argv: ['sh', '-c', spec.command], env: env0}
+  const sub = execa(run.argv[0] as string, run.argv.slice(1), {
     cwd,
-    env: {...spec.env, ...extraEnv, HELIX_DISPATCH_ID: dispatchId},
+    env: {...run.env, HELIX_DISPATCH_ID: dispatchId},
     extendEnv: false,
     stdin: 'ignore',
     all: true,
@@ -95,6 +99,37 @@ export async function runLandCheck(spec: LandCheckSpec, cwd: string, extraEnv: R
     spec.signal?.removeEventListener('abort', onAbort)
     if (pgid) forgetGroup(pgid)
   }
+}
+
+/** SPEC 20.3: the one reason line of a failed check (exit, timeout or stall) */
+export function checkFailReason(c: LandCheckRun, spec: Pick<LandCheckSpec, 'timeoutSec' | 'stallSec'>): string {
+  return c.ended === 'timeout' ? `land check timed out after ${spec.timeoutSec}s` : c.ended === 'stall' ? `land check stalled: no output for ${spec.stallSec}s` : `land check failed (rc=${c.rc})`
+}
+
+/** What a landing needs to know of one check of a candidate: passed, or why not. */
+export interface CandidateCheck {
+  passed: boolean
+  /** the reason line when it did not pass */
+  reason: string
+  run: LandCheckRun
+}
+
+/**
+ * SPEC 20.3: the land check of one candidate (the attempt rebased onto `onto`) in
+ * `dir`, with the check's own environment; `onCheck` is told of it for the loop's
+ * lines. Used by the remote and pull-request landings (the local landing has its own
+ * rounds around the land lock).
+ */
+export async function checkCandidate(
+  spec: LandCheckSpec,
+  dir: string,
+  a: {bead: string; attempt: number; onto: string; project: string},
+  onCheck?: (ev: {passed: boolean; rc: number; ms: number; tail: string[]; onto: string; ended?: 'timeout' | 'stall'}) => void,
+): Promise<CandidateCheck> {
+  const c = await runLandCheck(spec, dir, {HELIX_BEAD_ID: a.bead, HELIX_ATTEMPT: String(a.attempt), HELIX_LAND_BASE: a.onto, HELIX_PROJECT: a.project})
+  const passed = c.rc === 0 && !c.ended
+  onCheck?.({passed, rc: c.rc, ms: c.ms, tail: c.tail, onto: a.onto, ...(c.ended ? {ended: c.ended} : {})})
+  return {passed, reason: passed ? '' : checkFailReason(c, spec), run: c}
 }
 
 /**

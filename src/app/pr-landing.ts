@@ -7,7 +7,7 @@
  * ref to carry `pr_url` (no expiry): the bead now awaits the merge. Nothing is
  * ever pushed to the base.
  */
-import {existsSync} from 'node:fs'
+import {existsSync, realpathSync} from 'node:fs'
 import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {firstLine} from '../git/run.js'
@@ -21,7 +21,8 @@ import {mutateTracker} from '../tracker/store.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {Forge, MergeMethod} from '../forge/types.js'
-import type {LandInfo, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import {checkCandidate, type LandCheckSpec} from './land-check.js'
 import type {Fleet} from './remote-fleet.js'
 import {prBody, prBranch, prClaimMessage, prTitle, type ResolveRound} from './pr-shared.js'
 
@@ -47,6 +48,8 @@ export interface PrLandingOptions {
   onOpened: (bead: string, url: string) => void
   /** SPEC 20.4 integration point: a resolve round in this worktree; absent: a conflict outside the tracker is not landed */
   resolve?: ResolveRound
+  /** SPEC 20.3 `--land-check`: run on the rebased branch before the pull request is opened */
+  landCheck?: LandCheckSpec
 }
 
 export function createPrLanding(o: PrLandingOptions): LoopLanding {
@@ -98,10 +101,12 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     if (sha) await g(['update-ref', '-d', `refs/heads/${ws.branch}`, sha])
   }
 
-  type Fail = {landed: false; reason: string; preservedRef: null}
-  async function open(ws: Workspace, info: LandInfo | undefined): Promise<LandResult | Fail> {
+  type Fail = {landed: false; reason: string; preservedRef: null; checkTail?: string[]}
+  let projectReal: string | null = null
+  async function open(ws: Workspace, lo: LandOptions): Promise<LandResult | Fail> {
+    const info = lo.info
     const top = wtTop(ws)
-    const fail = (reason: string): Fail => ({landed: false, reason, preservedRef: null})
+    const fail = (reason: string, checkTail?: string[]): Fail => ({landed: false, reason, preservedRef: null, ...(checkTail ? {checkTail} : {})})
     if (!existsSync(top)) return fail(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     const h = fleet.held.get(ws.bead)
     const agentText = await takeTrackerCopy(top)
@@ -131,6 +136,15 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       }
     }
     const head = (await g(['rev-parse', 'HEAD'], top)).stdout.trim()
+    // SPEC 20.3: the land check on the rebased branch, before the pull request opens; the forge's checks gate it after that
+    let checked: string | undefined
+    if (o.landCheck) {
+      projectReal ??= realpathSync(o.root)
+      const c = await checkCandidate({...o.landCheck, ...(lo.signal ? {signal: lo.signal} : {})}, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
+      if (lo.signal?.aborted) return fail('interrupted')
+      if (!c.passed) return fail(c.reason, c.run.tail)
+      checked = `helix's land check passed on this branch rebased onto \`${tip.slice(0, 12)}\` (${Math.round(c.run.ms / 1000)}s).`
+    }
     const text = await mergedTracker(ws, agentText, head)
     const snap = parseTracker(text, 'branch')
     const bead = snap.byId.get(ws.bead)
@@ -142,7 +156,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     if (!p.ok) return p.kind === 'unreachable' ? fail(`the remote ${o.remote} is unreachable (git: ${sanitize(p.message)})`) : fail(`the push of ${branch} was refused: ${sanitize(refLine(p, `refs/heads/${branch}`)?.summary ?? p.message)}`)
     let url: string
     try {
-      url = (await o.forge.create({base: o.base, head: branch, title: prTitle(bead), body: prBody(bead, info)})).url
+      url = (await o.forge.create({base: o.base, head: branch, title: prTitle(bead), body: prBody(bead, info, checked)})).url
     } catch (error) {
       return fail(sanitize(errorMessage(error)))
     }
@@ -173,15 +187,15 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
   return {
     ...o.inner,
     async land(ws, opts) {
-      const info = opts?.info
       let r: LandResult | Fail
       try {
-        r = await serial(() => open(ws, info))
+        r = await serial(() => open(ws, opts ?? {}))
       } catch (error) {
         r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
       }
       if (r.landed) return r
-      return {landed: false, reason: r.reason, preservedRef: await o.inner.preserve(ws, r.reason)}
+      const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
+      return {landed: false, reason: r.reason, preservedRef: await o.inner.preserve(ws, r.reason), ...tail}
     },
   }
 }

@@ -19,6 +19,7 @@ import {stateBase, type StateBase} from './pr-state-base.js'
 import {createTrackerPr} from './pr-tracker.js'
 import {createSweep, type Sweep} from './pr-sweep.js'
 import type {ResolveRound} from './pr-shared.js'
+import type {LandCheckSpec} from './land-check.js'
 
 export interface PrFlags {
   autoMerge: MergeMethod | null
@@ -55,6 +56,8 @@ export interface PrAttachOptions {
   env: NodeJS.ProcessEnv
   /** SPEC 20.4 integration point (the lead wires the resolve action here) */
   resolve?: ResolveRound
+  /** SPEC 20.3: `--land-check`, run on the rebased branch before a pull request opens */
+  landCheck?: LandCheckSpec
 }
 
 export interface PrRun {
@@ -104,6 +107,7 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
       sweep.opened({bead, url, host: o.host, openedAt: new Date().toISOString(), view: null})
     },
     ...(o.resolve ? {resolve: o.resolve} : {}),
+    ...(o.landCheck ? {landCheck: o.landCheck} : {}),
   })
   // the tracker-only pull request (helix/tracker): beads helix filed or closed reach the base through it
   const sb = fleet.rb as Partial<StateBase>

@@ -3,11 +3,14 @@
  * remote base tip, the claim written into the worktree's own tracker copy before
  * dispatch, and landing as ONE atomic push — the fast-forward of the remote base
  * together with the deletion of our claim ref at our value. A taken-over claim
- * means nothing lands; a non-fast-forward means fetch, rebase, retry (5 rounds).
- * Preserved work is kept locally (the local landing's `preserve`) and pushed.
- * Never a forced push, never a rewrite of the base.
+ * means nothing lands; a lost race means fetch, rebase, retry (SPEC 20.1, no
+ * bound), until the run's stop. With `--land-check` every candidate is checked on
+ * the tip it will fast-forward before the push (SPEC 20.3); after three rounds of
+ * "the base moved meanwhile" the check runs under the cross-host land lock
+ * (`src/remote/land-lock.ts`). Preserved work is kept locally (the local landing's
+ * `preserve`) and pushed. Never a forced push, never a rewrite of the base.
  */
-import {existsSync} from 'node:fs'
+import {existsSync, realpathSync} from 'node:fs'
 import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {firstLine} from '../git/run.js'
@@ -25,8 +28,14 @@ import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {ProjectPaths} from '../util/root.js'
 import {notLandedNote} from '../loop/not-landed.js'
-import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import {abortableSleep} from '../util/abort.js'
+import type {RemoteLandLock} from '../remote/land-lock.js'
+import {checkCandidate, type LandCheckSpec} from './land-check.js'
 import type {Fleet} from './remote-fleet.js'
+
+/** SPEC 20.3: rounds of "checked, but the base moved" before the check runs under the land lock */
+export const CHECK_ROUNDS_OUTSIDE_LOCK = 3
 
 export interface RemoteLandingOptions {
   root: string
@@ -46,10 +55,17 @@ export interface RemoteLandingOptions {
   log: (line: string) => void
   /** told of each lost race of a landing (the session log) */
   onRace?: (bead: string, round: number, message: string) => void
+  /** SPEC 20.3 `--land-check`: the team's check, run on every candidate before the push */
+  landCheck?: LandCheckSpec
+  /** SPEC 20.3: the cross-host lock of a candidate's last check round (set with `landCheck`) */
+  landLock?: RemoteLandLock
 }
 
-/** a lost race waits a random while before the next round, growing to about 2 s */
-const jitter = (round: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * Math.min(2000, 50 * 2 ** Math.min(round, 6)))))
+/** a lost race waits a random while before the next round, growing to about 2 s; a stop ends the wait */
+const jitter = (round: number, signal?: AbortSignal): Promise<void> => abortableSleep(Math.floor(Math.random() * Math.min(2000, 50 * 2 ** Math.min(round, 6))), signal)
+
+/** the reason of a landing that the run's stop ended (not counted across the fleet) */
+const STOPPED = 'interrupted'
 
 /** the reason line of an unreachable remote quotes git's own message (sanitized) */
 export function unreachableReason(remote: string, message: string | null): string {
@@ -165,12 +181,25 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     await removeAttemptMeta(o.root, ws.bead, ws.attempt)
   }
 
-  async function attemptLand(ws: Workspace): Promise<LandResult | {landed: false; reason: string; preservedRef: null; agentText: string}> {
+  type Failed = {landed: false; reason: string; preservedRef: null; agentText?: string; checkTail?: string[]}
+  let projectReal: string | null = null
+
+  async function attemptLand(ws: Workspace, lo: LandOptions): Promise<LandResult | Failed> {
+    const lock = {held: null as Awaited<ReturnType<RemoteLandLock['acquire']>> | null}
+    try {
+      return await rounds(ws, lo, lock)
+    } finally {
+      if (lock.held?.ok) await o.landLock?.release(lock.held.lock)
+    }
+  }
+
+  async function rounds(ws: Workspace, lo: LandOptions, lock: {held: Awaited<ReturnType<RemoteLandLock['acquire']>> | null}): Promise<LandResult | Failed> {
     const top = wtTop(ws)
     const h = fleet.held.get(ws.bead)
+    const signal = lo.signal ?? o.landCheck?.signal
     if (!existsSync(top)) return {landed: false, reason: `the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`, preservedRef: null}
     const agentText = await takeTrackerCopy(top)
-    const fail = (reason: string) => ({landed: false as const, reason, preservedRef: null, agentText})
+    const fail = (reason: string, checkTail?: string[]): Failed => ({landed: false as const, reason, preservedRef: null, agentText, ...(checkTail ? {checkTail} : {})})
     if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
     const refused = await commitLeftovers(ws, top)
     if (refused) return fail(refused)
@@ -179,10 +208,15 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     await mkdir(o.scratch, {recursive: true})
     await writeFile(attrs, `${o.trackerRel} merge=helix-keep\n`)
     const deferredEdits = fleet.deferredOf(ws.bead)
+    // SPEC 20.3: the candidate last checked (the rebased HEAD) and how many times it had to be checked again
+    let checked: string | null = null
+    let checks = 0
     // SPEC 20.1: a push lost to another host's landing is a race: fetch, rebase, retry with
-    // jitter, without a bound, while the claim is ours (renewed meanwhile)
+    // jitter, without a bound, while the claim is ours (renewed meanwhile) and the run is not stopping
     for (let round = 0; ; round++) {
-      if (round > 0) await jitter(round)
+      if (signal?.aborted) return fail(STOPPED)
+      if (round > 0) await jitter(round, signal)
+      if (signal?.aborted) return fail(STOPPED)
       const tip = await rb.fetch()
       if (!tip) {
         fleet.unreachable(rb.lastFailure())
@@ -197,6 +231,27 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         }
       }
       const head = (await rb.repo.revParse('HEAD', top)) ?? ''
+      if (o.landCheck && head !== checked) {
+        // after 3 rounds of "the base moved meanwhile", this host checks and pushes under the land lock
+        if (checks >= CHECK_ROUNDS_OUTSIDE_LOCK && !lock.held?.ok && o.landLock) {
+          lock.held = await o.landLock.acquire(signal)
+          if (!lock.held.ok) return lock.held.why === 'aborted' ? fail(STOPPED) : fail(unreachableReason(o.remote, lock.held.message))
+          continue
+        }
+        checks++
+        projectReal ??= realpathSync(o.root)
+        const c = await checkCandidate(o.landCheck, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
+        if (signal?.aborted) return fail(STOPPED)
+        if (!c.passed) return fail(c.reason, c.run.tail)
+        checked = head
+        // the check took a while: look at the base again before pushing
+        continue
+      }
+      // another host holds the land lock for its last round: let it land first
+      if (o.landCheck && o.landLock && !lock.held?.ok && (await o.landLock.heldByOther())) {
+        await abortableSleep(300 + Math.floor(Math.random() * 700), signal)
+        continue
+      }
       const text = await mergedTracker(ws, agentText, head, deferredEdits)
       const next = text === (await rb.trackerAt(head)) ? head : await rb.trackerCommit(head, text, `helix(${o.host}): tracker of ${ws.bead} (attempt ${ws.attempt})`)
       if (h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
@@ -263,15 +318,16 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     return ref
   }
 
-  async function land(ws: Workspace): Promise<LandResult> {
+  async function land(ws: Workspace, lo: LandOptions = {}): Promise<LandResult> {
     let r: Awaited<ReturnType<typeof attemptLand>>
     try {
-      r = await serial(() => attemptLand(ws))
+      r = await serial(() => attemptLand(ws, lo))
     } catch (error) {
       r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
     }
     if (r.landed) return r
-    return {landed: false, reason: r.reason, preservedRef: await preserve(ws, r.reason, 'agentText' in r ? r.agentText : undefined)}
+    const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
+    return {landed: false, reason: r.reason, preservedRef: await preserve(ws, r.reason, 'agentText' in r ? r.agentText : undefined), ...tail}
   }
 
   async function preservedRef(bead: string): Promise<string | null> {

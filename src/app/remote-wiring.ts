@@ -15,6 +15,9 @@ import {createRemoteLanding} from './remote-landing.js'
 import {shareRunRecords} from './run-records-share.js'
 import type {RealLoop} from './wiring.js'
 import type {PrFlags} from './pr-wiring.js'
+import type {LandCheckSpec} from './land-check.js'
+import {createRemoteLandLock} from '../remote/land-lock.js'
+import {skewMs} from '../remote/claims.js'
 
 export interface RemoteFlags {
   remote: string
@@ -57,7 +60,7 @@ function pidAlive(pid: number): boolean {
  * shown as claimed), so `run --dry-run --remote` previews what this host would pick; it
  * registers nothing, claims nothing and starts no renewals.
  */
-export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void, dryRun = false, pr: PrFlags | null = null): Promise<Fleet> {
+export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void, dryRun = false, pr: PrFlags | null = null, landCheck?: Omit<LandCheckSpec, 'env'>): Promise<Fleet> {
   const {createGitLanding} = await import('./landing.js')
   const {deps, paths} = real
   const root = paths.root
@@ -104,7 +107,9 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
     deps.out.normal(`helix: --remote ${sanitize(flags.remote)}: previewing the queue ${sanitize(flags.remote)}/${sanitize(base)}:${sanitize(trackerRel)} as host ${sanitize(host)}`)
     return fleet
   }
-  deps.landing = createRemoteLanding({root, top, prefix, remote: flags.remote, base, trackerRel, scratch, host, pid: process.pid, fleet, local, now: () => new Date(), log})
+  // SPEC 20.3: the land check on every candidate, and the cross-host lock of its last round
+  const check = landCheck ? {landCheck: {...landCheck, env}, landLock: createRemoteLandLock({repo: fleet.rb.repo, remote: flags.remote, host, run: fleet.runId, pid: process.pid, leaseSec: flags.leaseSec, skewMs: skewMs(env), now: () => new Date()})} : {}
+  deps.landing = createRemoteLanding({root, top, prefix, remote: flags.remote, base, trackerRel, scratch, host, pid: process.pid, fleet, local, now: () => new Date(), log, ...check})
   deps.alwaysWorktree = true
   deps.remoteWaiting = () => (fleet.offline() ? [{until: new Date(Date.now() + 5000).toISOString()}] : fleet.waiting())
   // SPEC 19.4: an attempt whose lease is lost is stopped (its group killed by the runner's abort)
@@ -137,7 +142,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   fleet.start()
   if (prw && pr && forge) {
     const runId = fleet.runId
-    const prRun = await prw.attachPr({deps, flags: pr, forge, fleet, inner: deps.landing, root, remote: flags.remote, base, trackerRel, scratch, host, runId, env})
+    const prRun = await prw.attachPr({deps, flags: pr, forge, fleet, inner: deps.landing, root, remote: flags.remote, base, trackerRel, scratch, host, runId, env, ...(landCheck ? {landCheck: {...landCheck, env}} : {})})
     const close = fleet.close
     fleet.close = async () => {
       prRun.close()

@@ -12,7 +12,8 @@
  */
 import {execFile} from 'node:child_process'
 import {runScript} from '../proc/process.js'
-import {probeSandbox, sandboxArgv, sandboxEnv, type SandboxSpec} from '../proc/sandbox.js'
+import {confineAt, probeSandbox, sandboxArgv, sandboxEnv, type SandboxSpec} from '../proc/sandbox.js'
+import type {LandCheckSpec} from './land-check.js'
 import {preflightConfine, sandboxSpecOf} from '../agents/confine.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
@@ -115,4 +116,9 @@ export function attachSandbox(real: RealLoop, spec: SandboxSpec, env: NodeJS.Pro
   // SPEC 20.0: with --sandbox every attempt has a workspace of its own, also with one worker
   deps.alwaysWorktree = true
   return attempts
+}
+
+/** SPEC 20.3: the land check's confinement under --sandbox: its worktree (cwd) writable, the rest read-only */
+export function checkConfine(spec: SandboxSpec, attempts: SandboxAttempts): NonNullable<LandCheckSpec['confine']> {
+  return confineAt(spec, attempts.readable())
 }

@@ -16,6 +16,7 @@ import {linkedWorktreeProblem} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {parsePrFlags, type PrFlagInput} from './pr-flags.js'
 import {sanitize} from '../util/sanitize.js'
+import type {LandCheckSpec} from '../app/land-check.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
@@ -96,16 +97,22 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   const real = realLoopDeps({...input, signal: ac.signal})
   const {deps, timeoutSec} = real
   // SPEC 20.3: the land check gates worktree attempts; say so when this run has none to gate
-  if (limits.landCheck && (workers === 1 || remoteFlags) && !input.options.dryRun)
-    deps.out.both(remoteFlags ? 'helix: --land-check is not applied to --remote landings yet; they land unchecked' : 'helix: --land-check applies to worktree attempts (--workers 2 or more); with one worker the agent works in your checkout and nothing lands, so no check runs')
+  // (a --remote run gives every attempt a worktree, so its landings are always checked)
+  if (limits.landCheck && workers === 1 && !remoteFlags && !input.options.dryRun)
+    deps.out.both('helix: --land-check applies to worktree attempts (--workers 2 or more); with one worker the agent works in your checkout and nothing lands, so no check runs')
+  const landCheck: Omit<LandCheckSpec, 'env'> | undefined = limits.landCheck ? {command: limits.landCheck, timeoutSec: limits.landCheckTimeoutSec, stallSec: limits.stallTimeoutSec, signal: ac.signal} : undefined
   if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))
   let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
   // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
   const dry = input.options.dryRun === true
-  if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags)
+  if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags, landCheck)
   // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
-  else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays, limits.landCheck ? {command: limits.landCheck, timeoutSec: limits.landCheckTimeoutSec, stallSec: limits.stallTimeoutSec, signal: ac.signal} : undefined)
-  if (sandbox && sandboxing && !dry) sandboxing.attachSandbox(real, sandbox, input.env, timeoutSec)
+  else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays, landCheck)
+  if (sandbox && sandboxing && !dry) {
+    const attempts = sandboxing.attachSandbox(real, sandbox, input.env, timeoutSec)
+    // SPEC 20.3: the land check runs the agent's code, so it runs in the sandbox too (its worktree writable)
+    if (landCheck) landCheck.confine = sandboxing.checkConfine(sandbox, attempts)
+  }
   // --dry-run --remote previews the remote's queue (at its fetched tip, live claims shown), not the local tracker
   if (remoteFlags && dry) await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => {}, true)
   const r = await runLoop(deps, {

@@ -7,6 +7,7 @@ import {fingerprint, sameFingerprint} from './fingerprint.js'
 import {statusOf} from './selection.js'
 import type {RunScope} from './scope.js'
 import {landWithRepair, landedLine} from './resolve-step.js'
+import {interruptStop} from './stop.js'
 
 /** SPEC 15.2: a worker's completed attempt lands on the base after a drift re-check; N=1 has nothing to land */
 export async function land(r: RunScope, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
@@ -52,6 +53,11 @@ export async function land(r: RunScope, a: AttemptCtx, res: DispatchResult, outc
     return {kind: 'landed', a, res, outcome}
   }
   const reason = sanitize(lr.reason)
+  if (r.aborted) {
+    // SPEC 5.10/18.1a: the stop ended the landing (a race loop, a land check): a stopped attempt, not a failed one
+    r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason})
+    return {kind: 'stopped', a, step: interruptStop(r.o.signal), why: reason, claim: {do: 'reopen-not-landed', why: lr.reason, ref: lr.preservedRef}, freeSlot: false, counted: false}
+  }
   r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason})
   // the landing kept the work (lr.preservedRef); the bead is reopened with a NOT LANDED note
   return {kind: 'failed', a, res, outcome: 'NOT_LANDED', reason, claim: {do: 'reopen-not-landed', why: lr.reason, ref: lr.preservedRef}, preserve: false}

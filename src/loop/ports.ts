@@ -295,6 +295,11 @@ export interface LandOptions {
   attemptNo?: number
   /** SPEC 20.5: what a pull request's body says about the attempt */
   info?: LandInfo
+  /**
+   * SPEC 5.10/14.5: the run's stop. A landing that waits (lost races, the land lock, a
+   * land check) ends at once when it aborts: not landed, reason `interrupted`, work preserved
+   */
+  signal?: AbortSignal
 }
 
 /** SPEC 20.5: what a pull request's body says about the attempt (a landing that moves the base ignores it) */

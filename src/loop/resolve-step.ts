@@ -85,7 +85,7 @@ export async function landWithRepair(r: RunScope, a: AttemptCtx, ws: Workspace, 
   const max = r.o.resolveAttempts ?? DEFAULT_RESOLVE_ATTEMPTS
   let failed = 0
   const info = {summary: res0.text, ...(a.review ? {review: a.review} : {})}
-  const opts = (): LandOptions => ({repair: failed < max && landing.verifyRepair !== undefined, attemptNo: ws.attempt, onCheck: (ev) => checkLine(r, a, ev), info})
+  const opts = (): LandOptions => ({repair: failed < max && landing.verifyRepair !== undefined, attemptNo: ws.attempt, onCheck: (ev) => checkLine(r, a, ev), info, ...(r.o.signal ? {signal: r.o.signal} : {})})
   let lr = await landing.land(ws, opts())
   let problem: string | undefined
   let rounds = 0

@@ -244,6 +244,23 @@ describe('--workers N with a fake landing', () => {
     expect(lastState(h).attempts).toEqual({})
   })
 
+  it('SIGTERM while a landing waits (lost races): the landing has the run\'s signal, the attempt ends stopped, 143, nothing counted', async () => {
+    const landing = new FakeLanding()
+    const ac = new AbortController()
+    // the landing keeps losing races until the stop, then answers as the remote landing does
+    landing.hold.set('a', new Promise((res) => ac.signal.addEventListener('abort', res, {once: true})))
+    landing.fail.set('a', 'interrupted')
+    const h = harness([B('a')], {implementation: closeIt}, {landing})
+    const p = runLoop(h.deps, opts({workers: 2, signal: ac.signal}))
+    await landing.log.seen('land a')
+    expect(landing.landOpts[0]?.signal).toBe(ac.signal)
+    ac.abort('SIGTERM')
+    expect(await p).toEqual({exitCode: 143, stopReason: 'interrupted'})
+    expect(h.tracker.get('a').status).toBe('open')
+    expect(String(h.tracker.get('a').notes ?? '')).toMatch(/NOT LANDED \[[^\]]+\]: interrupted; work kept at refs\/helix\/preserved\/a\/1/)
+    expect(lastState(h).attempts).toEqual({})
+  })
+
   it('--workers > 1 on a detached HEAD: exit 1 with the landing message, nothing written', async () => {
     const landing = new FakeLanding()
     landing.baseError = new HelixError('--workers needs a branch checked out (HEAD is detached)', 1)
