@@ -6,6 +6,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {claudeWouldRefuse, probeAgents, runVersion} from '../../src/agents/probe.js'
 import {isAlive, stubProject, type StubEnv} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 
 // helix doctor's agent probes (SPEC 14.6), against stub agents and small scripts (real processes).
 
@@ -57,9 +58,7 @@ describe('agent probes', () => {
     expect(r).toEqual({ok: false, line: '--version did not answer within 0.3s'})
     expect(Date.now() - t0).toBeLessThan(3000)
     const pid = Number(spawnSync('cat', [pidFile], {encoding: 'utf8'}).stdout.trim())
-    const deadline = Date.now() + 2000
-    while (isAlive(pid) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20))
-    expect(isAlive(pid)).toBe(false)
+    await waitFor(() => !isAlive(pid), {timeoutMs: 2000, what: `the hung --version probe (pid ${pid}) to be killed`})
     const probes = await probeAgents({env: {PATH: path.dirname(bad), HELIX_AGENT: 'codex'}, root: os.tmpdir(), uid: 1000, timeoutMs: 300})
     expect(probes.find((x) => x.name === 'codex')).toMatchObject({status: 'broken', required: true})
   })

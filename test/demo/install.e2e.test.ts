@@ -4,10 +4,11 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
+import {BIN} from '../support/cli.js'
 
 const REPO = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'))
 const SCRIPT = path.join(REPO, 'scripts', 'install.sh')
-const ENTRY = path.join(REPO, 'bin', 'run.js')
+const ENTRY = BIN
 
 const temps: string[] = []
 function temp(): string {

@@ -2,20 +2,16 @@
 // with a committed tracker, and a stub agent that commits in its worktree, closes
 // its bead in the shared tracker, and can be told per bead to wait, leave work
 // uncommitted, or answer QUOTA after its close. Uses the built dist/.
-import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
+// A binding of the rig: the project is helixProject's, the CLI runs through cli.ts.
+import type {ChildProcess} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {makeTempDir, trackProcess} from '../support/tmp.js'
+import {REPO, runCli, startCli} from '../support/cli.js'
+import {git as g, gitEnv, GIT_ISOLATION} from '../support/git.js'
+import {helixProjectSync} from '../support/project.js'
 
-export const REPO = path.resolve(import.meta.dirname, '..', '..')
-export const BIN = path.join(REPO, 'bin', 'run.js')
-
-export const gitEnv: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
-export function g(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, {cwd, env: gitEnv, encoding: 'utf8'})
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
-  return r.stdout.trim()
-}
+export {BIN, REPO} from '../support/cli.js'
+export {g, gitEnv}
 
 export interface Plan {
   /** before the commit */
@@ -44,23 +40,11 @@ export interface Project {
 
 /** `beads` are written open, oldest first; `random` gives each unplanned bead a random sleep below that many ms */
 export function project(ids: string[], plans: Record<string, Plan> = {}, opts: {random?: number; extra?: Array<Record<string, unknown>>} = {}): Project {
-  const base = makeTempDir('helix-crash-')
-  const root = path.join(base, 'repo')
-  const stub = path.join(base, 'stub')
-  mkdirSync(path.join(root, '.ddx'), {recursive: true})
+  const beads = [...ids.map((id) => ({id})), ...(opts.extra ?? [])].map((b, i) => ({created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), ...b}))
+  const made = helixProjectSync({prefix: 'helix-crash-', beads, files: {'shared.ts': 'line1\nline2\nline3\n'}, git: true, commitAll: true})
+  const {root, tracker} = made
+  const stub = path.join(made.base, 'stub')
   mkdirSync(stub)
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
-  writeFileSync(path.join(root, 'shared.ts'), 'line1\nline2\nline3\n')
-  const tracker = path.join(root, '.ddx', 'beads.jsonl')
-  const beads = [...ids.map((id) => ({id})), ...(opts.extra ?? [])]
-  writeFileSync(
-    tracker,
-    beads.map((b, i) => JSON.stringify({status: 'open', priority: 2, issue_type: 'task', created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), title: `bead ${String(b.id)}`, ...b}) + '\n').join(''),
-  )
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
   writeFileSync(path.join(stub, 'plans.json'), JSON.stringify(plans))
   const agent = path.join(stub, 'agent.mjs')
   const ops = path.join(REPO, 'dist', 'tracker', 'ops.js')
@@ -117,8 +101,7 @@ if (action === 'implementation') {
 `,
   )
   chmodSync(agent, 0o755)
-  const env: NodeJS.ProcessEnv = {...gitEnv, NODE_ENV: 'production', WSTUB: stub, HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0', HELIX_KILL_GRACE_MS: '500'}
-  for (const k of Object.keys(env)) if ((k.startsWith('HELIX_') && !['HELIX_AUTO_ALIGN', 'HELIX_BACKOFF_SLEEP', 'HELIX_KILL_GRACE_MS'].includes(k)) || k.startsWith('DDX_')) delete env[k]
+  const env: NodeJS.ProcessEnv = {...made.env, ...GIT_ISOLATION, WSTUB: stub}
   const args = (workers: number, more: string[] = []) => ['run', '--agent', agent, '--workers', String(workers), ...more]
   const calls = (): Array<Record<string, any>> =>
     existsSync(path.join(stub, 'calls.jsonl'))
@@ -133,23 +116,18 @@ if (action === 'implementation') {
 }
 
 export function runSync(p: Project, workers: number, more: string[] = [], cwd = p.root) {
-  const r = spawnSync(process.execPath, [BIN, ...p.args(workers, more)], {cwd, env: p.env, encoding: 'utf8', timeout: 120_000})
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr, out: r.stdout + r.stderr}
+  const r = runCli(p.args(workers, more), {cwd, env: p.env})
+  return {code: r.code, stdout: r.stdout, stderr: r.stderr, out: r.stdout + r.stderr}
 }
 
 export function helix(p: Project, args: string[], cwd = p.root) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {cwd, env: p.env, encoding: 'utf8', timeout: 120_000})
-  return {code: r.status, out: (r.stdout ?? '') + (r.stderr ?? '')}
+  const r = runCli(args, {cwd, env: p.env})
+  return {code: r.code, out: (r.stdout ?? '') + (r.stderr ?? '')}
 }
 
 export function start(p: Project, workers: number, more: string[] = []): {child: ChildProcess; done: Promise<{code: number | null; signal: NodeJS.Signals | null}>; output: () => string} {
-  const child = spawn(process.execPath, [BIN, ...p.args(workers, more)], {cwd: p.root, env: p.env, stdio: ['ignore', 'pipe', 'pipe']})
-  trackProcess(child)
-  let out = ''
-  child.stdout?.on('data', (d) => (out += d))
-  child.stderr?.on('data', (d) => (out += d))
-  const done = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('close', (code, signal) => resolve({code, signal})))
-  return {child, done, output: () => out}
+  const c = startCli(p.args(workers, more), {cwd: p.root, env: p.env, stdin: 'ignore'})
+  return {child: c.child, done: c.done.then(({code, signal}) => ({code, signal})), output: () => c.output}
 }
 
 // the one wait of the test rig (test/support/wait.ts)

@@ -1,32 +1,16 @@
-import {execFileSync} from 'node:child_process'
+// The landing tests' names for the rig's git helper (test/support/git.ts).
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
+import {git as g, gitEnv as gitTestEnv, initRepo, writeFiles} from '../support/git.js'
 import {makeTempDir} from '../support/tmp.js'
 
-/** env for the tests' own git calls: no global config, a fixed identity */
-export const gitTestEnv: NodeJS.ProcessEnv = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  LC_ALL: 'C',
-}
-
-export function g(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {cwd, env: gitTestEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']}).trim()
-}
+export {g, gitTestEnv}
 
 /** a git repo on branch main with a.ts (5 lines), b.ts, and a committed tracker .ddx/beads.jsonl */
 export function makeRepo(prefix = 'helix-landing-'): string {
   const root = makeTempDir(prefix)
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
-  writeFileSync(path.join(root, 'a.ts'), 'line1\nline2\nline3\nline4\nline5\n')
-  writeFileSync(path.join(root, 'b.ts'), 'export const b = 1\n')
-  mkdirSync(path.join(root, '.ddx'))
-  writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), '{"id":"hx-1","title":"one","status":"open"}\n')
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
+  writeFiles(root, {'a.ts': 'line1\nline2\nline3\nline4\nline5\n', 'b.ts': 'export const b = 1\n', '.ddx/beads.jsonl': '{"id":"hx-1","title":"one","status":"open"}\n'})
+  initRepo(root)
   return root
 }
 

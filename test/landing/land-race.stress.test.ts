@@ -8,6 +8,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {trials} from '../support/stress.js'
 import {branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const LANDING = path.join(REPO, 'dist', 'app', 'landing.js')
@@ -57,11 +58,7 @@ describe('landing from two processes at once', () => {
     const sync = makeTempDir('helix-landrace-sync-')
     dirs.push(root, sync)
     const running = Promise.all([worker(root, sync, 'p'), worker(root, sync, 'q')])
-    const end = Date.now() + 30_000
-    while (!(existsSync(path.join(sync, 'ready-p')) && existsSync(path.join(sync, 'ready-q')))) {
-      if (Date.now() > end) throw new Error('workers never got ready')
-      await new Promise((r) => setTimeout(r, 20))
-    }
+    await waitFor(() => existsSync(path.join(sync, 'ready-p')) && existsSync(path.join(sync, 'ready-q')), {timeoutMs: 30_000, what: 'both workers to get ready'})
     // with the base fixed as main, move the root to another branch: landing must use update-ref
     if (switchRoot) g(root, 'switch', '-q', '-c', 'operator-branch')
     writeFileSync(path.join(sync, 'go'), '')

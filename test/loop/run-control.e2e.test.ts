@@ -5,6 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {beads, calls, helix, helixAsync, implOrder, pidGone, project, runState, writeExecutable} from './e2e-helpers.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
+import {waitFor} from '../support/wait.js'
 
 // helix run end to end, part 3 of 3: gates, the run mutex, signals, --dry-run, helix build, bad flags.
 
@@ -65,11 +66,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
   it('SIGTERM in the middle of an agent call: 143, bead unclaimed, no agent left, interrupted, pid file gone', async () => {
     const p = project([{id: 'hx-hang'}], {implementation: ['hang']})
     const {child, done} = helixAsync(p, ['run', ...NO_REVIEW])
-    const started = Date.now()
-    while (!calls(p).some((c) => c.action === 'implementation')) {
-      if (Date.now() - started > 20_000) throw new Error('agent never started')
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await waitFor(() => calls(p).some((c) => c.action === 'implementation'), {timeoutMs: 20_000, what: 'the agent to start'})
     // the claim is the supervisor's: its pid, its start token, the token handed to the agent
     const claimed = beads(p).get('hx-hang')!
     expect(claimed).toMatchObject({status: 'in_progress', owner: 'helix', 'claimed-pid': child.pid})

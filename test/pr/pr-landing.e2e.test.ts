@@ -8,8 +8,9 @@ import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {waitFor} from '../support/wait.js'
-import {BIN, startHost, tipBeads} from '../remote/fleet-harness.js'
-import {bead, g, gitTestEnv, protectedForge, stateOverlay} from './helpers.js'
+import {startHost, tipBeads} from '../remote/fleet-harness.js'
+import {hostCli} from '../remote/helpers.js'
+import {bead, g, protectedForge, stateOverlay} from './helpers.js'
 
 const PR = ['--land', 'pr', '--pr-poll', '1']
 const onMain = (bare: string, id: string) => tipBeads(bare).find((b) => b.id === id)
@@ -83,12 +84,12 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     expect(first.out()).toMatch(/1 awaiting merge/)
     // helix status --remote shows the pull request: bead, URL, age, checks, mergeable
     f.gh('forge', 'checks', '1', 'pending')
-    const st = spawnSync(process.execPath, [BIN, 'status', '--remote', 'origin', '--json'], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production', ...f.env}, encoding: 'utf8'})
+    const st = hostCli(dir, ['status', '--remote', 'origin', '--json'], {...f.env})
     expect(st.status, st.stderr).toBe(0)
     expect((JSON.parse(st.stdout) as {pull_requests: unknown[]}).pull_requests).toEqual([
       expect.objectContaining({bead: 'hx-1', url: 'https://forge.test/team/repo/pull/1', state: 'open', checks: 'pending', mergeable: 'mergeable', age_s: expect.any(Number)}),
     ])
-    const text = spawnSync(process.execPath, [BIN, 'status', '--remote', 'origin'], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production', ...f.env}, encoding: 'utf8'})
+    const text = hostCli(dir, ['status', '--remote', 'origin'], {...f.env})
     expect(text.stdout).toMatch(/hx-1 claimed by host-a \(awaiting merge, age \d+s\)/)
     expect(text.stdout).toMatch(/ {2}hx-1 https:\/\/forge\.test\/team\/repo\/pull\/1 \(age \d+s, checks pending, mergeable\): task hx-1/)
     const mainBefore = g(f.bare, 'rev-parse', 'main')
@@ -117,7 +118,7 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     const bin = path.join(makeTempDir('helix-nogh-'), 'bin')
     mkdirSync(bin)
     symlinkSync(spawnSync('sh', ['-c', 'command -v git'], {encoding: 'utf8'}).stdout.trim(), path.join(bin, 'git'))
-    const run = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [BIN, 'run', '--remote', 'origin', '--land', 'pr', '--agent', 'true', '--no-auto-review'], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production', ...env}, encoding: 'utf8'})
+    const run = (env: NodeJS.ProcessEnv) => hostCli(dir, ['run', '--remote', 'origin', '--land', 'pr', '--agent', 'true', '--no-auto-review'], {...env})
     const missing = run({PATH: bin})
     expect(missing.status, missing.stderr).toBe(4)
     expect(missing.stderr.trim()).toBe("helix: helix run --land pr: GitHub's CLI 'gh' is not installed (install gh, then log in with 'gh auth login')")
@@ -126,7 +127,7 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     expect(out.stderr.trim()).toMatch(/^helix: helix run --land pr: 'gh auth status' failed \(You are not logged into any GitHub hosts\. .*\): log in with 'gh auth login'$/)
     expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/')).toBe('')
     // --land pr without --remote is bad input
-    const noRemote = spawnSync(process.execPath, [BIN, 'run', '--land', 'pr'], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production', ...f.env}, encoding: 'utf8'})
+    const noRemote = hostCli(dir, ['run', '--land', 'pr'], {...f.env})
     expect(noRemote.status).toBe(1)
     expect(noRemote.stderr.trim()).toMatch(/^helix: --land pr needs --remote <name>/)
   })

@@ -1,8 +1,11 @@
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {BIN as CLI, runCli} from '../support/cli.js'
+import {makeTempDir} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 
 // `npm run test:agents`: `helix run` end to end with the REAL claude and codex CLIs
 // (pinned versions, installed by scripts/test-agents.mjs into HELIX_AGENTS_BIN's
@@ -12,7 +15,6 @@ import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 // process left.
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..')
-const CLI = path.join(REPO, 'bin', 'run.js')
 const AGENTS_BIN = process.env.HELIX_AGENTS_BIN ?? path.join(os.homedir(), '.cache', 'helix', 'agents', 'node_modules', '.bin')
 const IS_ROOT = process.getuid?.() === 0
 const CAN_UNSHARE = spawnSync('unshare', ['-n', 'true']).status === 0
@@ -47,7 +49,7 @@ beforeAll(() => {
 
 /** a git repo with two open beads and an empty HOME, all under one temp dir */
 function project(): Proj {
-  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'helix-real-')))
+  const base = makeTempDir('helix-real-')
   const root = path.join(base, 'repo')
   const home = path.join(base, 'home')
   // the real CLIs keep scratch files in TMPDIR (claude: claude-<uid>/): keep them inside this project's dir
@@ -109,9 +111,7 @@ async function expectQueueUntouched(p: Proj): Promise<void> {
     expect(b.notes ?? '', `${b.id} notes`).toBe('')
     expect(b.owner ?? '', `${b.id} owner (claim released)`).toBe('')
   }
-  const deadline = Date.now() + 5000
-  while (ours(p).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-  expect(ours(p), 'agent processes left behind').toEqual([])
+  await waitFor(() => ours(p).length === 0, {timeoutMs: 5000, intervalMs: 100, what: 'no agent process left behind'})
 }
 
 describe('helix run with the real claude and codex CLIs', () => {
@@ -134,15 +134,14 @@ describe('helix run with the real claude and codex CLIs', () => {
 
   it('helix doctor probes the real CLIs: versions, and claude refusing as root with the fix', () => {
     const p = project()
-    const env: NodeJS.ProcessEnv = {...process.env, HOME: p.home, TMPDIR: p.tmp, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production', HELIX_AGENT: 'claude'}
-    delete env.IS_SANDBOX
-    delete env.HELIX_REVIEW_AGENT
-    const sandboxed = spawnSync(process.execPath, [CLI, 'doctor'], {cwd: p.root, env: {...env, IS_SANDBOX: '1'}, encoding: 'utf8'})
+    // runCli's environment drops the runner's HELIX_* (HELIX_REVIEW_AGENT among them); IS_SANDBOX only where given
+    const env: NodeJS.ProcessEnv = {HOME: p.home, TMPDIR: p.tmp, PATH: `${AGENTS_BIN}${path.delimiter}${process.env.PATH}`, HELIX_AGENT: 'claude', IS_SANDBOX: undefined}
+    const sandboxed = runCli(['doctor'], {cwd: p.root, env: {...env, IS_SANDBOX: '1'}})
     expect(sandboxed.stdout).toMatch(/^ok {4}implementation agent claude version: 2\.1\.197 \(Claude Code\) \(/m)
     expect(sandboxed.stdout).toMatch(/^ok {4}agent codex version: codex-cli 0\.169\.0 \(/m)
     if (IS_ROOT) {
-      const asRoot = spawnSync(process.execPath, [CLI, 'doctor'], {cwd: p.root, env, encoding: 'utf8'})
-      expect(asRoot.status).toBe(1)
+      const asRoot = runCli(['doctor'], {cwd: p.root, env})
+      expect(asRoot.code).toBe(1)
       expect(asRoot.stdout).toContain('FAIL  implementation agent claude refusing: 2.1.197 (Claude Code) would refuse to run')
       expect(asRoot.stdout).toContain('fix: run helix as a non-root user, or set IS_SANDBOX=1 inside a container you trust')
     }

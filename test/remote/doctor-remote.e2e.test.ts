@@ -1,12 +1,13 @@
 // `helix doctor --remote <name>` (SPEC 19.1): the remote answers, and the clocks agree
 // within 30 s: an http remote's Date header (served by `git http-backend` on 127.0.0.1)
 // and other hosts' claim commits are the witnesses.
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
+import {startCli} from '../support/cli.js'
+import {GIT_ISOLATION} from '../support/git.js'
 import {rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
-import {BIN} from './fleet-harness.js'
+import {bead, g, gitTestEnv, hostCli, makeFleet, remoteRefs} from './helpers.js'
 import {serveBare} from './http-remote.js'
 import {traceDate} from '../../src/status/doctor-remote.js'
 
@@ -16,18 +17,13 @@ afterEach(() => {
 })
 
 function doctor(cwd: string, ...args: string[]) {
-  return spawnSync(process.execPath, [BIN, 'doctor', ...args], {cwd, env: {...gitTestEnv, NODE_ENV: 'production', HELIX_AGENT: process.execPath, HELIX_HOST: 'host-a'}, encoding: 'utf8'})
+  return hostCli(cwd, ['doctor', ...args], {HELIX_AGENT: process.execPath, HELIX_HOST: 'host-a'})
 }
 
 /** the same, without blocking this process: the http server under test lives in it */
-function doctorAsync(cwd: string, ...args: string[]): Promise<{status: number | null; stdout: string}> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [BIN, 'doctor', ...args], {cwd, env: {...gitTestEnv, NODE_ENV: 'production', HELIX_AGENT: process.execPath, HELIX_HOST: 'host-a'}, stdio: ['ignore', 'pipe', 'ignore']})
-    let stdout = ''
-    c.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-    c.on('error', reject)
-    c.on('close', (status) => resolve({status, stdout}))
-  })
+async function doctorAsync(cwd: string, ...args: string[]): Promise<{status: number | null; stdout: string}> {
+  const r = await startCli(['doctor', ...args], {cwd, env: {...GIT_ISOLATION, HELIX_AGENT: process.execPath, HELIX_HOST: 'host-a'}, stdin: 'ignore'}).done
+  return {status: r.code, stdout: r.stdout}
 }
 
 /** a claim ref on the bare remote by `host`, committed `aheadMs` in this clock's future */

@@ -5,8 +5,7 @@ import {spawnSync} from 'node:child_process'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
-import {BIN} from './fleet-harness.js'
+import {bead, g, gitTestEnv, hostCli, makeFleet, remoteRefs} from './helpers.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -32,7 +31,7 @@ describe('run --dry-run --remote', () => {
     g(f.bare, 'update-ref', 'refs/helix/claims/hx-2', claim)
     const before = readFileSync(path.join(host, '.ddx', 'beads.jsonl'), 'utf8')
 
-    const r = spawnSync(process.execPath, [BIN, 'run', '--dry-run', '--remote', 'origin', '--agent', 'true'], {cwd: host, env: {...gitTestEnv, NODE_ENV: 'production'}, encoding: 'utf8'})
+    const r = hostCli(host, ['run', '--dry-run', '--remote', 'origin', '--agent', 'true'])
     expect(r.status, r.stderr).toBe(0)
     const prompt = r.stdout.slice(r.stdout.indexOf('--- prompt ---'))
     expect(prompt).toContain('hx-3')

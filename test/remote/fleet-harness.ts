@@ -1,12 +1,14 @@
 // Hosts of a SPEC 19 fleet as real `helix run --remote origin` processes, and the
 // invariants of 19.6 checked on the bare remote afterwards.
-import {spawn, type ChildProcess} from 'node:child_process'
+import type {ChildProcess} from 'node:child_process'
 import {readFileSync, existsSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
-import {trackProcess} from '../support/tmp.js'
-import {g, gitTestEnv, type Fleet} from './helpers.js'
+import {BIN, startCli} from '../support/cli.js'
+import {GIT_ISOLATION} from '../support/git.js'
+import {waitFor} from '../support/wait.js'
+import {g, type Fleet} from './helpers.js'
 
-export const BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'run.js')
+export {BIN}
 export const AGENT = path.resolve(import.meta.dirname, 'fleet-agent.mjs')
 
 export interface HostRun {
@@ -25,17 +27,9 @@ export function cloneBehindLink(f: Fleet, name: string): {dir: string; link: str
 }
 
 export function startHost(dir: string, name: string, log: string, args: string[], env: NodeJS.ProcessEnv = {}): HostRun {
-  const e: NodeJS.ProcessEnv = {...gitTestEnv, NODE_ENV: 'production', HELIX_HOST: name, FLEET_LOG: log, FLEET_HELIX: BIN, HELIX_LEASE_SKEW: '5', ...env}
-  for (const k of ['DDX_BEAD_DIR', 'HELIX_REVIEW_AGENT', 'HELIX_WORKERS', 'HELIX_AGENT']) delete e[k]
-  const child = trackProcess(
-    spawn(process.execPath, [BIN, 'run', '--remote', 'origin', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary', ...args], {cwd: dir, env: e, detached: true, stdio: ['ignore', 'pipe', 'pipe']}),
-    {group: true},
-  )
-  let text = ''
-  child.stdout?.on('data', (d: Buffer) => (text += d.toString()))
-  child.stderr?.on('data', (d: Buffer) => (text += d.toString()))
-  const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
-  return {child, out: () => text, done}
+  const e: NodeJS.ProcessEnv = {...GIT_ISOLATION, HELIX_HOST: name, FLEET_LOG: log, FLEET_HELIX: BIN, HELIX_LEASE_SKEW: '5', ...env}
+  const c = startCli(['run', '--remote', 'origin', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary', ...args], {cwd: dir, env: e, detached: true, stdin: 'ignore'})
+  return {child: c.child, out: () => c.output, done: c.done.then((r) => r.code)}
 }
 
 export interface AgentEvent {
@@ -100,11 +94,7 @@ export function fleetProblems(bare: string, ids: string[], log: string, leaseMs:
   return problems
 }
 
-/** polls until `fn` is true (no fixed sleeps); throws after `ms` */
+/** the rig's waitFor under the fleet tests' old name */
 export async function until(fn: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms
-  while (!fn()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  await waitFor(fn, {timeoutMs: ms, intervalMs: 100, what})
 }

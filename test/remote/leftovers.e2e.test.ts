@@ -8,7 +8,7 @@ import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSy
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
-import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
+import {bead, g, hostCli, makeFleet, remoteRefs} from './helpers.js'
 import {AGENT, BIN, events, fleetProblems, startHost, tipBeads} from './fleet-harness.js'
 
 /** a `git` that kill -9s its parent (helix) on the first `push --atomic`, and runs the real git otherwise */
@@ -48,18 +48,14 @@ describe('a --remote host killed before its landing push', () => {
     expect(wt()).toHaveLength(2)
 
     // a plain run does not land a --remote run's attempts on the local base
-    const plain = spawnSync(process.execPath, [BIN, 'run', '--agent', AGENT, '--workers', '2', '--no-auto-review', '--review-every', '0'], {
-      cwd: dir,
-      env: {...gitTestEnv, NODE_ENV: 'production', HELIX_HOST: 'hA', FLEET_LOG: log, FLEET_HELIX: BIN},
-      encoding: 'utf8',
-    })
+    const plain = hostCli(dir, ['run', '--agent', AGENT, '--workers', '2', '--no-auto-review', '--review-every', '0'], {HELIX_HOST: 'hA', FLEET_LOG: log, FLEET_HELIX: BIN})
     expect(plain.status, plain.stdout + plain.stderr).toBe(1)
     expect(plain.stderr + plain.stdout).toMatch(/helix: b[12] attempt 1 was left by 'helix run --remote origin'; run 'helix run --remote origin' to finish it/)
     expect(wt()).toHaveLength(2)
     expect(g(dir, 'log', '--format=%s', 'main').split('\n')).toEqual(['seed'])
 
     // doctor and recover agree with the remote: the advice names the --remote run; recover keeps them
-    const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production'}, encoding: 'utf8'})
+    const cli = (...args: string[]) => hostCli(dir, args)
     const trackerBefore = readFileSync(path.join(dir, '.ddx', 'beads.jsonl'), 'utf8')
     const doc = cli('doctor')
     expect(doc.stdout + doc.stderr).toMatch(/b1 attempt 1 \(\d+ commit\(s\)\) of a 'helix run --remote origin' that ended/)

@@ -1,10 +1,9 @@
 // `helix run --remote` through the built CLI (npm run build first): two hosts, one queue.
-import {spawnSync} from 'node:child_process'
 import {readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
-import {BIN, cloneBehindLink, events, fleetProblems, startHost, tipBeads, until} from './fleet-harness.js'
+import {bead, g, hostCli, makeFleet, remoteRefs} from './helpers.js'
+import {cloneBehindLink, events, fleetProblems, startHost, tipBeads, until} from './fleet-harness.js'
 
 describe('helix run --remote (built CLI)', () => {
   it('two hosts with two workers each drain one queue: every bead closed and landed once, no claim left', async () => {
@@ -22,7 +21,7 @@ describe('helix run --remote (built CLI)', () => {
     const runs = readFileSync(path.join(dirs[0] as string, '.helix-logs', 'runs.jsonl'), 'utf8').trim().split('\n')
     expect(JSON.parse(runs.at(-1) as string)).toMatchObject({host: 'host-a', remote: 'origin'})
     // the fleet as status --remote shows it: no claim left, all closed, both hosts active
-    const st = spawnSync(process.execPath, [BIN, 'status', '--remote', 'origin', '--json'], {cwd: dirs[0], env: {...gitTestEnv, NODE_ENV: 'production'}, encoding: 'utf8'})
+    const st = hostCli(dirs[0], ['status', '--remote', 'origin', '--json'])
     expect(st.status, st.stderr).toBe(0)
     const view = JSON.parse(st.stdout) as {counts: {closed: number}; claims: unknown[]; hosts: string[]}
     expect(view).toMatchObject({counts: {closed: ids.length}, claims: [], hosts: ['host-a', 'host-b']})
@@ -53,7 +52,7 @@ describe('helix run --remote (built CLI)', () => {
   it('bad input: one line naming the flag, exit 1, nothing changed', () => {
     const f = makeFleet([bead('hx-1')])
     const dir = f.clone('h')
-    const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'run', ...args], {cwd: dir, env: {...gitTestEnv, NODE_ENV: 'production'}, encoding: 'utf8'})
+    const run = (...args: string[]) => hostCli(dir, ['run', ...args])
     const a = run('--remote', 'origin', '--lease', 'soon')
     expect(a.status).toBe(1)
     expect(a.stderr.trim()).toBe("helix: invalid --lease 'soon': expected seconds, a whole number ≥ 3")

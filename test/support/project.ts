@@ -7,13 +7,13 @@
 // project's environment (scrubbed, env.ts). Disposing it (end of the `await using`
 // block) kills what it started and removes the directory; the per-test cleanup of
 // tmp.ts does the same if a test never disposes it.
-import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 // @ts-expect-error plain ESM fixture without types
 import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
 import {runCli, startCli, type CliChild, type CliResult} from './cli.js'
-import {KILL_GRACE_MS, testEnv} from './env.js'
+import {KILL_GRACE_MS} from './env.js'
+import {git as gitIn, initRepo, writeFiles} from './git.js'
 import {makeTempDir, removeDir} from './tmp.js'
 import {waitFor} from './wait.js'
 
@@ -22,8 +22,12 @@ export interface ProjectOptions {
   beads?: Array<Record<string, unknown>> | string
   /** stub agents on PATH; an object is the stubs' script.json */
   agent?: boolean | Record<string, unknown>
-  /** make the project a git repository with one (empty) commit */
+  /** make the project a git repository on main with one commit (empty: the tracker and `files` stay untracked, unless `commitAll`) */
   git?: boolean
+  /** files (path → text) written into the project before its first commit */
+  files?: Record<string, string>
+  /** the first commit holds everything (tracker and `files`), by `Operator <op@example.com>` */
+  commitAll?: boolean
   /** directory name prefix under $TMPDIR */
   prefix?: string
 }
@@ -95,12 +99,18 @@ export function helixProjectSync(o: ProjectOptions = {}): HelixProject {
     env.PATH = `${binDir}${path.delimiter}${process.env.PATH ?? ''}`
     env.HELIX_STUB_DIR = stubDir
   }
-  const git = (...args: string[]) => execFileSync('git', args, {cwd: root, env: testEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']}).trim()
-  if (o.git) {
-    git('init', '-q')
+  const git = (...args: string[]) => gitIn(root, ...args)
+  const writeTracker = () => {
+    if (o.beads !== undefined) writeFileSync(tracker, typeof o.beads === 'string' ? o.beads : trackerText(o.beads))
+  }
+  if (o.files) writeFiles(root, o.files)
+  if (o.commitAll) writeTracker()
+  if (o.git && o.commitAll) initRepo(root)
+  else if (o.git) {
+    git('init', '-q', '-b', 'main')
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init')
   }
-  if (o.beads !== undefined) writeFileSync(tracker, typeof o.beads === 'string' ? o.beads : trackerText(o.beads))
+  if (!o.commitAll) writeTracker()
   const started: CliChild[] = []
   const p: HelixProject = {
     base,

@@ -16,6 +16,7 @@ import {claimLiveness, staleClaimIds} from '../../src/tracker/liveness.js'
 import {readyBeads} from '../../src/tracker/queries.js'
 import {HelixError} from '../../src/util/errors.js'
 import {fakeProbe, tempProject} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 async function err(p: Promise<unknown>): Promise<HelixError> {
   const e = await p.then(() => undefined, (x) => x)
@@ -303,13 +304,8 @@ describe('13.3 claims', () => {
       // the claimer (pid 999999999) is gone: only the tagged agent process is left
       // (a unique id: the ps-list clause looks for helix processes naming the bead)
       const b = {...claimed({id: `hx-${token}`, 'claimed-machine': hostname(), 'claimed-pid': 999_999_999, 'claim-token': token})}
-      const deadline = Date.now() + 5000
-      let l = await claimLiveness(b, realProbe(), now, 7200)
-      while (!l.live && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20)) // the child's environ is readable once it has exec'd
-        l = await claimLiveness(b, realProbe(), now, 7200)
-      }
-      expect(l.live).toBe(true)
+      // the child's environ is readable once it has exec'd
+      await waitFor(async () => (await claimLiveness(b, realProbe(), now, 7200)).live, {timeoutMs: 5000, what: 'the tagged agent to count as live'})
       agent.kill('SIGKILL')
       await new Promise((r) => agent.once('exit', r))
       const snap = parseTracker(JSON.stringify(b) + '\n', 'x')

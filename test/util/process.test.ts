@@ -6,6 +6,7 @@ import {endProcesses, killGraceMs, liveProcessesOf, pidAlive, runScript, signalE
 import {startTokenOf} from '../../src/proc/probe.js'
 import {pidAlive as pidAliveFromPidfile} from '../../src/state/pidfile.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 
 
 function script(body: string): {dir: string; file: string} {
@@ -113,8 +114,7 @@ describe('runScript (hooks and gates on execa)', () => {
     const ac = new AbortController()
     const pending = runScript(s.file, {cwd: s.dir, timeoutSec: 60, signal: ac.signal, graceMs: 300})
     const me = path.join(s.dir, 'me')
-    const until = Date.now() + 10_000
-    while (!existsSync(me) && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+    await waitFor(() => existsSync(me), {timeoutMs: 10_000, what: 'the script to write its pid'})
     ac.abort()
     const r = await pending
     expect(r.code).toBe(143)
