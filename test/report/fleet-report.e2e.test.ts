@@ -3,12 +3,11 @@
 // each pushes its run records to refs/helix/runs/<host>; a third clone, the
 // operator's, sees both hosts' runs and every bead attributed to the host whose
 // agent closed it (read from the agents' own log, not assumed).
-import {spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {bead, g, gitTestEnv, makeFleet, remoteRefs} from '../remote/helpers.js'
-import {BIN, events, startHost} from '../remote/fleet-harness.js'
+import {bead, g, hostCli, makeFleet, remoteRefs} from '../remote/helpers.js'
+import {events, startHost} from '../remote/fleet-harness.js'
 
 interface ReportJson {
   runs: number
@@ -19,7 +18,7 @@ interface ReportJson {
 }
 
 function report(cwd: string, ...args: string[]) {
-  return spawnSync(process.execPath, [BIN, 'report', ...args], {cwd, env: {...gitTestEnv, NODE_ENV: 'production', COLUMNS: '200'}, encoding: 'utf8'})
+  return hostCli(cwd, ['report', ...args], {COLUMNS: '200'})
 }
 
 describe('helix report --remote (built CLI)', () => {
