@@ -18,7 +18,8 @@ import {createPrLanding} from './pr-landing.js'
 import {stateBase, type StateBase} from './pr-state-base.js'
 import {createTrackerPr} from './pr-tracker.js'
 import {createSweep, type Sweep} from './pr-sweep.js'
-import type {ResolveRound} from './pr-shared.js'
+import {createPrResolver, type PrResolver} from './pr-resolve.js'
+import type {SessionLogLike} from '../agents/types.js'
 
 export interface PrFlags {
   autoMerge: MergeMethod | null
@@ -26,6 +27,8 @@ export interface PrFlags {
   pollSec: number
   /** the adapter command (split on spaces, no shell); null: gh */
   command: string | null
+  /** SPEC 20.4 rounds per pull request (--resolve-attempts; 0: a conflict or red check stays for a person at once) */
+  resolveAttempts?: number
 }
 
 /** the forge, installed and logged in; else HelixError exit 4 before anything is claimed */
@@ -53,13 +56,13 @@ export interface PrAttachOptions {
   host: string
   runId: string
   env: NodeJS.ProcessEnv
-  /** SPEC 20.4 integration point (the lead wires the resolve action here) */
-  resolve?: ResolveRound
+  /** SPEC 20.4: the sweep's resolve call; default: the run's implementation agent (createPrResolver) */
+  resolve?: PrResolver
 }
 
 export interface PrRun {
   sweep: Sweep
-  close(): void
+  close(): Promise<void>
 }
 
 export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
@@ -69,6 +72,15 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
   const now = () => new Date()
   const log = (line: string) => deps.out.both(line)
   let waitFrom = Date.now()
+  // the sweep's resolve calls write to the session log once the loop has opened it
+  let sessionLog: SessionLogLike | null = null
+  const attach = deps.out.attach.bind(deps.out)
+  deps.out.attach = (l) => {
+    sessionLog = l
+    attach(l)
+  }
+  const rounds = flags.resolveAttempts ?? 2
+  const resolve = rounds > 0 ? (o.resolve ?? createPrResolver({agents: deps.agents, tracker: fleet.tracker, log: () => sessionLog})) : undefined
   const sweep = createSweep({
     root: o.root,
     remote: o.remote,
@@ -81,7 +93,8 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
     now,
     log,
     note: (bead, text) => fleet.tracker.appendNote(bead, text),
-    ...(o.resolve ? {resolve: o.resolve} : {}),
+    resolveAttempts: rounds,
+    ...(resolve ? {resolve} : {}),
   })
   deps.landing = createPrLanding({
     root: o.root,
@@ -103,7 +116,6 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
       waitFrom = Date.now()
       sweep.opened({bead, url, host: o.host, openedAt: new Date().toISOString(), view: null})
     },
-    ...(o.resolve ? {resolve: o.resolve} : {}),
   })
   // the tracker-only pull request (helix/tracker): beads helix filed or closed reach the base through it
   const sb = fleet.rb as Partial<StateBase>
@@ -134,15 +146,29 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
   deps.awaitingMerge = () => sweep.open().length
   // a pull request left for a person is named in the blocker report too (once, with its reason)
   const report = deps.blockerReport
+  let reported = false
   deps.blockerReport = (a) => {
+    reported = true
     const extra = [...sweep.stuck()].filter(([id]) => !a.entries.some((e) => e.id === id)).map(([id, why]) => ({id, title: '', reason: `pull request needs a person: ${why}`, attempts: 0}))
     return report({...a, entries: [...a.entries, ...extra]})
   }
+  // the loop writes its report only when it skipped a bead; the run's counts come from its history record
+  let counts = {attempted: 0, completed: 0}
+  const history = deps.history
+  if (history) deps.history = {append: (rec) => ((counts = {attempted: rec.attempted, completed: rec.completed}), history.append(rec))}
   deps.out.normal(`helix: --land pr: pull requests into ${sanitize(o.base)} through ${sanitize(o.forge.name)}${flags.autoMerge ? `, auto-merge by ${flags.autoMerge}` : ''}; ${sweep.open().length} awaiting merge`)
   return {
     sweep,
-    close() {
+    async close() {
       clearInterval(timer)
+      // SPEC 20.5: a pull request left for a person is in the blocker report (its terminal line was said once already)
+      if (reported || sweep.stuck().size === 0) return
+      try {
+        const file = await deps.blockerReport({now: now(), ...counts, logPath: sessionLog?.path || null, entries: []})
+        deps.out.normal(`helix: blocker report: ${file}`)
+      } catch (error) {
+        sessionLog?.event('blocker report failed', {error: String(error)}, 'error')
+      }
     },
   }
 }

@@ -132,7 +132,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
     const prRun = await prw.attachPr({deps, flags: pr, forge, fleet, inner: deps.landing, root, remote: flags.remote, base, trackerRel, scratch, host, runId, env})
     const close = fleet.close
     fleet.close = async () => {
-      prRun.close()
+      await prRun.close()
       await close()
     }
   }
