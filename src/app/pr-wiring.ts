@@ -20,6 +20,7 @@ import {createTrackerPr} from './pr-tracker.js'
 import {createSweep, type Sweep} from './pr-sweep.js'
 import {createPrResolver, type PrResolver} from './pr-resolve.js'
 import type {SessionLogLike} from '../agents/types.js'
+import {writePrCache, type SeenPr} from '../forge/pr-cache.js'
 
 export interface PrFlags {
   autoMerge: MergeMethod | null
@@ -120,12 +121,30 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
   // the tracker-only pull request (helix/tracker): beads helix filed or closed reach the base through it
   const sb = fleet.rb as Partial<StateBase>
   const trackerPr = sb.overlay ? createTrackerPr({remote: o.remote, base: o.base, host: o.host, plain, overlay: sb.overlay, forge: o.forge, autoMerge: flags.autoMerge, log}) : null
+  // what this look saw, for status, report and the dashboard (one forge call a minute per pull request)
+  const remember = async (): Promise<void> => {
+    const titles = await fleet.tracker.read().catch(() => null)
+    const seenAt = new Date().toISOString()
+    const prs: SeenPr[] = sweep.open().map((p) => ({
+      bead: p.bead,
+      url: p.url,
+      title: String(titles?.byId.get(p.bead)?.title ?? ''),
+      host: p.host || null,
+      opened_at: p.openedAt || null,
+      state: p.view?.state ?? 'unknown',
+      checks: p.view?.checks ?? 'unknown',
+      mergeable: p.view?.mergeable ?? 'unknown',
+      seen_at: p.view ? seenAt : null,
+    }))
+    await writePrCache(o.root, prs)
+  }
   let running: Promise<void> | null = null
   const look = (): Promise<void> => {
     running ??= sweep
       .run()
       .then(async (changed) => {
         if (changed > 0) waitFrom = Date.now()
+        await remember()
         if (trackerPr && (await trackerPr.tick()) === 'opened') waitFrom = Date.now()
       })
       .catch((error: unknown) => log(`helix: looking at the pull requests failed: ${sanitize(String(error))}`))
