@@ -24,7 +24,8 @@ import type {Forge, MergeMethod} from '../forge/types.js'
 import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {checkCandidate, type LandCheckSpec} from './land-check.js'
 import type {Fleet} from './remote-fleet.js'
-import {prBody, prBranch, prClaimMessage, prTitle, type ResolveRound} from './pr-shared.js'
+import {prBody, prBranch, prClaimMessage, prTitle} from './pr-shared.js'
+import {createRepairCheck} from './repair-check.js'
 
 export interface PrLandingOptions {
   root: string
@@ -44,12 +45,10 @@ export interface PrLandingOptions {
   autoMerge: MergeMethod | null
   now: () => Date
   log: (line: string) => void
-  /** a pull request was opened (the wiring counts it and restarts --pr-wait) */
-  onOpened: (bead: string, url: string) => void
-  /** SPEC 20.4 integration point: a resolve round in this worktree; absent: a conflict outside the tracker is not landed */
-  resolve?: ResolveRound
   /** SPEC 20.3 `--land-check`: run on the rebased branch before the pull request is opened */
   landCheck?: LandCheckSpec
+  /** a pull request was opened (the wiring counts it and restarts --pr-wait) */
+  onOpened: (bead: string, url: string) => void
 }
 
 export function createPrLanding(o: PrLandingOptions): LoopLanding {
@@ -101,15 +100,31 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     if (sha) await g(['update-ref', '-d', `refs/heads/${ws.branch}`, sha])
   }
 
+  /** the agent's tracker copy, kept while a resolve works on the attempt (SPEC 20.4): the worktree's file is back at HEAD by then */
+  const agentTexts = new Map<string, string>()
+  const key = (ws: Workspace) => `${ws.bead}-${ws.attempt}`
+
+  async function commitLeftovers(ws: Workspace) {
+    const top = wtTop(ws)
+    await g(['add', '-A'], top)
+    await g(['reset', '-q', '--', o.trackerRel], top)
+    if ((await g(['diff', '--cached', '--quiet'], top)).code === 0) return {kind: 'none' as const}
+    const c = await g(['commit', '-q', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
+    return c.code === 0 ? {kind: 'committed' as const} : {kind: 'refused' as const, why: firstLine(c), archive: ''}
+  }
+  const {verifyRepair} = createRepairCheck({run: (args, cwd) => g(args, cwd), wtTop, commitLeftovers})
+
   type Fail = {landed: false; reason: string; preservedRef: null; checkTail?: string[]}
   let projectReal: string | null = null
-  async function open(ws: Workspace, lo: LandOptions): Promise<LandResult | Fail> {
+  async function open(ws: Workspace, lo: LandOptions, repair: boolean): Promise<LandResult | Fail> {
     const info = lo.info
     const top = wtTop(ws)
     const fail = (reason: string, checkTail?: string[]): Fail => ({landed: false, reason, preservedRef: null, ...(checkTail ? {checkTail} : {})})
     if (!existsSync(top)) return fail(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     const h = fleet.held.get(ws.bead)
-    const agentText = await takeTrackerCopy(top)
+    const copy = await takeTrackerCopy(top)
+    const agentText = agentTexts.get(key(ws)) ?? copy
+    agentTexts.delete(key(ws))
     if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
     await g(['add', '-A'], top)
     await g(['reset', '-q', '--', o.trackerRel], top)
@@ -127,12 +142,13 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       const rebase = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], top)
       if (rebase.code !== 0) {
         const files = (await g(['diff', '--name-only', '--diff-filter=U'], top)).stdout.split('\n').filter(Boolean)
-        // INTEGRATION POINT (SPEC 20.4, issue 26 "land-check"): a resolve round here, bounded by --resolve-attempts
-        const resolved = o.resolve && files.length > 0 ? await o.resolve({dir: top, bead: ws.bead, baseTip: tip, files, why: 'conflict'}) : false
-        if (!resolved) {
-          await g(['rebase', '--abort'], top)
-          return fail(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}` : `rebase failed: ${sanitize(firstLine(rebase))}`)
+        // SPEC 20.4: the conflict stays in place for the loop's resolve rounds (src/loop/resolve-step.ts)
+        if (repair && files.length > 0) {
+          agentTexts.set(key(ws), agentText)
+          return {landed: false, reason: `conflict in ${sanitize(files.slice(0, 5).join(', '))}`, preservedRef: null, repair: {kind: 'conflict', onto: tip, paths: files}}
         }
+        await g(['rebase', '--abort'], top)
+        return fail(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}` : `rebase failed: ${sanitize(firstLine(rebase))}`)
       }
     }
     const head = (await g(['rev-parse', 'HEAD'], top)).stdout.trim()
@@ -186,14 +202,23 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
 
   return {
     ...o.inner,
+    verifyRepair,
+    // rounds spent (SPEC 20.4): the rebase is aborted before the work is preserved
+    async preserve(ws, reason) {
+      agentTexts.delete(key(ws))
+      const top = wtTop(ws)
+      if (existsSync(top)) await g(['rebase', '--abort'], top)
+      return o.inner.preserve(ws, reason)
+    },
+    commitsOf: async (ws, onto) => (await g(['log', '--reverse', '--format=%h %s', `${onto}..refs/heads/${ws.branch}`], wtTop(ws))).stdout.split('\n').filter(Boolean).slice(0, 50),
     async land(ws, opts) {
       let r: LandResult | Fail
       try {
-        r = await serial(() => open(ws, opts ?? {}))
+        r = await serial(() => open(ws, opts ?? {}, opts?.repair === true))
       } catch (error) {
         r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
       }
-      if (r.landed) return r
+      if (r.landed || ('repair' in r && r.repair)) return r
       const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
       return {landed: false, reason: r.reason, preservedRef: await o.inner.preserve(ws, r.reason), ...tail}
     },

@@ -41,6 +41,3 @@ export function prBody(bead: Bead, info: LandInfo | undefined, check?: string): 
   parts.push('---', `The branch closes \`${bead.id}\` in \`.ddx/beads.jsonl\`: the bead is closed on the base when this merges. helix force-pushes this branch when it rebases it; close the pull request to send the bead back to the queue.`)
   return parts.join('\n')
 }
-
-/** SPEC 20.4 integration point: one resolve round in `dir` (true: resolved and verified) */
-export type ResolveRound = (a: {dir: string; bead: string; baseTip: string; files: string[]; why: 'conflict' | 'check'}) => Promise<boolean>

@@ -25,7 +25,8 @@ import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {Forge, PrView} from '../forge/types.js'
 import type {Fleet} from './remote-fleet.js'
-import {prBranch, type ResolveRound} from './pr-shared.js'
+import {prBranch} from './pr-shared.js'
+import {verifyPrRound, writeCheckLog, type PrResolver} from './pr-resolve.js'
 
 export interface OpenPr {
   bead: string
@@ -48,7 +49,10 @@ export interface SweepOptions {
   log: (line: string) => void
   /** a note on the bead (refs/helix/state) */
   note: (bead: string, text: string) => Promise<void>
-  resolve?: ResolveRound
+  /** SPEC 20.4: the resolve call (absent: a conflict outside the tracker or a red check stays for a person) */
+  resolve?: PrResolver
+  /** --resolve-attempts: rounds per pull request that may fail before it stays for a person */
+  resolveAttempts?: number
 }
 
 export interface Sweep {
@@ -67,6 +71,13 @@ export function createSweep(o: SweepOptions): Sweep {
   let openPrs: OpenPr[] = []
   const stuck = new Map<string, string>()
   const rebasedAt = new Map<string, string>()
+  /** per bead: resolve rounds that failed (verification, or the check again on the repaired head) */
+  const failedRounds = new Map<string, number>()
+  /** per bead: the head a failing check was last handled on, and the head a check round pushed */
+  const checkHandled = new Map<string, string>()
+  const checkFixed = new Map<string, string>()
+  const maxRounds = o.resolveAttempts ?? 2
+  const scratchBranch = (bead: string) => `helix-pr-resolve/${bead}`
   const t = () => o.now().toISOString().slice(11, 19)
 
   async function remoteBranchSha(bead: string): Promise<string | null> {
@@ -128,20 +139,23 @@ export function createSweep(o: SweepOptions): Sweep {
     if (existsSync(dir)) await g(['worktree', 'remove', '--force', '--force', dir])
     await rm(dir, {recursive: true, force: true})
     try {
-      if ((await g(['worktree', 'add', '-q', '--detach', dir, local])).code !== 0) return
+      if ((await g(['worktree', 'add', '-q', '-B', scratchBranch(c.bead), dir, local])).code !== 0) return
       const fork = (await g(['merge-base', local, tip])).stdout.trim()
       const attrs = path.join(o.scratch, 'pr-attributes')
       const {writeFile} = await import('node:fs/promises')
       await writeFile(attrs, `${o.trackerRel} merge=helix-keep\n`)
+      let resolved = false
       const rb = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], dir)
       if (rb.code !== 0) {
         const files = (await g(['diff', '--name-only', '--diff-filter=U'], dir)).stdout.split('\n').filter(Boolean)
-        // INTEGRATION POINT (SPEC 20.4, issue 26 "land-check"): a resolve round in this worktree
-        const ok = o.resolve && files.length ? await o.resolve({dir, bead: c.bead, baseTip: tip, files, why: 'conflict'}) : false
-        if (!ok) {
+        const what = `conflict with ${o.base} in ${files.slice(0, 5).join(', ') || firstLine(rb)}`
+        const bad = o.resolve && files.length ? await resolveConflict(c, v, dir, tip, files, local) : 'no resolve'
+        if (bad) {
           await g(['rebase', '--abort'], dir)
-          return once(c.bead, `conflict with ${o.base} in ${files.slice(0, 5).join(', ') || firstLine(rb)}`)
+          if (bad === 'retry') return void rebasedAt.delete(c.bead)
+          return once(c.bead, bad === 'no resolve' ? what : `${what}, not resolved after ${maxRounds} round(s): ${bad}`)
         }
+        resolved = true
       }
       // the tracker: three-way by bead id (19.3), the branch's edits onto the base's
       const show = async (rev: string) => Buffer.from((await g(['cat-file', 'blob', `${rev}:${o.trackerRel}`])).stdout)
@@ -152,12 +166,93 @@ export function createSweep(o: SweepOptions): Sweep {
       const p = await o.plain.push([`--force-with-lease=${ref}:${head}`, o.remote, `${next}:${ref}`])
       if (!p.ok) return o.log(`helix: [${t()}] the rebased ${prBranch(c.bead)} was refused: ${sanitize(refLine(p, ref)?.summary ?? p.message)}`)
       rebasedAt.set(c.bead, `${next}:${tip}`)
-      o.log(`helix: [${t()}] rebased ${sanitize(prBranch(c.bead))} onto ${sanitize(o.base)} (${sanitize(v.url)}), pushed again`)
+      o.log(`helix: [${t()}] ${resolved ? `resolved ${sanitize(c.bead)}, ` : ''}rebased ${sanitize(prBranch(c.bead))} onto ${sanitize(o.base)} (${sanitize(v.url)}), pushed again`)
     } finally {
       await g(['worktree', 'remove', '--force', '--force', dir])
       await rm(dir, {recursive: true, force: true})
       await g(['worktree', 'prune'])
       await g(['update-ref', '-d', local])
+      await g(['branch', '-q', '-D', scratchBranch(c.bead)])
+    }
+  }
+
+  const commitsOf = async (dir: string, onto: string) => (await g(['log', '--reverse', '--format=%h %s', `${onto}..HEAD`], dir)).stdout.split('\n').filter(Boolean).slice(0, 50)
+
+  /**
+   * SPEC 20.4 rounds on a conflict left in place in `dir`: null when resolved and
+   * verified; 'retry' when no round could run (the agent unavailable: the next look
+   * tries again); else the last problem once the rounds are spent.
+   */
+  async function resolveConflict(c: RemoteClaim, v: PrView, dir: string, tip: string, files: string[], local: string): Promise<string | null> {
+    const commits = (await g(['log', '--reverse', '--format=%h %s', `${tip}..${local}`])).stdout.split('\n').filter(Boolean).slice(0, 50)
+    let problem: string | undefined
+    for (;;) {
+      const spent = failedRounds.get(c.bead) ?? 0
+      if (spent >= maxRounds) return problem ?? 'no rounds left'
+      o.log(`helix: [${t()}] ${sanitize(c.bead)} CONFLICT in ${files.length} file(s) with ${sanitize(o.base)} (${sanitize(v.url)}) → resolve`)
+      const r = await o.resolve!({bead: c.bead, dir, brief: {kind: 'conflict', baseTip: tip, branch: scratchBranch(c.bead), commits, paths: files, ...(problem ? {problem} : {})}})
+      if (!r.ran) {
+        o.log(`helix: [${t()}] ${sanitize(c.bead)}: no resolve round: ${sanitize(r.why)}`)
+        return 'retry'
+      }
+      const bad = await verifyPrRound(g, {dir, bead: c.bead, branch: scratchBranch(c.bead), trackerRel: o.trackerRel, onto: tip, paths: files, kind: 'conflict'})
+      if (!bad) return null
+      failedRounds.set(c.bead, spent + 1)
+      o.log(`helix: [${t()}] ${sanitize(c.bead)} resolve not done: ${sanitize(bad)}`)
+      problem = bad
+    }
+  }
+
+  /** SPEC 20.4 for a failing required check: its output to the agent in a fresh worktree of the branch, the fix pushed */
+  async function fixCheck(c: RemoteClaim, v: PrView): Promise<void> {
+    if (!o.resolve) return once(c.bead, `a required check fails on ${v.url}`)
+    const head = await remoteBranchSha(c.bead)
+    if (!head || checkHandled.get(c.bead) === head) return
+    checkHandled.set(c.bead, head)
+    // the check failed again on the head a round pushed: that round is spent
+    if (checkFixed.get(c.bead) === head) failedRounds.set(c.bead, (failedRounds.get(c.bead) ?? 0) + 1)
+    const spent = failedRounds.get(c.bead) ?? 0
+    if (spent >= maxRounds) return once(c.bead, `a required check fails on ${v.url}, not resolved after ${spent} round(s)`)
+    const tip = await o.plain.fetch()
+    const local = `refs/helix/pr-rebase/${c.bead}`
+    if (!tip || (await g(['fetch', '-q', '--no-tags', o.remote, `+refs/heads/${prBranch(c.bead)}:${local}`])).code !== 0) return void checkHandled.delete(c.bead)
+    const dir = path.join(o.scratch, `pr-check-${c.bead}-${process.pid}`)
+    const branch = scratchBranch(c.bead)
+    await mkdir(o.scratch, {recursive: true})
+    if (existsSync(dir)) await g(['worktree', 'remove', '--force', '--force', dir])
+    await rm(dir, {recursive: true, force: true})
+    try {
+      if ((await g(['worktree', 'add', '-q', '-B', branch, dir, local])).code !== 0) return void checkHandled.delete(c.bead)
+      const logText = await o.forge.checksLog(v.url).catch(() => '')
+      const {tail, file} = await writeCheckLog(dir, logText)
+      const fork = (await g(['merge-base', local, tip])).stdout.trim() || tip
+      o.log(`helix: [${t()}] ${sanitize(c.bead)} required check failing (${sanitize(v.url)}) → resolve`)
+      const r = await o.resolve({bead: c.bead, dir, brief: {kind: 'check', baseTip: fork, branch, commits: await commitsOf(dir, fork), check: 'the required checks of the pull request', tail, logFile: file}})
+      if (!r.ran) {
+        checkHandled.delete(c.bead)
+        return o.log(`helix: [${t()}] ${sanitize(c.bead)}: no resolve round: ${sanitize(r.why)}`)
+      }
+      const bad = await verifyPrRound(g, {dir, bead: c.bead, branch, trackerRel: o.trackerRel, onto: head, paths: [], kind: 'check'})
+      if (bad) {
+        failedRounds.set(c.bead, spent + 1)
+        checkHandled.delete(c.bead)
+        return o.log(`helix: [${t()}] ${sanitize(c.bead)} resolve not done: ${sanitize(bad)}`)
+      }
+      const next = (await g(['rev-parse', 'HEAD'], dir)).stdout.trim()
+      const ref = `refs/heads/${prBranch(c.bead)}`
+      const p = await o.plain.push([`--force-with-lease=${ref}:${head}`, o.remote, `${next}:${ref}`])
+      if (!p.ok) {
+        checkHandled.delete(c.bead)
+        return o.log(`helix: [${t()}] the resolved ${prBranch(c.bead)} was refused: ${sanitize(refLine(p, ref)?.summary ?? p.message)}`)
+      }
+      checkFixed.set(c.bead, next)
+      o.log(`helix: [${t()}] resolved ${sanitize(c.bead)}: pushed ${sanitize(prBranch(c.bead))} again (${sanitize(v.url)})`)
+    } finally {
+      await g(['worktree', 'remove', '--force', '--force', dir])
+      await rm(dir, {recursive: true, force: true})
+      await g(['worktree', 'prune'])
+      await g(['update-ref', '-d', local])
+      await g(['branch', '-q', '-D', branch])
     }
   }
 
@@ -183,8 +278,7 @@ export function createSweep(o: SweepOptions): Sweep {
           continue
         }
         if (v?.mergeable === 'conflicting') await rebase(c, v)
-        // INTEGRATION POINT (SPEC 20.4): a failing required check goes to a resolve round on the branch
-        else if (v?.checks === 'failing') once(c.bead, `a required check fails on ${v.url}`)
+        else if (v?.checks === 'failing') await fixCheck(c, v)
       } catch (error) {
         o.log(`helix: [${t()}] looking at ${sanitize(url)} failed: ${sanitize(errorMessage(error))}`)
       }

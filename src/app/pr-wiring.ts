@@ -18,8 +18,10 @@ import {createPrLanding} from './pr-landing.js'
 import {stateBase, type StateBase} from './pr-state-base.js'
 import {createTrackerPr} from './pr-tracker.js'
 import {createSweep, type Sweep} from './pr-sweep.js'
-import type {ResolveRound} from './pr-shared.js'
 import type {LandCheckSpec} from './land-check.js'
+import {createPrResolver, type PrResolver} from './pr-resolve.js'
+import type {SessionLogLike} from '../agents/types.js'
+import {writePrCache, type SeenPr} from '../forge/pr-cache.js'
 
 export interface PrFlags {
   autoMerge: MergeMethod | null
@@ -27,6 +29,8 @@ export interface PrFlags {
   pollSec: number
   /** the adapter command (split on spaces, no shell); null: gh */
   command: string | null
+  /** SPEC 20.4 rounds per pull request (--resolve-attempts; 0: a conflict or red check stays for a person at once) */
+  resolveAttempts?: number
 }
 
 /** the forge, installed and logged in; else HelixError exit 4 before anything is claimed */
@@ -54,15 +58,15 @@ export interface PrAttachOptions {
   host: string
   runId: string
   env: NodeJS.ProcessEnv
-  /** SPEC 20.4 integration point (the lead wires the resolve action here) */
-  resolve?: ResolveRound
+  /** SPEC 20.4: the sweep's resolve call; default: the run's implementation agent (createPrResolver) */
+  resolve?: PrResolver
   /** SPEC 20.3: `--land-check`, run on the rebased branch before a pull request opens */
   landCheck?: LandCheckSpec
 }
 
 export interface PrRun {
   sweep: Sweep
-  close(): void
+  close(): Promise<void>
 }
 
 export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
@@ -72,6 +76,15 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
   const now = () => new Date()
   const log = (line: string) => deps.out.both(line)
   let waitFrom = Date.now()
+  // the sweep's resolve calls write to the session log once the loop has opened it
+  let sessionLog: SessionLogLike | null = null
+  const attach = deps.out.attach.bind(deps.out)
+  deps.out.attach = (l) => {
+    sessionLog = l
+    attach(l)
+  }
+  const rounds = flags.resolveAttempts ?? 2
+  const resolve = rounds > 0 ? (o.resolve ?? createPrResolver({agents: deps.agents, tracker: fleet.tracker, log: () => sessionLog})) : undefined
   const sweep = createSweep({
     root: o.root,
     remote: o.remote,
@@ -84,7 +97,8 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
     now,
     log,
     note: (bead, text) => fleet.tracker.appendNote(bead, text),
-    ...(o.resolve ? {resolve: o.resolve} : {}),
+    resolveAttempts: rounds,
+    ...(resolve ? {resolve} : {}),
   })
   deps.landing = createPrLanding({
     root: o.root,
@@ -106,18 +120,35 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
       waitFrom = Date.now()
       sweep.opened({bead, url, host: o.host, openedAt: new Date().toISOString(), view: null})
     },
-    ...(o.resolve ? {resolve: o.resolve} : {}),
     ...(o.landCheck ? {landCheck: o.landCheck} : {}),
   })
   // the tracker-only pull request (helix/tracker): beads helix filed or closed reach the base through it
   const sb = fleet.rb as Partial<StateBase>
   const trackerPr = sb.overlay ? createTrackerPr({remote: o.remote, base: o.base, host: o.host, plain, overlay: sb.overlay, forge: o.forge, autoMerge: flags.autoMerge, log}) : null
+  // what this look saw, for status, report and the dashboard (one forge call a minute per pull request)
+  const remember = async (): Promise<void> => {
+    const titles = await fleet.tracker.read().catch(() => null)
+    const seenAt = new Date().toISOString()
+    const prs: SeenPr[] = sweep.open().map((p) => ({
+      bead: p.bead,
+      url: p.url,
+      title: String(titles?.byId.get(p.bead)?.title ?? ''),
+      host: p.host || null,
+      opened_at: p.openedAt || null,
+      state: p.view?.state ?? 'unknown',
+      checks: p.view?.checks ?? 'unknown',
+      mergeable: p.view?.mergeable ?? 'unknown',
+      seen_at: p.view ? seenAt : null,
+    }))
+    await writePrCache(o.root, prs)
+  }
   let running: Promise<void> | null = null
   const look = (): Promise<void> => {
     running ??= sweep
       .run()
       .then(async (changed) => {
         if (changed > 0) waitFrom = Date.now()
+        await remember()
         if (trackerPr && (await trackerPr.tick()) === 'opened') waitFrom = Date.now()
       })
       .catch((error: unknown) => log(`helix: looking at the pull requests failed: ${sanitize(String(error))}`))
@@ -138,15 +169,29 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
   deps.awaitingMerge = () => sweep.open().length
   // a pull request left for a person is named in the blocker report too (once, with its reason)
   const report = deps.blockerReport
+  let reported = false
   deps.blockerReport = (a) => {
+    reported = true
     const extra = [...sweep.stuck()].filter(([id]) => !a.entries.some((e) => e.id === id)).map(([id, why]) => ({id, title: '', reason: `pull request needs a person: ${why}`, attempts: 0}))
     return report({...a, entries: [...a.entries, ...extra]})
   }
+  // the loop writes its report only when it skipped a bead; the run's counts come from its history record
+  let counts = {attempted: 0, completed: 0}
+  const history = deps.history
+  if (history) deps.history = {append: (rec) => ((counts = {attempted: rec.attempted, completed: rec.completed}), history.append(rec))}
   deps.out.normal(`helix: --land pr: pull requests into ${sanitize(o.base)} through ${sanitize(o.forge.name)}${flags.autoMerge ? `, auto-merge by ${flags.autoMerge}` : ''}; ${sweep.open().length} awaiting merge`)
   return {
     sweep,
-    close() {
+    async close() {
       clearInterval(timer)
+      // SPEC 20.5: a pull request left for a person is in the blocker report (its terminal line was said once already)
+      if (reported || sweep.stuck().size === 0) return
+      try {
+        const file = await deps.blockerReport({now: now(), ...counts, logPath: sessionLog?.path || null, entries: []})
+        deps.out.normal(`helix: blocker report: ${file}`)
+      } catch (error) {
+        sessionLog?.event('blocker report failed', {error: String(error)}, 'error')
+      }
     },
   }
 }

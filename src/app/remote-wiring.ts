@@ -145,7 +145,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
     const prRun = await prw.attachPr({deps, flags: pr, forge, fleet, inner: deps.landing, root, remote: flags.remote, base, trackerRel, scratch, host, runId, env, ...(landCheck ? {landCheck: {...landCheck, env}} : {})})
     const close = fleet.close
     fleet.close = async () => {
-      prRun.close()
+      await prRun.close()
       await close()
     }
   }

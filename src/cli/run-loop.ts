@@ -75,7 +75,8 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   // h4 (SPEC 19): the remote flags are bad input too; the remote module loads only when used
   const remoteFlags = input.remote ? (await import('../app/remote-wiring.js')).parseRemoteFlags(input.remote) : null
   // SPEC 20.5: --land pr needs --remote, and its own flags are bad input too
-  const prFlags = parsePrFlags(limits.land, input.pr ?? {}, input.env, remoteFlags !== null)
+  const prParsed = parsePrFlags(limits.land, input.pr ?? {}, input.env, remoteFlags !== null)
+  const prFlags = prParsed ? {...prParsed, resolveAttempts: limits.resolveAttempts} : null
   const workers = once ? 1 : limits.workers
   const keepDays = parseKeepPreserved(input.keepPreserved, input.env)
   const where = await linkedWorktreeProblem(input.cwd, input.env)

@@ -5,6 +5,7 @@
  * skipped and counted, never fatal: the history is append-only and a run killed
  * mid-write may leave half a line.
  */
+import type {PrRow} from '../status/pr-status.js'
 import {closeSync, constants, fstatSync, openSync, readFileSync} from 'node:fs'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
@@ -214,6 +215,8 @@ export interface Report {
   blocked: Array<{id: string; title: string; reason: string; attempts: number}>
   /** what needs the operator, first in the report (SPEC 22.2): blocked beads still not closed, with why; filled by report/index.ts */
   needs_you?: Array<{id: string; title: string; why: string}>
+  /** SPEC 20.5: the pull requests a --land pr run saw here, still open (absent: no such run) */
+  pull_requests?: PrRow[]
   beads: BeadSummary[]
   totals: {
     cycles: number

@@ -9,6 +9,7 @@
  * - the closed / failures / blocked / per-bead tables of the text report.
  * Every untrusted string is sanitized (control characters) and HTML-escaped.
  */
+import {prAge} from '../status/pr-status.js'
 import {sanitize} from '../util/sanitize.js'
 import {CLOSED_OUTCOMES, type Report} from './history.js'
 import {failuresByBead, fleetText, formatCost, formatMs, formatTokens, needsYouLine, spanText, stopText} from './text.js'
@@ -253,7 +254,9 @@ ${table(['bead', 'title', 'commits', 'at'], closedRows)}
 ${table(['bead', 'title', 'reason', 'attempts'], blockRows)}
 <h2>Verdicts (${r.verdicts.length})</h2>
 <div id="verdicts">${table(['at', 'action', 'bead', 'verdict'], verdictRows)}</div>
-<h2>Left (${r.left.length})</h2>
+${r.pull_requests ? `<h2>Pull requests awaiting merge (${r.pull_requests.length})</h2>
+<div id="pull-requests">${table(['bead', 'title', 'pull request', 'age', 'checks', 'mergeable'], r.pull_requests.map((p) => [`<code>${esc(p.bead)}</code>`, esc(p.title), /^https?:\/\//.test(p.url) ? `<a href="${esc(p.url)}" rel="noopener noreferrer">${esc(p.url)}</a>` : esc(p.url), p.age_s === null ? '' : esc(prAge(p.age_s)), esc(p.checks), esc(p.mergeable)]))}</div>
+` : ''}<h2>Left (${r.left.length})</h2>
 <div id="left">${r.left.length ? table(['bead', 'title', 'state'], leftRows) : '<p class="empty">nothing open in the tracker</p>'}</div>
 <h2>Per bead</h2>
 ${table(['bead', 'title', 'attempts', 'time', 'tokens', ...(r.cost_known ? ['cost'] : []), 'outcome'], beadRows)}

@@ -49,6 +49,14 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
     }
   }
   r.needs_you = needsYou(r)
+  // SPEC 20.5: pull requests (the last --land pr look's, refreshed at most once a minute each)
+  const {localPrRows, prNeedsYou} = await import('../status/pr-status.js')
+  const prs = await localPrRows(paths.root, opts.env ?? process.env, now, (id) => String(snap?.byId.get(id)?.title ?? ''))
+  if (prs) {
+    r.pull_requests = prs
+    const named = new Set(r.needs_you.map((n) => n.id))
+    for (const n of prNeedsYou(prs)) if (!named.has(n.id)) r.needs_you.push({id: n.id, title: String(snap?.byId.get(n.id)?.title ?? ''), why: n.why})
+  }
   return r
 }
 

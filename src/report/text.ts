@@ -1,4 +1,5 @@
 /** Text form of `helix report` (SPEC 16.5): what happened, for an operator over coffee. */
+import {prAge} from '../status/pr-status.js'
 import {sanitize} from '../util/sanitize.js'
 import {formatAge} from '../status/text.js'
 import type {Report} from './history.js'
@@ -135,6 +136,12 @@ export function renderReportText(r: Report): string {
   out.push('', `Verdicts (${r.verdicts.length}):`)
   for (const v of r.verdicts) out.push(`  ${hhmm(v.at)}  ${v.kind}${v.bead ? ` of ${sanitize(v.bead)}` : ''}: ${sanitize(v.verdict)}`)
   if (r.verdicts.length === 0) out.push('  none recorded')
+
+  if (r.pull_requests) {
+    out.push('', `Pull requests awaiting merge (${r.pull_requests.length}):`)
+    for (const p of r.pull_requests) out.push(`  ${sanitize(p.bead)}  ${sanitize(p.url)}  checks ${p.checks}, ${p.mergeable}${p.age_s !== null ? `, age ${prAge(p.age_s)}` : ''}${p.title ? ` — ${sanitize(p.title)}` : ''}`)
+    if (r.pull_requests.length === 0) out.push('  none')
+  }
 
   out.push('', `Left (${r.left.length}):`)
   for (const l of r.left) out.push(`  ${sanitize(l.id)}  ${sanitize(l.state)}${l.title ? ` — ${sanitize(l.title)}` : ''}`)

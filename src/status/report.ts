@@ -4,7 +4,8 @@
  * fast path can call it without oclif. Never creates a log file; the only thing
  * it may change on disk is removing a pid file whose pid is dead (SPEC 7.1).
  */
-import {statSync} from 'node:fs'
+import {existsSync, statSync} from 'node:fs'
+import path from 'node:path'
 import {projectPaths} from '../util/root.js'
 import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
@@ -97,7 +98,16 @@ export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
     const warn = opts.warn ?? ((line: string) => process.stderr.write(line + '\n'))
     warn(staleNotice(model.stalePid))
   }
-  if (opts.json) return JSON.stringify(statusJson(model), null, 2) + '\n'
+  // SPEC 20.5: the pull requests a --land pr run saw here (only when one ever ran: the file exists)
+  const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)
+  const prs = existsSync(path.join(paths.root, '.helix', 'pull-requests.json')) ? await (await import('./pr-status.js')).localPrRows(paths.root, opts.env ?? process.env, opts.now ?? new Date()) : null
+  if (opts.json) return JSON.stringify({...statusJson(model), ...(prs ? {pull_requests: prs} : {})}, null, 2) + '\n'
+  if (prs && prs.length > 0) {
+    const {renderPrRows} = await import('./pr-status.js')
+    const {renderStatusText} = await import('./text.js')
+    const cut = (l: string) => (opts.width !== undefined && Number.isFinite(opts.width) && l.length > opts.width ? l.slice(0, Math.max(1, opts.width - 1)) + '…' : l)
+    return renderStatusText(model, {width: opts.width, height: opts.height}) + renderPrRows(prs).map(cut).join('\n') + '\n'
+  }
   // the text renderer is loaded only for the text form: `status --json` starts faster (issue 18)
   const {renderStatusText} = await import('./text.js')
   // below 60 columns (tmux split-window -h of an 80-column terminal gives 39): the compact layout

@@ -2,7 +2,7 @@
 // PROTECTED bare remote and the gh stand-in (fixtures/forge/gh, gh 2.23's shapes: see its header
 // and gh's manual, `gh pr view --help` JSON FIELDS). Only the forge is a stand-in: git, the
 // remote, the hook and helix are real.
-import {mkdirSync, readFileSync, symlinkSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
@@ -84,6 +84,8 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     expect(first.out()).toMatch(/1 awaiting merge/)
     // helix status --remote shows the pull request: bead, URL, age, checks, mergeable
     f.gh('forge', 'checks', '1', 'pending')
+    // what the run's last look saw is reused for a minute (test/pr/pr-status.test.ts): without it the forge is asked
+    rmSync(path.join(dir, '.helix', 'pull-requests.json'), {force: true})
     const st = hostCli(dir, ['status', '--remote', 'origin', '--json'], {...f.env})
     expect(st.status, st.stderr).toBe(0)
     expect((JSON.parse(st.stdout) as {pull_requests: unknown[]}).pull_requests).toEqual([
