@@ -1,6 +1,6 @@
 /** What the pull-request landing, its sweep and the status share (SPEC 20.5). */
 import type {Bead} from '../tracker/types.js'
-import type {ClaimMessage} from '../remote/claims.js'
+import type {ClaimMessage} from '../remote/claim-refs.js'
 import type {LandInfo} from '../loop/ports.js'
 
 export const prBranch = (bead: string): string => `helix/${bead}`

@@ -3,7 +3,7 @@
  * 400-line rule): its options, a claim this run holds, and the port the remote
  * tracker and landing use.
  */
-import type {Claims} from '../remote/claims.js'
+import type {Claims} from '../remote/claim-refs.js'
 import type {RemoteBase} from '../remote/base.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {LoopTracker, Workspace} from '../loop/ports.js'

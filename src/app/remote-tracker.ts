@@ -6,13 +6,13 @@
  */
 import {appendNote, addLabel, closeBead, createBead, setFields} from '../tracker/ops.js'
 import {mutateTracker} from '../tracker/store.js'
-import {addSpend} from '../tracker/spend.js'
+import {addSpend} from '../tracker/add-spend.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {RemoteBase} from '../remote/base.js'
 import type {ClaimResult, LoopTracker} from '../loop/ports.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from '../loop/backoff.js'
-import {blockedReason} from '../loop/lines.js'
+import {blockedReason} from '../loop/wording.js'
 
 /** fleet-wide attempt bookkeeping on the bead at the base (SPEC 19.2 step 6) */
 export const ATTEMPTS_FIELD = 'helix-attempts'

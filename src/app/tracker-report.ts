@@ -8,7 +8,7 @@ import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {readTrackerForQuery, readTrackerLean} from '../tracker/parse-cache.js'
 import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from '../tracker/queries.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
-import {realProbe} from '../proc/probe.js'
+import {realProbe} from '../proc/process-probe.js'
 import {sanitize, sanitizeBlock} from '../util/sanitize.js'
 
 export interface ReportOptions {

@@ -14,7 +14,7 @@ type IdHandler = (id: string, json: boolean) => Promise<string>
 
 const handlers: Record<string, Handler> = {
   status: async (json) => {
-    const {outputSize, statusOutput} = await import('../status/report.js')
+    const {outputSize, statusOutput} = await import('../operator/report.js')
     // the JSON form has no width: it does not touch process.stdout (creating that stream costs startup time)
     if (json) return statusOutput({json})
     return statusOutput({json, ...outputSize(process.stdout)})

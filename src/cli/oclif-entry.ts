@@ -20,13 +20,13 @@ export async function execute(opts: {dir: string}): Promise<void> {
     await run(process.argv.slice(2), opts.dir)
     await flushStdout()
   } catch (error) {
-    const code = exitCodeOf(error)
+    const code = oclifExitCode(error)
     process.exit(code ?? reportError(error))
   }
 }
 
 /** n for oclif's ExitError from `this.exit(n)`; undefined for any other error. */
-export function exitCodeOf(error: unknown): number | undefined {
+export function oclifExitCode(error: unknown): number | undefined {
   const e = error as {code?: unknown; oclif?: {exit?: unknown}} | null | undefined
   if (e?.code !== 'EEXIT') return undefined
   return typeof e.oclif?.exit === 'number' ? e.oclif.exit : 1

@@ -5,7 +5,7 @@
  * unknown command is one line and exit 1, as everywhere else.
  */
 import {Args, Flags, loadHelpClass} from '@oclif/core'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {knownCommands, unknownCommandLine} from '../cli/unknown-command.js'
 

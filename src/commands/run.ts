@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {armRunSignals} from '../cli/run-signals.js'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {EXIT, HelixError} from '../util/errors.js'
 import type {Confine} from '../agents/types.js'
 
@@ -69,7 +69,7 @@ export default class Run extends HelixCommand {
         const {findDdxRoot} = await import('../util/root.js')
         const root = findDdxRoot(cwd)
         if (root) {
-          const {runReviewPreflight} = await import('../status/review-preflight.js')
+          const {runReviewPreflight} = await import('../operator/review-preflight.js')
           const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root, confine, signal)
           if (refusal) throw new HelixError(refusal, EXIT.ERROR)
         }

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {HelixError, errorMessage, EXIT, unexpectedArgument} from '../util/errors.js'
-import {outputSize, statusOutput} from '../status/report.js'
-import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../status/watch.js'
+import {outputSize, statusOutput} from '../operator/report.js'
+import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../operator/watch.js'
 
 export default class Status extends HelixCommand {
   // Declared (hidden) only so that a stray word reaches this command and is
@@ -29,7 +29,7 @@ export default class Status extends HelixCommand {
     const {args, flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
     if (args.unexpected !== undefined) throw unexpectedArgument(this.id, [args.unexpected])
     const fleet = flags.remote !== undefined || flags.lease !== undefined
-    const {fleetStatus} = fleet ? await import('../status/fleet-command.js') : {fleetStatus: null}
+    const {fleetStatus} = fleet ? await import('../operator/fleet-command.js') : {fleetStatus: null}
     const fleetFlags = {remote: flags.remote, lease: flags.lease, json: flags.json}
     if (fleetStatus && flags.watch === undefined) {
       process.stdout.write(await fleetStatus({...fleetFlags, ...outputSize(process.stdout)}))

@@ -3,7 +3,7 @@
  * state, pushed over Server-Sent Events whenever it changes. Every string in it is
  * untrusted data; the page inserts it as text only (textContent), never as markup.
  */
-import type {FleetView} from '../status/fleet.js'
+import type {FleetView} from '../operator/fleet.js'
 
 /** One busy worker slot of the live run. */
 export interface SlotView {

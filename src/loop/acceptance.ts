@@ -4,7 +4,7 @@
  */
 import type {Bead} from '../tracker/types.js'
 import {statusOf} from './selection.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 
 export async function acceptanceGate(r: Run, n: number, id: string, worktree?: string): Promise<void> {
   const scripts = await r.d.gates.acceptanceScripts()

@@ -3,7 +3,7 @@ import {judgeAction} from '../agents/judge.js'
 import {dispatchPausing} from './dispatch.js'
 import {anySelectable} from './selectable.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 import {alignedSinceBuild, backfilledSinceBuild, breakerDue, passesExhausted} from './drain-state.js'
 
 /** a drain/periodic action; true when it succeeded, the Stop when the run must stop */

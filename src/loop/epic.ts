@@ -9,7 +9,7 @@ import {openChildIds} from './outcome.js'
 import {review} from './review.js'
 import {statusOf} from './selection.js'
 import {Stop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 
 /** Focused epic with no open children left: close it (not a cycle), review, release. */
 export async function maybeCloseFocusedEpic(r: Run, snap: TrackerSnapshot): Promise<Step | 'none'> {

@@ -5,7 +5,7 @@ import type {AttemptCtx, AttemptState, Completed} from './attempt.js'
 import {DRIFT_REASON, completeLine, endCycle} from './attempt-end.js'
 import {fingerprint, sameFingerprint} from './fingerprint.js'
 import {statusOf} from './selection.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 import {reopenIfClosed, reopenNotLanded} from './not-landed.js'
 import {landWithRepair, landedLine} from './resolve-step.js'
 

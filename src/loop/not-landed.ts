@@ -7,7 +7,7 @@
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {statusOf} from './selection.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 
 export function notLandedNote(at: Date, why: string, ref: string | null): string {
   return `NOT LANDED [${at.toISOString()}]: ${why}${ref ? `; work kept at ${ref}` : ''}`

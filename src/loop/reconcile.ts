@@ -16,7 +16,7 @@ import {fingerprint, type Fingerprint} from './fingerprint.js'
 import {reopenNotLanded} from './not-landed.js'
 import {statusOf} from './selection.js'
 import {Stop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 
 const NO_DISPATCH: DispatchResult = {end: 'exited', rc: 0, text: '', tokens: 0, durationMs: 0, logRange: null, argv: [], verdict: PLAIN_VERDICT}
 

@@ -13,7 +13,7 @@ import {recordBeadSpend} from './bead-budget.js'
 import {dispatchPausing} from './dispatch.js'
 import type {LandCheckEvent, LandOptions, LandResult, Repair, Workspace} from './ports.js'
 import {Stop, interruptStop} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 
 export const DEFAULT_RESOLVE_ATTEMPTS = 2
 

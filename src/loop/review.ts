@@ -8,7 +8,7 @@ import {dispatchPausing, type DispatchExtra} from './dispatch.js'
 import {runAction} from './drain.js'
 import type {Workspace} from './ports.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 import {sanitize} from '../util/sanitize.js'
 
 export async function reviewWanted(r: Run, mark: string | null, ws?: Workspace | null): Promise<boolean> {

@@ -15,7 +15,7 @@ import {periodicAlignment} from './review.js'
 import {selectOptions} from './selectable.js'
 import {selectTarget, type Selection} from './selection.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 import {MAX_SPINS, spins} from './drain-state.js'
 
 export type Decision =

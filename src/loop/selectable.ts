@@ -6,7 +6,7 @@
  */
 import type {TrackerSnapshot} from '../tracker/types.js'
 import {selectableBeads} from './selection.js'
-import type {Run} from './supervisor.js'
+import type {Run} from './run.js'
 
 /** skip list plus children of skipped (blocked) epics */
 function skipWithChildren(r: Run, snap: TrackerSnapshot): Set<string> {

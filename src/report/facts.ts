@@ -7,7 +7,7 @@
 import {readFileSync, statSync} from 'node:fs'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {blockedNoteReason, labelledBlocked} from '../tracker/queries.js'
-import type {Report} from './history.js'
+import type {Report} from './summary.js'
 
 /** Logs bigger than this are not scanned for verdicts (the report stays quick). */
 const MAX_LOG_BYTES = 64 * 1024 * 1024

@@ -10,7 +10,7 @@
  * Every untrusted string is sanitized (control characters) and HTML-escaped.
  */
 import {sanitize} from '../util/sanitize.js'
-import {CLOSED_OUTCOMES, type Report} from './history.js'
+import {CLOSED_OUTCOMES, type Report} from './summary.js'
 import {failuresByBead, formatCost, formatMs, formatTokens, needsYouLine, spanText, stopText} from './text.js'
 
 export const OUTCOME_COLORS: Record<string, string> = {

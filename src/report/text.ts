@@ -1,7 +1,7 @@
 /** Text form of `helix report` (SPEC 16.5): what happened, for an operator over coffee. */
 import {sanitize} from '../util/sanitize.js'
-import {formatAge} from '../status/text.js'
-import type {Report} from './history.js'
+import {formatAge} from '../operator/text.js'
+import type {Report} from './summary.js'
 
 export function formatMs(ms: number): string {
   return formatAge(Math.round(ms / 1000))

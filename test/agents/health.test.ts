@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {codexResetAt, describeReset, healthStopLine, parseClockTime, parseDuration, quotaValueResetAt, shortDuration, unixToIso, worseHealth} from '../../src/agents/health.js'
+import {codexResetAt, describeReset, healthStopLine, parseClockTime, parseDuration, quotaValueResetAt, shortDuration, unixToIso, worseHealth} from '../../src/agents/self-report.js'
 import {codexDecoder} from '../../src/agents/output.js'
 
 // The reset-time readers behind SPEC 14.1/14.3 (pure functions).

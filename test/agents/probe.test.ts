@@ -3,7 +3,7 @@ import {chmodSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {claudeWouldRefuse, probeAgents, runVersion} from '../../src/agents/probe.js'
+import {claudeWouldRefuse, probeAgents, runVersion} from '../../src/agents/doctor-probe.js'
 import {isAlive, stubProject, type StubEnv} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
 

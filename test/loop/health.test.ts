@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {runLoop} from '../../src/loop/orchestrator.js'
-import {budgetReached, foldFailureLine, planQuotaPause, SystemicDetector} from '../../src/loop/health.js'
+import {budgetReached, foldFailureLine, planQuotaPause, SystemicDetector} from '../../src/loop/systemic.js'
 import {HelixError} from '../../src/util/errors.js'
 import {check, closeIt, harness, lastState, opts} from './fakes.js'
 

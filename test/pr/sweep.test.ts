@@ -5,7 +5,7 @@ import {createSweep} from '../../src/app/pr-sweep.js'
 import type {Fleet} from '../../src/app/remote-fleet.js'
 import type {Forge, PrView} from '../../src/forge/types.js'
 import type {RemoteBase} from '../../src/remote/base.js'
-import type {RemoteClaim} from '../../src/remote/claims.js'
+import type {RemoteClaim} from '../../src/remote/claim-refs.js'
 
 const claim = (bead: string, pr_url?: string): RemoteClaim => ({
   bead,

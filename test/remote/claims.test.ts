@@ -1,6 +1,6 @@
 // Claims as lease refs on a real bare remote (SPEC 19.1), several clones as hosts.
 import {describe, expect, it} from 'vitest'
-import {claimRef, claimState, createClaims, parseClaimMessage, type ClaimsOptions} from '../../src/remote/claims.js'
+import {claimRef, claimState, createClaims, parseClaimMessage, type ClaimsOptions} from '../../src/remote/claim-refs.js'
 import {parsePorcelain} from '../../src/remote/push.js'
 import {g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
 

@@ -8,7 +8,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
 import {BIN} from './fleet-harness.js'
 import {serveBare} from './http-remote.js'
-import {traceDate} from '../../src/status/doctor-remote.js'
+import {traceDate} from '../../src/operator/doctor-remote.js'
 
 const dirs: string[] = []
 afterEach(() => {

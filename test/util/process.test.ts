@@ -3,7 +3,7 @@ import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {endProcesses, killGraceMs, liveProcessesOf, pidAlive, runScript, signalExitCode} from '../../src/proc/process.js'
-import {startTokenOf} from '../../src/proc/probe.js'
+import {startTokenOf} from '../../src/proc/process-probe.js'
 import {pidAlive as pidAliveFromPidfile} from '../../src/state/pidfile.js'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
 

@@ -6,9 +6,9 @@
 import type {ProjectPaths} from '../util/root.js'
 import {mutateTracker} from './store.js'
 import {isoNow, notFound} from './ops.js'
-import {SPEND_COST, SPEND_TOKENS, spendOf, type Spend} from './spend-of.js'
+import {SPEND_COST, SPEND_TOKENS, spendOf, type Spend} from './spend-fields.js'
 
-export {SPEND_COST, SPEND_TOKENS, spendOf, type Spend} from './spend-of.js'
+export {SPEND_COST, SPEND_TOKENS, spendOf, type Spend} from './spend-fields.js'
 
 /** adds one dispatch's spend to the bead; returns the new total */
 export async function addSpend(paths: ProjectPaths, id: string, tokens: number, costUsd: number, opts: {now?: Date} = {}): Promise<Spend> {

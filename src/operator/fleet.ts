@@ -5,7 +5,7 @@
  * lease period. Every string that comes from the remote goes through the sanitizer.
  */
 import {git, gitEnv} from '../git/run.js'
-import {claimState, createClaims, skewMs} from '../remote/claims.js'
+import {claimState, createClaims, skewMs} from '../remote/claim-refs.js'
 import {parseTracker} from '../tracker/codec.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'

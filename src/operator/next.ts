@@ -10,7 +10,7 @@ import {readPidFile, runHolderAlive} from '../state/pidfile.js'
 import {readRunState} from '../state/run-state.js'
 import {readTracker} from '../tracker/store.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
-import {realProbe} from '../proc/probe.js'
+import {realProbe} from '../proc/process-probe.js'
 import {nextSelectable, type SelectOptions} from '../loop/selection.js'
 
 export const NO_READY = 'no ready issues'

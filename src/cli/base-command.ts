@@ -1,7 +1,7 @@
 import {Command} from '@oclif/core'
-import {HelixError, unexpectedArgument} from './errors.js'
-import {reportError} from './report-error.js'
-import {closest} from './suggest.js'
+import {HelixError, unexpectedArgument} from '../util/errors.js'
+import {reportError} from '../util/report-error.js'
+import {closest} from '../util/suggest.js'
 
 /** oclif's flag table entry, as far as the did-you-mean reads it */
 type FlagDef = {char?: string; aliases?: string[]; allowNo?: boolean; type?: string}

@@ -7,7 +7,7 @@
  */
 import {commandForge} from '../forge/command.js'
 import {ghForge} from '../forge/gh.js'
-import type {RemoteClaim} from '../remote/claims.js'
+import type {RemoteClaim} from '../remote/claim-refs.js'
 import {sanitize} from '../util/sanitize.js'
 
 export interface PrRow {

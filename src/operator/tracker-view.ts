@@ -8,7 +8,7 @@ import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import type {TrackerCounts} from './model.js'
 import {blockedBeads, readyBeads, statusCounts} from '../tracker/queries.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
-import {realProbe} from '../proc/probe.js'
+import {realProbe} from '../proc/process-probe.js'
 
 export interface TrackerView {
   counts: TrackerCounts

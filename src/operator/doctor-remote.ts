@@ -11,7 +11,7 @@
  * Read-only: one `ls-remote` and the claims' commit objects, no ref is written.
  */
 import {git, gitEnv, firstLine} from '../git/run.js'
-import {createClaims, hostName} from '../remote/claims.js'
+import {createClaims, hostName} from '../remote/claim-refs.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {DoctorCheck} from './doctor.js'

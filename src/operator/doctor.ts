@@ -13,8 +13,8 @@ import {pidAlive} from '../proc/process.js'
 import {inspectLock, LOCK_STALE_MS, type LockInfo} from '../tracker/store.js'
 import {doctorTracker, type DoctorReport as TrackerDoctorReport} from '../tracker/admin.js'
 import {orphanThresholdSec} from '../tracker/liveness.js'
-import {realProbe} from '../proc/probe.js'
-import type {ProbeAgentFlags} from '../agents/probe.js'
+import {realProbe} from '../proc/process-probe.js'
+import type {ProbeAgentFlags} from '../agents/doctor-probe.js'
 import {findOnPath} from '../agents/resolve.js'
 import {pidMatchesRecord} from '../proc/pid-identity.js'
 import {worktreeChecks} from '../recovery/worktrees.js'
@@ -255,7 +255,7 @@ export async function doctorReport(opts: {cwd?: string; env?: NodeJS.ProcessEnv;
     nodeVersionCheck(),
     ...agentChecks(env, paths.root, opts.agents),
     ...(await trackerChecks(paths, env, now)),
-    ...(await (await import('../agents/probe.js')).agentProbeChecks(env, paths.root, opts.agents)), // SPEC 14.6: --version, claude as root
+    ...(await (await import('../agents/doctor-probe.js')).agentProbeChecks(env, paths.root, opts.agents)), // SPEC 14.6: --version, claude as root
     ...(await reviewAgentChecks(env, paths.root, opts.agents)),
     pidCheck(paths),
     ...(await worktreeChecks(paths, env)),

@@ -10,7 +10,7 @@ import {errorMessage} from '../util/errors.js'
 import {isExecutableFile} from '../util/files.js'
 import {signalGroup} from '../proc/process.js'
 import {sanitize} from '../util/sanitize.js'
-import {ROOT_HINT} from './health.js'
+import {ROOT_HINT} from './self-report.js'
 import {findOnPath} from './resolve.js'
 
 export type ProbeStatus = 'ok' | 'missing' | 'refusing' | 'broken'
