@@ -26,9 +26,9 @@ if (!existsSync(path.join(repoRoot, 'dist', 'remote', 'claim-refs.js'))) {
   process.exit(0)
 }
 const {createClaims} = await import(dist('remote/claim-refs.js'))
-const {createFleet} = await import(dist('app/remote-fleet.js'))
-const {createRemoteLanding} = await import(dist('app/remote-landing.js'))
-const {createGitLanding} = await import(dist('app/landing.js'))
+const {createFleet} = await import(dist('remote/fleet.js'))
+const {createRemoteLanding} = await import(dist('landing/remote.js'))
+const {createGitLanding} = await import(dist('landing/local.js'))
 const {closeBead} = await import(dist('tracker/ops.js'))
 
 const env = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}

@@ -13,12 +13,12 @@ import {ghForge} from '../forge/gh.js'
 import type {Forge, MergeMethod} from '../forge/types.js'
 import type {RemoteBase} from '../remote/base.js'
 import type {LoopDeps, LoopLanding} from '../loop/ports.js'
-import type {Fleet} from './remote-fleet.js'
-import {createPrLanding} from './pr-landing.js'
-import {stateBase, type StateBase} from './pr-state-base.js'
-import {createTrackerPr} from './pr-tracker.js'
-import {createSweep, type Sweep} from './pr-sweep.js'
-import type {ResolveRound} from './pr-shared.js'
+import type {Fleet} from '../remote/fleet.js'
+import {createPrLanding} from '../landing/pr.js'
+import {stateBase, type StateBase} from '../landing/pr-state-base.js'
+import {createTrackerPr} from '../landing/pr-tracker.js'
+import {createSweep, type Sweep} from '../landing/pr-sweep.js'
+import type {ResolveRound} from '../landing/pr-shared.js'
 
 export interface PrFlags {
   autoMerge: MergeMethod | null

@@ -1,6 +1,6 @@
 /**
  * Wiring of `helix run --remote <name>` (SPEC 19): replaces the run's tracker and
- * landing ports by the remote ones (remote-fleet.ts, remote-landing.ts), makes
+ * landing ports by the remote ones (remote/fleet.ts, landing/remote.ts), makes
  * every attempt run in a worktree, stops an attempt whose lease is lost, and
  * waits for beads other hosts hold instead of draining past them.
  */
@@ -9,9 +9,9 @@ import {gitEnv} from '../git/run.js'
 import {openRepo} from '../git/repo.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {createFleet, type Fleet} from './remote-fleet.js'
+import {createFleet, type Fleet} from '../remote/fleet.js'
 import {hostName} from '../remote/claim-refs.js'
-import {createRemoteLanding} from './remote-landing.js'
+import {createRemoteLanding} from '../landing/remote.js'
 import type {RealLoop} from './wiring.js'
 import type {PrFlags} from './pr-wiring.js'
 
@@ -57,7 +57,7 @@ function pidAlive(pid: number): boolean {
  * registers nothing, claims nothing and starts no renewals.
  */
 export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void, dryRun = false, pr: PrFlags | null = null): Promise<Fleet> {
-  const {createGitLanding} = await import('./landing.js')
+  const {createGitLanding} = await import('../landing/local.js')
   const {deps, paths} = real
   const root = paths.root
   const run = openRepo(root, gitEnv(env)).run

@@ -8,7 +8,7 @@
  *   edits are taken back (fenced) as soon as it ends;
  * - the acceptance gate runs the clone's scripts confined;
  * - the review threshold's change count is read by a confined git;
- * - the landing is decorated (sandbox-landing.ts): clone, collect, land.
+ * - the landing is decorated (landing/sandbox.ts): clone, collect, land.
  */
 import {execFile} from 'node:child_process'
 import {runScript} from '../proc/process.js'
@@ -17,8 +17,8 @@ import {preflightConfine} from '../agents/confine.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {ProjectConfig} from '../config/project-config.js'
-import {createSandboxAttempts, type SandboxAttempts} from './sandbox-attempts.js'
-import {sandboxLanding} from './sandbox-landing.js'
+import {createSandboxAttempts, type SandboxAttempts} from '../landing/sandbox-attempts.js'
+import {sandboxLanding} from '../landing/sandbox.js'
 import type {RealLoop} from './wiring.js'
 
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : [])

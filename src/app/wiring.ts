@@ -31,7 +31,7 @@ import {abortableSleep} from '../util/abort.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import type {LoopDeps} from '../loop/ports.js'
 import {gitGates} from './git-gates.js'
-import type {GitLandingOptions} from './landing.js'
+import type {GitLandingOptions} from '../landing/local.js'
 import {appendRunHistory} from '../state/runs-log.js'
 import {ensureIgnored, gitignorePath} from '../util/runtime-paths.js'
 
@@ -242,7 +242,7 @@ export function realLoopDeps(input: WiringInput): RealLoop {
 
 /** SPEC 15: the git landing for `--workers` > 1 (loaded only when a run uses workers). */
 export async function attachLanding(real: RealLoop, env: NodeJS.ProcessEnv, keepPreservedDays?: number, landCheck?: GitLandingOptions['landCheck']): Promise<void> {
-  const {createGitLanding} = await import('./landing.js')
+  const {createGitLanding} = await import('../landing/local.js')
   const {deps, paths} = real
   deps.landing = createGitLanding({root: paths.root, trackerDir: paths.dir, env, now: () => new Date(), log: (line) => deps.out.normal(line), ...(landCheck ? {landCheck} : {})})
   if (keepPreservedDays !== undefined) {

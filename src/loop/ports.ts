@@ -307,7 +307,7 @@ export interface LandInfo {
 
 /**
  * Worktrees and landing (SPEC 15.1–15.2), a port so the scheduler is unit-tested
- * with fakes. The real one (`landing.ts`) runs git without a shell; every method
+ * with fakes. The real one (`src/landing/local.ts`) runs git without a shell; every method
  * is safe to call once per workspace, in any order after `prepare`.
  */
 export interface LoopLanding {

@@ -11,6 +11,23 @@ const EXAMPLES = new Set(['src/parser.ts'])
 const REMOVED = new Set(['src/cli/direct.ts', 'src/cli/direct-core.ts', 'src/cli/exit-code.ts', 'test/operator/direct.e2e.test.ts'])
 /** files that were moved or renamed (their new paths are in docs/architecture.md); decisions.md still names them where it records why they were made */
 const MOVED = new Set([
+  'src/app/land-base.ts',
+  'src/app/land-check.ts',
+  'src/app/landing.ts',
+  'src/app/pr-landing.ts',
+  'src/app/pr-shared.ts',
+  'src/app/pr-state-base.ts',
+  'src/app/pr-sweep.ts',
+  'src/app/pr-tracker.ts',
+  'src/app/preserve-work.ts',
+  'src/app/remote-fleet-types.ts',
+  'src/app/remote-fleet.ts',
+  'src/app/remote-landing.ts',
+  'src/app/remote-leftovers.ts',
+  'src/app/remote-tracker.ts',
+  'src/app/repair-check.ts',
+  'src/app/sandbox-attempts.ts',
+  'src/app/sandbox-landing.ts',
   'src/agents/health.ts',
   'src/agents/probe.ts',
   'src/loop/health.ts',

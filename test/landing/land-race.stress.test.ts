@@ -10,7 +10,7 @@ import {branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
-const LANDING = path.join(REPO, 'dist', 'app', 'landing.js')
+const LANDING = path.join(REPO, 'dist', 'landing', 'local.js')
 const PER_PROCESS = trials(8, 3)
 
 const dirs: string[] = []

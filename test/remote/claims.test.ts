@@ -95,7 +95,7 @@ describe('claims on a bare remote', () => {
 })
 
 async function fleetOn(a: string, lines: string[]) {
-  const {createFleet} = await import('../../src/app/remote-fleet.js')
+  const {createFleet} = await import('../../src/remote/fleet.js')
   return createFleet({
       root: a,
       remote: 'origin',

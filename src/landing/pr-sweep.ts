@@ -24,7 +24,7 @@ import {mergeTracker} from '../tracker/merge.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {Forge, PrView} from '../forge/types.js'
-import type {Fleet} from './remote-fleet.js'
+import type {Fleet} from '../remote/fleet.js'
 import {prBranch, type ResolveRound} from './pr-shared.js'
 
 export interface OpenPr {

@@ -1,7 +1,7 @@
 /**
  * `helix run --remote <name>` (SPEC 19): the run's tracker port over the remote's
  * base branch, and the claims this host holds as lease refs. Plugged into the
- * unchanged loop through `LoopTracker`; `remote-landing.ts` is the matching
+ * unchanged loop through `LoopTracker`; `landing/remote.ts` is the matching
  * `LoopLanding`.
  *
  * - read: fetch (at most every 500 ms), the tracker at the fetched base tip; a bead
@@ -19,14 +19,14 @@ import {parseTracker} from '../tracker/codec.js'
 import {readTracker} from '../tracker/store.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
-import {claimState, createClaims, skewMs, type RemoteClaim} from '../remote/claim-refs.js'
-import {createRemoteBase} from '../remote/base.js'
+import {claimState, createClaims, skewMs, type RemoteClaim} from './claim-refs.js'
+import {createRemoteBase} from './base.js'
 import type {ClaimResult} from '../loop/ports.js'
-import type {Fleet, FleetOptions, Held} from './remote-fleet-types.js'
-export type {Fleet, FleetOptions, Held} from './remote-fleet-types.js'
+import type {Fleet, FleetOptions, Held} from './fleet-types.js'
+export type {Fleet, FleetOptions, Held} from './fleet-types.js'
 
-import {createRemoteTracker, RETRY_AFTER_FIELD} from './remote-tracker.js'
-export {ATTEMPTS_FIELD, RETRY_AFTER_FIELD} from './remote-tracker.js'
+import {createRemoteTracker, RETRY_AFTER_FIELD} from './tracker-port.js'
+export {ATTEMPTS_FIELD, RETRY_AFTER_FIELD} from './tracker-port.js'
 
 type Pending = {what: string; run: () => Promise<'done' | 'unreachable'>}
 
@@ -315,7 +315,7 @@ export function createFleet(o: FleetOptions): Fleet {
       const now = o.now()
       const out: Array<{until: string}> = []
       for (const c of lastClaims) {
-        // a pull request is waited for by --pr-wait (pr-landing.ts), not by its claim's lease
+        // a pull request is waited for by --pr-wait (landing/pr.ts), not by its claim's lease
         if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now) || c.message?.pr_url) continue
         // look again soon: the other host may land, release, or let it expire
         const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))

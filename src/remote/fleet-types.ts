@@ -1,10 +1,10 @@
 /**
- * The types of the `--remote` fleet (remote-fleet.ts), split out of it (the
+ * The types of the `--remote` fleet (fleet.ts), split out of it (the
  * 400-line rule): its options, a claim this run holds, and the port the remote
  * tracker and landing use.
  */
-import type {Claims} from '../remote/claim-refs.js'
-import type {RemoteBase} from '../remote/base.js'
+import type {Claims} from './claim-refs.js'
+import type {RemoteBase} from './base.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {LoopTracker, Workspace} from '../loop/ports.js'
 

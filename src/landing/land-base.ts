@@ -1,5 +1,5 @@
 /**
- * The landing proper for `--workers` (SPEC 15.2, 18.3a), split from landing.ts:
+ * The landing proper for `--workers` (SPEC 15.2, 18.3a), split from local.ts:
  * what is checked and prepared in the attempt's own worktree before the land lock
  * (`readyToLand`), and the move of the base under it (`landLocked`): rebase again
  * only if the base moved, then `merge --ff-only` where the base is checked out (and

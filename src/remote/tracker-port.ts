@@ -1,7 +1,7 @@
 /**
  * The `LoopTracker` port of `helix run --remote` (SPEC 19): every tracker write
  * is a commit pushed to the remote's base (queued while the remote is away), and
- * the fleet-wide attempt count with its backoff. Split out of remote-fleet.ts
+ * the fleet-wide attempt count with its backoff. Split out of fleet.ts
  * (the 400-line rule, issue 19); the fleet passes in its read, claim and queue.
  */
 import {appendNote, addLabel, closeBead, createBead, setFields} from '../tracker/ops.js'
@@ -9,7 +9,7 @@ import {mutateTracker} from '../tracker/store.js'
 import {addSpend} from '../tracker/add-spend.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 import type {ProjectPaths} from '../util/root.js'
-import type {RemoteBase} from '../remote/base.js'
+import type {RemoteBase} from './base.js'
 import type {ClaimResult, LoopTracker} from '../loop/ports.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from '../loop/backoff.js'
 import {blockedReason} from '../loop/wording.js'

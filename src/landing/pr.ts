@@ -22,7 +22,7 @@ import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {Forge, MergeMethod} from '../forge/types.js'
 import type {LandInfo, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
-import type {Fleet} from './remote-fleet.js'
+import type {Fleet} from '../remote/fleet.js'
 import {prBody, prBranch, prClaimMessage, prTitle, type ResolveRound} from './pr-shared.js'
 
 export interface PrLandingOptions {

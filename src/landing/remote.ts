@@ -26,7 +26,7 @@ import {sanitize} from '../util/sanitize.js'
 import type {ProjectPaths} from '../util/root.js'
 import {notLandedNote} from '../loop/not-landed.js'
 import type {LandResult, LoopLanding, Workspace} from '../loop/ports.js'
-import type {Fleet} from './remote-fleet.js'
+import type {Fleet} from '../remote/fleet.js'
 
 export interface RemoteLandingOptions {
   root: string

@@ -22,7 +22,7 @@ import type {RemoteClaim} from '../remote/claim-refs.js'
 import {parseTracker} from '../tracker/codec.js'
 import {sanitize} from '../util/sanitize.js'
 import type {LoopLanding, Workspace} from '../loop/ports.js'
-import type {Fleet} from './remote-fleet.js'
+import type {Fleet} from '../remote/fleet.js'
 
 export interface RemoteLeftoverDeps {
   root: string
