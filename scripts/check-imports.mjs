@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The layer rule of docs/architecture.md, checked (issue 19): every import in src/
+// The layer rule of docs/architecture.md, checked: every import in src/
 // points down the layer table below, the loop engine imports no `node:` module,
 // and no two modules of src/ import each other through any chain (no cycles).
 //

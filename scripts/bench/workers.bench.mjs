@@ -1,4 +1,4 @@
-// Parallel workers throughput (SPEC 15.5, issue 11): 20 independent beads, an
+// Parallel workers throughput (SPEC 15.5): 20 independent beads, an
 // agent that sleeps 2 s, commits one file and closes its bead; the drain time of
 // `helix run --workers 4` vs `--workers 1`, measured side by side in one run.
 // Goal: ratio ≤ 1/3. Also checks that every bead landed: 20 commits on main,

@@ -4,7 +4,7 @@
  * (so their order is kept), output line-buffered into the session log, and a
  * timeout, stall guard and abort that end the whole group.
  *
- * One dispatch is ONE explicit state machine (issue 19):
+ * One dispatch is ONE explicit state machine:
  *
  *   running ──timeout/stall/abort──► killing ──exit──► exited ──► finished
  *      └───────────────────────exit──────────────────────┘

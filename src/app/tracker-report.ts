@@ -141,7 +141,7 @@ export function showText(b: Bead, snap?: TrackerSnapshot): string {
     })
     lines.push(oneLine(`  depends on: ${shown.join(', ')}`))
   }
-  // an epic (or any parent) lists its children, the way DDx's show does (issue 29)
+  // an epic (or any parent) lists its children, the way DDx's show does
   const children = snap ? snap.beads.filter((c) => c.parent === b.id && c.id !== b.id) : []
   if (children.length) {
     const done = children.filter((c) => statusOf(c) === 'closed').length

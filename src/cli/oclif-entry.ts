@@ -12,7 +12,7 @@ import {flushStdout, quietBrokenPipe} from './pipe.js'
  * (every helix failure ends so: HelixCommand reports it, then exits) exits with n at
  * once; anything oclif itself throws outside a command (loading its config, a hook)
  * goes through the same `reportError` as a command's failure, instead of oclif's
- * `handle` (a multi-line banner, and ~8 ms of packages a start otherwise never loads).
+ * `handle` (a multi-line banner, and packages a start otherwise never loads).
  */
 export async function execute(opts: {dir: string}): Promise<void> {
   quietBrokenPipe()

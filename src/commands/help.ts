@@ -1,7 +1,7 @@
 /**
  * `helix help [COMMAND]`. The command @oclif/plugin-help provides, kept here so that
  * oclif loads no plugin at start-up (a plugin costs a package.json, a manifest and a
- * dependency scan on every run of every command; issue 19). Unlike the plugin's, an
+ * dependency scan on every run of every command). Unlike the plugin's, an
  * unknown command is one line and exit 1, as everywhere else.
  */
 import {Args, Flags, loadHelpClass} from '@oclif/core'

@@ -52,7 +52,7 @@ export default class Run extends HelixCommand {
     const {runLoopCli} = await import('../cli/run-loop.js')
     const {blameConfigFile, configuredEnv, loadConfig} = await import('../config/project-config.js')
     const cwd = process.cwd()
-    // flags > HELIX_* > .helix/config.json > defaults (docs/decisions.md, h8)
+    // flags > HELIX_* > .helix/config.json > defaults (docs/decisions.md)
     const env = configuredEnv(process.env, cwd)
     const config = loadConfig(cwd)
     const pick = <T>(flag: T | undefined, key: string, fallback: T): T => flag ?? ((config[key] as T | undefined) ?? fallback)
@@ -65,7 +65,7 @@ export default class Run extends HelixCommand {
     // after every flag was checked (bad input changes nothing on disk), before anything starts
     const beforeStart = async (signal: AbortSignal, confine?: Confine): Promise<void> => {
       if (autoReview && !flags['dry-run']) {
-        // issue 20: an agent that cannot review is caught now, not after the night's first epic
+        // an agent that cannot review is caught now, not after the night's first epic
         const {findDdxRoot} = await import('../util/root.js')
         const root = findDdxRoot(cwd)
         if (root) {
@@ -81,7 +81,7 @@ export default class Run extends HelixCommand {
       }
     }
     const typed = {agent: flags.agent !== undefined || flags.claude === true || flags.codex === true, reviewAgent: flags['review-agent'] !== undefined}
-    // a missing agent the config file named says so (issue 29)
+    // a missing agent the config file named says so
     const code = await runLoopCli({
       cwd,
       env,

@@ -15,7 +15,7 @@ export default class Status extends HelixCommand {
 
   static override flags = {
     json: Flags.boolean({description: 'print the status as one JSON object (counts, active run, progress, workers, parked beads)'}),
-    // h4, SPEC 19.5
+    // SPEC 19.5
     remote: Flags.string({description: 'the fleet on this git remote: live claims (host, bead, age, expires in), queue counts at its base tip, active hosts (default: none, this checkout)', helpValue: 'NAME'}),
     lease: Flags.string({description: "with --remote: the period for 'active hosts', in seconds (default 300)", helpValue: 'SECONDS'}),
     watch: Flags.string({
@@ -54,7 +54,7 @@ export default class Status extends HelixCommand {
     await watchLoop({
       intervalSec: interval,
       signal: ac.signal,
-      // --remote --watch redraws the fleet view (issue 29: it printed once and exited)
+      // --remote --watch redraws the fleet view
       frame: async ({width, height}) => (fleetStatus ? fleetStatus({...fleetFlags, width, height}) : statusOutput({json: flags.json, width, height, warn: () => {}})),
     })
     process.stdout.write('\n')

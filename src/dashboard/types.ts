@@ -43,7 +43,7 @@ export interface QueueView {
   waiting: Array<{id: string; title: string; on: string[]}>
   blocked: Array<{id: string; title: string; reason: string}>
   closed_today: Array<{id: string; title: string}>
-  /** SPEC 16.4 / issue 20 figures, as `helix status` computes them */
+  /** SPEC 16.4 figures, as `helix status` computes them */
   counts: {closed: number; total: number; left: number; waiting: number; blocked: number; ready: number}
   eta_s: number | null
 }

@@ -96,7 +96,7 @@ export function createLandBase(d: LandBaseDeps) {
 
   /**
    * What a landing checks and prepares in the attempt's own worktree, before the
-   * land lock (issue 18: the lock is held only while the base moves): its leftovers
+   * land lock (the lock is held only while the base moves): its leftovers
    * committed, its tracker copy put back, still on its branch, no tracker file in its
    * commits, and rebased onto the base as it is now: `{onto}` (the tip it is rebased
    * onto) when it is ready.

@@ -346,7 +346,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     if (result.landed) {
       // The base already holds the commits, so listing them, removing the worktree and
       // deleting the branch need no lock: the next slot's landing does not wait for
-      // them (issue 18). A crash here leaves a landed attempt's worktree for
+      // them. A crash here leaves a landed attempt's worktree for
       // reconciliation (18.2) and `recover --worktrees`, exactly as a crash after the
       // cleanup's first step would.
       const commits = (await run(['rev-list', '--reverse', `${result.from}..${result.sha}`], root)).stdout.split('\n').map((c) => c.trim()).filter(Boolean)

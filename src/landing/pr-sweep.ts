@@ -136,7 +136,7 @@ export function createSweep(o: SweepOptions): Sweep {
       const rb = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], dir)
       if (rb.code !== 0) {
         const files = (await g(['diff', '--name-only', '--diff-filter=U'], dir)).stdout.split('\n').filter(Boolean)
-        // INTEGRATION POINT (SPEC 20.4, issue 26 "land-check"): a resolve round in this worktree
+        // INTEGRATION POINT (SPEC 20.4): a resolve round in this worktree
         const ok = o.resolve && files.length ? await o.resolve({dir, bead: c.bead, baseTip: tip, files, why: 'conflict'}) : false
         if (!ok) {
           await g(['rebase', '--abort'], dir)

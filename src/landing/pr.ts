@@ -122,7 +122,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       const rebase = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], top)
       if (rebase.code !== 0) {
         const files = (await g(['diff', '--name-only', '--diff-filter=U'], top)).stdout.split('\n').filter(Boolean)
-        // INTEGRATION POINT (SPEC 20.4, issue 26 "land-check"): a resolve round here, bounded by --resolve-attempts
+        // INTEGRATION POINT (SPEC 20.4): a resolve round here, bounded by --resolve-attempts
         const resolved = o.resolve && files.length > 0 ? await o.resolve({dir: top, bead: ws.bead, baseTip: tip, files, why: 'conflict'}) : false
         if (!resolved) {
           await g(['rebase', '--abort'], top)

@@ -2,7 +2,7 @@
  * Saving an attempt's work for `LoopLanding` (SPEC 15.2, 18.3a): the agent's
  * uncommitted changes committed (or archived when a hook refuses), and the
  * create-only preserved refs `refs/helix/preserved/<id>/<n>`. Split out of
- * local.ts (the 400-line rule, issue 19); the git context is passed in.
+ * local.ts (the 400-line rule); the git context is passed in.
  */
 import {existsSync} from 'node:fs'
 import path from 'node:path'

@@ -76,7 +76,7 @@ export async function failedAttempt(r: Run, a: AttemptCtx, res: DispatchResult, 
     return new Stop('agent_unavailable', `helix: agent ${sanitize(r.d.agents.impl.name)} unavailable: ${why}`, why)
   }
   const st = r.ledger.state
-  // a completed attempt that did not land is a non-completed attempt (issue 11)
+  // a completed attempt that did not land is a non-completed attempt
   const bead: 'FAILED' | 'NOT_COMPLETED' = outcome === 'NOT_COMPLETED' || outcome === 'NOT_LANDED' ? 'NOT_COMPLETED' : 'FAILED'
   // "failed attempts" only when every attempt failed; a mix ending in non-completion is "non-completing"
   const {n, allFailed} = r.ledger.failedAttempt(id, bead)

@@ -1,5 +1,5 @@
 /**
- * One attempt on one bead, as ONE explicit state machine (issue 11):
+ * One attempt on one bead, as ONE explicit state machine:
  *
  *   selected → claimed → dispatched → classified → gated → reviewed → landed
  *                                               ↘ failed
@@ -249,7 +249,7 @@ async function implement(r: Run, a: AttemptCtx): Promise<AttemptState> {
     beadId: a.target.id,
     claimToken: a.token,
     slot: a.slot,
-    // h4 (SPEC 19.2): a --remote worktree's agent edits the worktree's own tracker copy (ws.trackerDir)
+    // SPEC 19.2: a --remote worktree's agent edits the worktree's own tracker copy (ws.trackerDir)
     ...(a.ws ? {cwd: a.ws.dir, env: (a.ws.trackerDir ?? r.d.trackerDir) ? {DDX_BEAD_DIR: (a.ws.trackerDir ?? r.d.trackerDir) as string} : {}} : {}),
   })
   if (r.aborted) {

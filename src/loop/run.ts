@@ -233,7 +233,7 @@ export class Run {
       }
     }
     const ended = this.now()
-    // the reason in words for status and report (issue 20: not just `Stopped: error`)
+    // the reason in words for status and report (not just `Stopped: error`)
     this.ledger.stop(reason, stop.detail ?? stop.message?.replace(/^helix: /, '') ?? null, ended)
     try {
       await this.ledger.settle()

@@ -1,5 +1,5 @@
 /**
- * `helix status` below 60 columns (issue 20): the README's `tmux split-window -h` in an
+ * `helix status` below 60 columns: the README's `tmux split-window -h` in an
  * 80-column terminal gives a 39-column pane, where the wide layout's lines wrap and the
  * header scrolls away. Same facts, short labels, one fact per line, every line cut to
  * the width, never more rows than the pane.

@@ -185,7 +185,7 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
     throw new HelixError('a run is starting; try again in a moment', EXIT.ERROR)
   }
   // A pid file whose start field is missing, unparsable or in the future was not
-  // written by a run: never signal the process it names (a decoy, issue 9).
+  // written by a run: never signal the process it names (a decoy).
   if (rec.pid > 0 && !validStartField(rec.started)) {
     removeIfSame()
     throw new HelixError(`PID file names pid ${rec.pid} with an invalid start time '${rec.started}'; not signalling it (removed the file)`, EXIT.ERROR)

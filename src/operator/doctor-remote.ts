@@ -69,7 +69,7 @@ export async function remoteChecks(root: string, remote: string, env: NodeJS.Pro
     const prev = ahead.get(c.message.host)
     if (s > CLOCK_WARN_S && (!prev || s > prev.s)) ahead.set(c.message.host, {s, bead: c.bead})
   }
-  // issue 30: a ref under a claim's name (`refs/helix/claims/<id>/…`) is no claim; it makes <id> unclaimable
+  // a ref under a claim's name (`refs/helix/claims/<id>/…`) is no claim; it makes <id> unclaimable
   for (const c of claims ?? []) {
     if (!c.bead.includes('/')) continue
     const blocked = c.bead.slice(0, c.bead.indexOf('/'))

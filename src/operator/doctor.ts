@@ -78,7 +78,7 @@ export function agentChecks(env: NodeJS.ProcessEnv, root: string, chosen: Doctor
   const review = chosen.reviewAgent?.trim() || env.HELIX_REVIEW_AGENT?.trim() || ''
   const names = [impl, ...(review && review !== impl ? [review] : [])]
   // codex and claude are listed for information only when a run could use them: a project whose
-  // agents are commands (./agent.sh) is not asked for them (issue 29)
+  // agents are commands (./agent.sh) is not asked for them
   const isKnown = (n: string) => ['codex', 'claude'].includes(path.basename(n))
   if (names.some(isKnown)) for (const known of ['codex', 'claude']) if (!names.includes(known)) names.push(known)
   for (const name of names) {
@@ -215,7 +215,7 @@ export function pidCheck(paths: ProjectPaths): DoctorCheck {
   }
 }
 
-/** issue 20: a review agent that cannot review is caught here, not after the first epic. */
+/** a review agent that cannot review is caught here, not after the first epic. */
 async function reviewAgentChecks(env: NodeJS.ProcessEnv, root: string, flags: DoctorAgentFlags = {}): Promise<DoctorCheck[]> {
   const {checkReviewAgent, reviewFix} = await import('./review-preflight.js')
   const c = await checkReviewAgent(flags, env, root, sandboxWanted(env) && probeSandbox(DEFAULT_SANDBOX, env).ok ? doctorConfine(env) : undefined)

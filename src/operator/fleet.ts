@@ -108,7 +108,7 @@ export async function fleetView(opts: {root: string; remote: string; env: NodeJS
 /**
  * The fleet as text. Without a width (a pipe, a file) lines are whole; with one, every
  * line is cut to it, and below 60 columns (a 39-column tmux pane) each claim takes
- * short lines of its own instead of one long line that would wrap mid-word (issue 29).
+ * short lines of its own instead of one long line that would wrap mid-word.
  */
 export function renderFleet(v: FleetView, size: {width?: number; height?: number} = {}): string {
   const width = size.width ?? Infinity

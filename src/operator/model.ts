@@ -56,7 +56,7 @@ export interface RunProgress {
   sandboxed?: boolean
 }
 
-/** issue 20: where the queue stands, in beads (not cycles), and when it should be done. */
+/** where the queue stands, in beads (not cycles), and when it should be done. */
 export interface BeadProgress {
   closed: number
   total: number
@@ -88,7 +88,7 @@ export interface InFlight {
 }
 
 export interface StatusModel {
-  /** issue 20: closed/total, left, waiting vs blocked, ETA (ETA only while a run is active) */
+  /** closed/total, left, waiting vs blocked, ETA (ETA only while a run is active) */
   beads: BeadProgress
   /** the project's .helix/config.json (what the next `helix run` uses), {} when none */
   config: Record<string, string | number | boolean | string[]>
@@ -292,7 +292,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
   }
 
   // a `--remote` run claims on the remote, so this checkout's file still says `open` for the
-  // beads its slots are working on: count them in progress (and claimed), not ready (issue 29)
+  // beads its slots are working on: count them in progress (and claimed), not ready
   let tracker = counts
   const waitingIds = new Set(waiting.filter((w) => w.waitingOn.length > 0).map((w) => w.bead.id))
   for (const w of in_flight) {
@@ -303,7 +303,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     claimed.push({id: w.bead, title: w.title, owner: 'this run', pid: active?.pid ?? null, machine: null, claimed_at: w.started_at ?? null, claim_age_seconds: w.elapsed_s, live: true})
   }
 
-  // waiting on dependencies is not "blocked" in the operator's sense (issue 20): count them apart
+  // waiting on dependencies is not "blocked" in the operator's sense: count them apart
   const waitingOnly = waiting.filter((w) => w.waitingOn.length > 0 && !labelledBlocked(w.bead) && statusOf(w.bead) === 'open').length
   const blockedHuman = Math.max(0, counts.blocked - waitingOnly)
   const left = Math.max(0, counts.total - counts.closed - (counts.cancelled ?? 0))

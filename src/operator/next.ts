@@ -37,6 +37,6 @@ export async function nextOutput(opts: {cwd?: string; env?: NodeJS.ProcessEnv; n
   const bead = nextSelectable(snap, sel)
   const title = bead && typeof bead.title === 'string' ? bead.title : ''
   if (opts.json) return JSON.stringify(bead ? {id: bead.id, title} : null) + '\n'
-  // issue 20: the id alone said little; the title follows, two spaces apart (`cut -d' ' -f1` still gives the id)
+  // the id alone said little; the title follows, two spaces apart (`cut -d' ' -f1` still gives the id)
   return (bead ? `${sanitize(bead.id)}${title ? `  ${sanitize(title)}` : ''}` : NO_READY) + '\n'
 }

@@ -75,7 +75,7 @@ export async function statusModel(opts: StatusOptions = {}): Promise<StatusModel
 }
 
 /**
- * The size status draws for (issue 29): a terminal's own width and height; `COLUMNS`
+ * The size status draws for: a terminal's own width and height; `COLUMNS`
  * (and `LINES`) when set, on a terminal or not; output to a pipe or a file without them
  * is not cut at all (Infinity), so `helix status | tail` and `> file` keep whole lines.
  */
@@ -98,7 +98,7 @@ export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
     warn(staleNotice(model.stalePid))
   }
   if (opts.json) return JSON.stringify(statusJson(model), null, 2) + '\n'
-  // the text renderer is loaded only for the text form: `status --json` starts faster (issue 18)
+  // the text renderer is loaded only for the text form: `status --json` starts faster
   const {renderStatusText} = await import('./text.js')
   // below 60 columns (tmux split-window -h of an 80-column terminal gives 39): the compact layout
   if (opts.width !== undefined) {

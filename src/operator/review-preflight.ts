@@ -1,5 +1,5 @@
 /**
- * The review-agent preflight of `doctor` and `run` (issue 20): an agent that cannot
+ * The review-agent preflight of `doctor` and `run`: an agent that cannot
  * answer a review (no REVIEW_STATUS trailer) is caught at start, not after the night's
  * first epic. codex and claude answer from the prompt; a command agent is probed once
  * per version of its file (agents/protocol-check.ts, cached in .helix/agent-check.json).

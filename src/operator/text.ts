@@ -207,7 +207,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     `  In progress: ${t.in_progress}`,
     `  Closed:      ${t.closed}`,
     `  Ready:       ${t.ready}`,
-    // issue 20: blocked (a human must look) and waiting on dependencies are different things
+    // blocked (a human must look) and waiting on dependencies are different things
     `  Blocked:     ${m.beads.blocked} (needs a human), ${m.beads.waiting} waiting on dependencies`,
   ]
 

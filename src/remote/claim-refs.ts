@@ -55,7 +55,7 @@ export type ClaimOutcome =
    * `lost`: the ref was not what we expected (a race, a takeover); `unreachable`: the
    * remote did not answer; `blocked`: something that is not a claim is in the way (a
    * ref `refs/helix/claims/<id>/…` makes `<id>`'s claim ref impossible, a server hook
-   * refuses it): no host holds it, and trying again changes nothing (issue 30)
+   * refuses it): no host holds it, and trying again changes nothing
    */
   | {ok: false; why: 'lost' | 'unreachable' | 'blocked'; message: string; blockingRef?: string}
 

@@ -2,7 +2,7 @@
  * The `LoopTracker` port of `helix run --remote` (SPEC 19): every tracker write
  * is a commit pushed to the remote's base (queued while the remote is away), and
  * the fleet-wide attempt count with its backoff. Split out of fleet.ts
- * (the 400-line rule, issue 19); the fleet passes in its read, claim and queue.
+ * (the 400-line rule); the fleet passes in its read, claim and queue.
  */
 import {appendNote, addLabel, closeBead, createBead, setFields} from '../tracker/ops.js'
 import {mutateTracker} from '../tracker/store.js'

@@ -29,7 +29,7 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
   const since = parseSince(opts.since ?? DEFAULT_SINCE, now)
   const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)
   const r = buildReport(readHistory(historyFile(paths.logDir)), since, now)
-  // issue 20: verdicts from the session logs, what is left, closures without a cycle (an epic's)
+  // verdicts from the session logs, what is left, closures without a cycle (an epic's)
   r.verdicts = readVerdicts(r.run_list.map((run) => run.log))
   let snap: TrackerSnapshot | null = null
   try {

@@ -107,7 +107,7 @@ export function renderReportText(r: Report): string {
   }
   if (r.closed.length === 0) out.push('  none')
 
-  // one block per bead, its attempts in order under it (issue 29: not interleaved by time)
+  // one block per bead, its attempts in order under it (not interleaved by time)
   const groups = failuresByBead(r.failures)
   out.push('', `Failures (${r.failures.length} on ${groups.length} bead${groups.length === 1 ? '' : 's'}):`)
   for (const g of groups) {

@@ -11,6 +11,7 @@ const EXAMPLES = new Set(['src/parser.ts'])
 const REMOVED = new Set(['src/cli/direct.ts', 'src/cli/direct-core.ts', 'src/cli/exit-code.ts', 'test/operator/direct.e2e.test.ts'])
 /** files that were moved or renamed (their new paths are in docs/architecture.md); decisions.md still names them where it records why they were made */
 const MOVED = new Set([
+  'src/status/',
   'src/app/land-base.ts',
   'src/app/land-check.ts',
   'src/app/landing.ts',
