@@ -155,7 +155,7 @@ export async function probeAgents(opts: ProbeOptions = {}): Promise<AgentProbe[]
 
 /**
  * The doctor lines of the probes, for agents that are present (agentChecks in
- * status/doctor.ts already reports missing ones): ok with the version; refusing
+ * operator/doctor.ts already reports missing ones): ok with the version; refusing
  * or broken as FAIL when the agent is selected, WARN otherwise.
  */
 export async function agentProbeChecks(env: NodeJS.ProcessEnv, root: string, flags?: ProbeAgentFlags): Promise<Array<{level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}>> {
