@@ -1,5 +1,5 @@
 // `npm run bench`: runs every benchmark in scripts/bench/*.bench.mjs in turn, then
-// prints the four figures of issue 18 side by side, from this one run.
+// prints the four performance figures side by side, from this one run.
 //   node scripts/bench.mjs <name-part>   runs only the matching benchmarks
 import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'

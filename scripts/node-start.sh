@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the median wall time, in milliseconds, of 9 `node -e 0` starts: the yardstick
-# `npm test`'s wall time is compared with (issue 19: npm test ≤ 1,500× a bare node start).
+# `npm test`'s wall time is compared with (npm test ≤ 1,500× a bare node start).
 set -u
 for _ in 1 2 3 4 5 6 7 8 9; do
   a=$(date +%s%N)

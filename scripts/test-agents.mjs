@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run test:agents`: the real agent CLIs, end to end (issue 10, SPEC 14).
+// `npm run test:agents`: the real agent CLIs, end to end (SPEC 14).
 // 1. Installs the pinned real CLIs once into a cache outside the repo
 //    (HELIX_AGENTS_CACHE, default ~/.cache/helix/agents; ~640 MB, not devDependencies).
 // 2. Builds helix (the tests spawn bin/run.js from dist/).

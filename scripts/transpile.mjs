@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The first step of `npm run build`: every src/**/*.ts becomes dist/**/*.js, one module
 // per file, by esbuild, in well under a second. tsc took ~6 s of wall time here, and
-// `npm test` waited for it before running a single test (issue 19). esbuild only strips
+// `npm test` waited for it before running a single test. esbuild only strips
 // types, so the type check is `npm run typecheck`, run by `npm run lint` and by `.ci/run`.
 // Every module is transpiled alone: src/ uses no const enum or other construct that
 // needs the whole program (tsconfig.check.json sets isolatedModules, so tsc says so).

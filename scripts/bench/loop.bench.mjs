@@ -1,4 +1,4 @@
-// Supervisor overhead per cycle (SPEC 11: ≤ 50 ms; issue 18: ≤ 1.0× `node -e 0`),
+// Supervisor overhead per cycle (SPEC 11: ≤ 50 ms; docs/performance.md: ≤ 1.0× `node -e 0`),
 // on a 20-bead tracker and on a 10,000-bead 5 MB one (20 open, the rest closed; every
 // bead with a 300-character description, as real trackers have), side by side in one run. A command agent that closes its bead at once (by importing the built
 // store directly, so the agent itself is cheap). Overhead per cycle =

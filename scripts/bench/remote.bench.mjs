@@ -21,14 +21,14 @@ const BEADS = Number(process.env.BENCH_REMOTE_BEADS ?? 16)
 const HOSTS = (process.env.BENCH_REMOTE_HOSTS ?? '2,8').split(',').map(Number)
 
 const dist = (f) => pathToFileURL(path.join(repoRoot, 'dist', f)).href
-if (!existsSync(path.join(repoRoot, 'dist', 'remote', 'claims.js'))) {
+if (!existsSync(path.join(repoRoot, 'dist', 'remote', 'claim-refs.js'))) {
   console.log('remote: skipped (this build has no dist/remote; run npm run build)')
   process.exit(0)
 }
-const {createClaims} = await import(dist('remote/claims.js'))
-const {createFleet} = await import(dist('app/remote-fleet.js'))
-const {createRemoteLanding} = await import(dist('app/remote-landing.js'))
-const {createGitLanding} = await import(dist('app/landing.js'))
+const {createClaims} = await import(dist('remote/claim-refs.js'))
+const {createFleet} = await import(dist('remote/fleet.js'))
+const {createRemoteLanding} = await import(dist('landing/remote.js'))
+const {createGitLanding} = await import(dist('landing/local.js'))
 const {closeBead} = await import(dist('tracker/ops.js'))
 
 const env = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}

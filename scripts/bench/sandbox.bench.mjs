@@ -1,4 +1,4 @@
-// The sandbox's cost (SPEC 21, issue 28). Per dispatch: the same trivial agent
+// The sandbox's cost (SPEC 21). Per dispatch: the same trivial agent
 // (`/bin/sh -c true`) started plain and under helix's bwrap argv (the real one,
 // from dist/proc/sandbox.js, with a project root, home and PATH to bind back),
 // alternately, median of the difference. Goal: under 50 ms. Per attempt: the

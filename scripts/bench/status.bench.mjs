@@ -1,5 +1,5 @@
 // `helix status --json` on a temp copy of the real 966-bead helix tracker,
-// as a ratio to `node -e 0` (SPEC 11: ≤ 3×; issue 18: ≤ 1.5×). The first run
+// as a ratio to `node -e 0` (SPEC 11: ≤ 3×; docs/performance.md: ≤ 1.5×). The first run
 // builds the parse cache (.helix/cache); the median is of the runs after it, as an
 // operator polling status sees it. The cold figure (no cache) is printed beside it.
 import {copyFileSync, mkdirSync, mkdtempSync, rmSync} from 'node:fs'

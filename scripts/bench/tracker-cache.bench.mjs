@@ -1,4 +1,4 @@
-// The tracker read cache (issue 11) and the write protocol's cost, in process:
+// The tracker read cache and the write protocol's cost, in process:
 // a 10,000-bead tracker read cold (parse) vs. warm (one stat, identity unchanged),
 // and one locked one-bead mutation (lock, read, change, byte-preserving write,
 // identity check, rename). `npm run build` first.

@@ -1,4 +1,4 @@
-// Parallel workers throughput (SPEC 15.5, issue 11): 20 independent beads, an
+// Parallel workers throughput (SPEC 15.5): 20 independent beads, an
 // agent that sleeps 2 s, commits one file and closes its bead; the drain time of
 // `helix run --workers 4` vs `--workers 1`, measured side by side in one run.
 // Goal: ratio ≤ 1/3. Also checks that every bead landed: 20 commits on main,
@@ -108,14 +108,14 @@ function drain(agent, workers) {
 
 /**
  * The fixed git cost of one attempt with workers, measured on the real landing adapter
- * (dist/app/landing.js) and a real repository, one attempt after another:
+ * (dist/landing/local.js) and a real repository, one attempt after another:
  * `prepare` (free attempt number, base tip, worktree add), `land` (leftovers, checks
  * and rebase in the worktree, then the fast-forward under the land lock, then the
  * cleanup), and of `land` the part that held the land lock, the only part that
  * serializes the slots.
  */
 async function gitCostPerAttempt(attempts = 8) {
-  const {createGitLanding} = await import(path.join(repoRoot, 'dist', 'app', 'landing.js'))
+  const {createGitLanding} = await import(path.join(repoRoot, 'dist', 'landing', 'local.js'))
   const root = mkdtempSync(path.join(tmpdir(), 'helix-workers-git-'))
   const ms = async (fn) => {
     const t0 = process.hrtime.bigint()

@@ -1,5 +1,5 @@
 // claude's decoder (SPEC 3, 14.1): `--output-format stream-json --verbose` events.
-import {oneLineOf, ROOT_HINT, ROOT_REFUSAL, unixToIso} from './health.js'
+import {oneLineOf, ROOT_HINT, ROOT_REFUSAL, unixToIso} from './self-report.js'
 import {oneLine, parseJsonObject, splitLines, TextBuffer, Verdicts, type DecodedLine, type DecoderOptions, type OutputDecoder} from './decoder.js'
 
 function summarizeToolInput(input: unknown): string {

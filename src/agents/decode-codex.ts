@@ -1,5 +1,5 @@
 // codex's decoder (SPEC 3, 14.1): `exec --json` events, and the text mode of older builds and stubs.
-import {codexResetAt, CODEX_QUOTA, CODEX_UNAUTHORIZED, oneLineOf} from './health.js'
+import {codexResetAt, CODEX_QUOTA, CODEX_UNAUTHORIZED, oneLineOf} from './self-report.js'
 import {oneLine, parseJsonObject, parseTokenCount, splitLines, TextBuffer, Verdicts, type DecodedLine, type DecoderOptions, type OutputDecoder} from './decoder.js'
 
 const CODEX_SECTIONS = new Set(['user', 'thinking', 'exec', 'codex', 'tokens used'])

@@ -1,6 +1,6 @@
 // The command agent's decoder (SPEC 3.2, 14.1): output verbatim, trailers and a status line.
 import type {AgentHealth} from './types.js'
-import {oneLineOf, quotaValueResetAt} from './health.js'
+import {oneLineOf, quotaValueResetAt} from './self-report.js'
 import {parseTokenCount, TextBuffer, Verdicts, type DecoderOptions, type OutputDecoder} from './decoder.js'
 
 const TRAILER_EDGE = /^[\s*`#>]*|[\s*`]*$/g

@@ -5,7 +5,7 @@
  */
 
 import type {AgentHealth} from './types.js'
-import {oneLineOf, worseHealth} from './health.js'
+import {oneLineOf, worseHealth} from './self-report.js'
 
 export interface DecodedLine {
   log: string[]

@@ -1,5 +1,5 @@
 /**
- * The one judgement of an agent call (issue 19): what a dispatch's result means
+ * The one judgement of an agent call: what a dispatch's result means
  * for the action it ran. The one-shot commands (`helix check`, `review`, …) and
  * the run loop (drain, periodic alignment, post-implementation review) both ask
  * here, so the two can no longer drift apart. Pure: effects (does the backfill

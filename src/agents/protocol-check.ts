@@ -117,7 +117,7 @@ function conflictWorktree(root: string): {dir: string; brief: ResolveBrief} {
   return {dir, brief: {kind: 'conflict', baseTip: onto, branch: RESOLVE_BRANCH, commits, paths: ['README.md']}}
 }
 
-/** what done means for the resolve action, checked the way a run checks it (repair-check.ts) */
+/** what done means for the resolve action, checked the way a run checks it (landing/repair-check.ts) */
 function resolveProblem(dir: string, onto: string): string {
   const inProgress = gitOut(dir, ['rev-parse', '--git-path', 'rebase-merge', '--git-path', 'rebase-apply']).out.split('\n')
   if (inProgress.some((p) => p && existsSync(path.resolve(dir, p)))) return 'finishing the rebase (git rebase --continue)'

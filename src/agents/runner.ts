@@ -4,7 +4,7 @@
  * (so their order is kept), output line-buffered into the session log, and a
  * timeout, stall guard and abort that end the whole group.
  *
- * One dispatch is ONE explicit state machine (issue 19):
+ * One dispatch is ONE explicit state machine:
  *
  *   running ──timeout/stall/abort──► killing ──exit──► exited ──► finished
  *      └───────────────────────exit──────────────────────┘
@@ -19,7 +19,7 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import path from 'node:path'
 import {fencedEnv} from '../git/run.js'
-import {currentStartToken, startTokenOf} from '../proc/probe.js'
+import {currentStartToken, startTokenOf} from '../proc/process-probe.js'
 import {forgetGroup, registerGroup} from '../proc/groups.js'
 import {projectTag} from '../proc/tagged.js'
 import {endProcesses, escapedDescendants, killGraceMs, processTable, signalExitCode, signalTarget, type ProcEntry} from '../proc/process.js'

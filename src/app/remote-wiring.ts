@@ -1,6 +1,6 @@
 /**
  * Wiring of `helix run --remote <name>` (SPEC 19): replaces the run's tracker and
- * landing ports by the remote ones (remote-fleet.ts, remote-landing.ts), makes
+ * landing ports by the remote ones (remote/fleet.ts, landing/remote.ts), makes
  * every attempt run in a worktree, stops an attempt whose lease is lost, and
  * waits for beads other hosts hold instead of draining past them.
  */
@@ -9,15 +9,15 @@ import {gitEnv} from '../git/run.js'
 import {openRepo} from '../git/repo.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {createFleet, type Fleet} from './remote-fleet.js'
-import {hostName} from '../remote/claims.js'
-import {createRemoteLanding} from './remote-landing.js'
+import {createFleet, type Fleet} from '../remote/fleet.js'
+import {hostName} from '../remote/claim-refs.js'
+import {createRemoteLanding} from '../landing/remote.js'
 import {shareRunRecords} from './run-records-share.js'
 import type {RealLoop} from './wiring.js'
 import type {PrFlags} from './pr-wiring.js'
-import type {LandCheckSpec} from './land-check.js'
+import type {LandCheckSpec} from '../landing/land-check.js'
 import {createRemoteLandLock} from '../remote/land-lock.js'
-import {skewMs} from '../remote/claims.js'
+import {skewMs} from '../remote/claim-refs.js'
 
 export interface RemoteFlags {
   remote: string
@@ -61,7 +61,7 @@ function pidAlive(pid: number): boolean {
  * registers nothing, claims nothing and starts no renewals.
  */
 export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void, dryRun = false, pr: PrFlags | null = null, landCheck?: Omit<LandCheckSpec, 'env'>): Promise<Fleet> {
-  const {createGitLanding} = await import('./landing.js')
+  const {createGitLanding} = await import('../landing/local.js')
   const {deps, paths} = real
   const root = paths.root
   const run = openRepo(root, gitEnv(env)).run

@@ -5,7 +5,7 @@
  * what is missing.
  */
 import {closeSync, constants, fstatSync, openSync, readFileSync} from 'node:fs'
-import {runsFile} from '../state/history.js'
+import {runsFile} from '../state/runs-log.js'
 import {pushRunRecords} from '../remote/run-records.js'
 import {sanitize} from '../util/sanitize.js'
 

@@ -17,7 +17,7 @@ import type {DispatchArgs, LoopDeps, LoopLanding} from '../loop/ports.js'
 import type {DispatchResult} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
 import {errorMessage} from '../util/errors.js'
-import type {SandboxAttempts} from './sandbox-attempts.js'
+import type {SandboxAttempts} from '../landing/sandbox-attempts.js'
 
 export const WRITING_ACTIONS: ReadonlySet<string> = new Set(['alignment', 'plan', 'polish', 'backfill'])
 

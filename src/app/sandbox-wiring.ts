@@ -8,18 +8,18 @@
  *   edits are taken back (fenced) as soon as it ends;
  * - the acceptance gate runs the clone's scripts confined;
  * - the review threshold's change count is read by a confined git;
- * - the landing is decorated (sandbox-landing.ts): clone, collect, land.
+ * - the landing is decorated (landing/sandbox.ts): clone, collect, land.
  */
 import {execFile} from 'node:child_process'
 import {runScript} from '../proc/process.js'
 import {confineAt, probeSandbox, sandboxArgv, sandboxEnv, type SandboxSpec} from '../proc/sandbox.js'
-import type {LandCheckSpec} from './land-check.js'
+import type {LandCheckSpec} from '../landing/land-check.js'
 import {preflightConfine, sandboxSpecOf} from '../agents/confine.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {ProjectConfig} from '../config/project-config.js'
-import {createSandboxAttempts, type SandboxAttempts} from './sandbox-attempts.js'
-import {sandboxLanding} from './sandbox-landing.js'
+import {createSandboxAttempts, type SandboxAttempts} from '../landing/sandbox-attempts.js'
+import {sandboxLanding} from '../landing/sandbox.js'
 import {dispatchInClone, WRITING_ACTIONS} from './sandbox-actions.js'
 import type {RealLoop} from './wiring.js'
 

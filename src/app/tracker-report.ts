@@ -8,7 +8,7 @@ import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {readTrackerForQuery, readTrackerLean} from '../tracker/parse-cache.js'
 import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from '../tracker/queries.js'
 import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
-import {realProbe} from '../proc/probe.js'
+import {realProbe} from '../proc/process-probe.js'
 import {sanitize, sanitizeBlock} from '../util/sanitize.js'
 
 export interface ReportOptions {
@@ -141,7 +141,7 @@ export function showText(b: Bead, snap?: TrackerSnapshot): string {
     })
     lines.push(oneLine(`  depends on: ${shown.join(', ')}`))
   }
-  // an epic (or any parent) lists its children, the way DDx's show does (issue 29)
+  // an epic (or any parent) lists its children, the way DDx's show does
   const children = snap ? snap.beads.filter((c) => c.parent === b.id && c.id !== b.id) : []
   if (children.length) {
     const done = children.filter((c) => statusOf(c) === 'closed').length

@@ -19,20 +19,20 @@ import {createTerminal} from '../output/terminal.js'
 import {readAgentsMd, renderContext, writeContextFile} from '../output/context.js'
 import {writeBlockerReport} from '../output/blockers.js'
 import {recoverOrphans} from '../recovery/orphans.js'
-import {currentStartToken, realProbe} from '../proc/probe.js'
+import {currentStartToken, realProbe} from '../proc/process-probe.js'
 import {acquirePidFile, releasePidFile} from '../state/pidfile.js'
 import {readRunState, updateRunState, writeRunState} from '../state/run-state.js'
 import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
-import {addSpend} from '../tracker/spend.js'
+import {addSpend} from '../tracker/add-spend.js'
 import {readTracker} from '../tracker/store.js'
 import {ClaimConflictError} from '../util/errors.js'
 import {abortableSleep} from '../util/abort.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
 import type {LoopDeps} from '../loop/ports.js'
 import {gitGates} from './git-gates.js'
-import type {GitLandingOptions} from './landing.js'
-import {appendRunHistory} from '../state/history.js'
+import type {GitLandingOptions} from '../landing/local.js'
+import {appendRunHistory} from '../state/runs-log.js'
 import {ensureIgnored, gitignorePath} from '../util/runtime-paths.js'
 
 export interface WiringInput {
@@ -129,7 +129,7 @@ export function realLoopDeps(input: WiringInput): RealLoop {
           opts = resolveAgentOptions({...input.agent, timeout: timeoutSec}, env, cwd)
           review = input.reviewAgent ? resolveAgent(input.reviewAgent, env, cwd) : defaultReviewAgent(opts.agent, env, cwd)
         } catch (error) {
-          // a missing agent that .helix/config.json named says so (issue 29); `process.env` is before the file filled it
+          // a missing agent that .helix/config.json named says so; `process.env` is before the file filled it
           const typed = {agent: input.agent.agent !== undefined || input.agent.claude === true || input.agent.codex === true, reviewAgent: input.reviewAgent !== undefined}
           throw blameConfigFile(error, cwd, process.env, typed)
         }
@@ -223,7 +223,7 @@ export function realLoopDeps(input: WiringInput): RealLoop {
         appendRunHistory(paths.logDir, record)
       },
     },
-    // issue 29: the run's claims, notes and closes leave `.ddx/beads.jsonl` modified in the checkout; say so
+    // the run's claims, notes and closes leave `.ddx/beads.jsonl` modified in the checkout; say so
     async trackerFileNote() {
       const rel = path.relative(root, paths.file)
       if (rel.startsWith('..') || path.isAbsolute(rel)) return null
@@ -242,11 +242,11 @@ export function realLoopDeps(input: WiringInput): RealLoop {
 
 /** SPEC 15: the git landing for `--workers` > 1 (loaded only when a run uses workers). */
 export async function attachLanding(real: RealLoop, env: NodeJS.ProcessEnv, keepPreservedDays?: number, landCheck?: GitLandingOptions['landCheck']): Promise<void> {
-  const {createGitLanding} = await import('./landing.js')
+  const {createGitLanding} = await import('../landing/local.js')
   const {deps, paths} = real
   deps.landing = createGitLanding({root: paths.root, trackerDir: paths.dir, env, now: () => new Date(), log: (line) => deps.out.normal(line), ...(landCheck ? {landCheck} : {})})
   if (keepPreservedDays !== undefined) {
-    // issue 20 item 8: preserved refs of beads that landed since go after --keep-preserved days
+    // preserved refs of beads that landed since go after --keep-preserved days
     const {prunePreserved} = await import('../recovery/reconcile-checks.js')
     deps.landing.prunePreserved = async (say) => {
       await prunePreserved(paths, {env, keepDays: keepPreservedDays, all: false, dryRun: false, say: () => {}}).then((refs) => refs.length > 0 && say(`helix: pruned ${refs.length} preserved ref(s) of beads that landed more than ${keepPreservedDays} day(s) ago`))

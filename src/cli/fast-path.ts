@@ -1,7 +1,7 @@
 /**
  * Startup fast path: `status` (a tmux pane or a script polls it) and the two commands
  * an agent runs on every bead (`tracker show <id>`, `tracker close <id>`) are answered
- * without loading oclif, which costs about 1× a bare `node -e 0` more. Only the exact
+ * without loading oclif, which costs about as much again as a bare `node -e 0`. Only the exact
  * argv shapes below are handled here; anything else returns false and bin/run.js hands
  * argv to oclif. The output comes from the same domain functions the oclif commands
  * call, and a failure goes through the same `reportError` as every command's.
@@ -14,7 +14,7 @@ type IdHandler = (id: string, json: boolean) => Promise<string>
 
 const handlers: Record<string, Handler> = {
   status: async (json) => {
-    const {outputSize, statusOutput} = await import('../status/report.js')
+    const {outputSize, statusOutput} = await import('../operator/report.js')
     // the JSON form has no width: it does not touch process.stdout (creating that stream costs startup time)
     if (json) return statusOutput({json})
     return statusOutput({json, ...outputSize(process.stdout)})
@@ -54,7 +54,7 @@ export async function runFastPath(argv: readonly string[]): Promise<boolean> {
 }
 
 /**
- * Writes the answer to fd 1 directly: no stdout stream is created (issue 18: that
+ * Writes the answer to fd 1 directly: no stdout stream is created (that
  * costs startup time), and the write is complete when this returns, so the process
  * may end at once. A non-blocking pipe that is full (EAGAIN) gets the rest through
  * process.stdout, which drains it before node exits; a reader that went away (EPIPE)

@@ -12,7 +12,7 @@ import {flushStdout, quietBrokenPipe} from './pipe.js'
  * (every helix failure ends so: HelixCommand reports it, then exits) exits with n at
  * once; anything oclif itself throws outside a command (loading its config, a hook)
  * goes through the same `reportError` as a command's failure, instead of oclif's
- * `handle` (a multi-line banner, and ~8 ms of packages a start otherwise never loads).
+ * `handle` (a multi-line banner, and packages a start otherwise never loads).
  */
 export async function execute(opts: {dir: string}): Promise<void> {
   quietBrokenPipe()
@@ -20,13 +20,13 @@ export async function execute(opts: {dir: string}): Promise<void> {
     await run(process.argv.slice(2), opts.dir)
     await flushStdout()
   } catch (error) {
-    const code = exitCodeOf(error)
+    const code = oclifExitCode(error)
     process.exit(code ?? reportError(error))
   }
 }
 
 /** n for oclif's ExitError from `this.exit(n)`; undefined for any other error. */
-export function exitCodeOf(error: unknown): number | undefined {
+export function oclifExitCode(error: unknown): number | undefined {
   const e = error as {code?: unknown; oclif?: {exit?: unknown}} | null | undefined
   if (e?.code !== 'EEXIT') return undefined
   return typeof e.oclif?.exit === 'number' ? e.oclif.exit : 1

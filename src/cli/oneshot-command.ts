@@ -3,7 +3,7 @@
  * polish, review). Not a command itself: no default export.
  */
 import {Args, Flags, type Interfaces} from '@oclif/core'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from './base-command.js'
 import {EXIT} from '../util/errors.js'
 import type {OneShotAction} from '../app/oneshot.js'
 import {agentFlags, agentFlagsInput, type AgentFlagValues} from './agent-flags.js'

@@ -16,7 +16,7 @@ import {linkedWorktreeProblem} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {parsePrFlags, type PrFlagInput} from './pr-flags.js'
 import {sanitize} from '../util/sanitize.js'
-import type {LandCheckSpec} from '../app/land-check.js'
+import type {LandCheckSpec} from '../landing/land-check.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>
@@ -26,11 +26,11 @@ export interface LoopCliInput extends WiringInput {
    * `confine` the sandbox's confinement for the preflight's probe (SPEC 21)
    */
   beforeStart?: (signal: AbortSignal, confine?: Confine) => Promise<void>
-  /** `--keep-preserved DAYS` (issue 20 item 8) */
+  /** `--keep-preserved DAYS` */
   keepPreserved?: string
   /** `helix run`'s limit flags (workers, stall, budgets, quota wait, notify); env fills the rest */
   limits?: LimitFlags
-  /** h4, SPEC 19: `--remote <name>`, `--lease`, `--max-offline` */
+  /** SPEC 19: `--remote <name>`, `--lease`, `--max-offline` */
   remote?: {remote?: string; lease?: string; 'max-offline'?: string}
   /** SPEC 21: `--sandbox`, `--sandbox-network` (HELIX_SANDBOX / the config fill them) */
   sandbox?: {sandbox?: boolean; 'sandbox-network'?: string}
@@ -72,7 +72,7 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   const once = input.options.once !== undefined
   // bad input first: one line naming the flag, nothing on disk changed
   const limits = parseRunLimits(input.limits ?? {}, input.env)
-  // h4 (SPEC 19): the remote flags are bad input too; the remote module loads only when used
+  // SPEC 19: the remote flags are bad input too; the remote module loads only when used
   const remoteFlags = input.remote ? (await import('../app/remote-wiring.js')).parseRemoteFlags(input.remote) : null
   // SPEC 20.5: --land pr needs --remote, and its own flags are bad input too
   const prParsed = parsePrFlags(limits.land, input.pr ?? {}, input.env, remoteFlags !== null)

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {armRunSignals} from '../cli/run-signals.js'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {EXIT} from '../util/errors.js'
 
 export default class Build extends HelixCommand {

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {HelixError, EXIT} from '../util/errors.js'
 
 export default class Dashboard extends HelixCommand {

@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {parseTimeout} from '../agents/resolve.js'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {EXIT, unexpectedArgument} from '../util/errors.js'
 import {NOT_A_PROJECT} from '../util/root.js'
-import {doctorReport, renderDoctor} from '../status/doctor.js'
+import {doctorReport, renderDoctor} from '../operator/doctor.js'
 
 export default class Doctor extends HelixCommand {
   // Declared (hidden) only so that a stray word reaches this command and is

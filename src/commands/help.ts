@@ -1,11 +1,11 @@
 /**
  * `helix help [COMMAND]`. The command @oclif/plugin-help provides, kept here so that
  * oclif loads no plugin at start-up (a plugin costs a package.json, a manifest and a
- * dependency scan on every run of every command; issue 19). Unlike the plugin's, an
+ * dependency scan on every run of every command). Unlike the plugin's, an
  * unknown command is one line and exit 1, as everywhere else.
  */
 import {Args, Flags, loadHelpClass} from '@oclif/core'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {knownCommands, unknownCommandLine} from '../cli/unknown-command.js'
 

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {unexpectedArgument} from '../util/errors.js'
-import {nextOutput} from '../status/next.js'
+import {nextOutput} from '../operator/next.js'
 
 export default class Next extends HelixCommand {
   // Declared (hidden) only so that a stray word reaches this command and is

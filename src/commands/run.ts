@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {agentFlags} from '../cli/agent-flags.js'
 import {armRunSignals} from '../cli/run-signals.js'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {EXIT, HelixError} from '../util/errors.js'
 import type {Confine} from '../agents/types.js'
 
@@ -52,7 +52,7 @@ export default class Run extends HelixCommand {
     const {runLoopCli} = await import('../cli/run-loop.js')
     const {blameConfigFile, configuredEnv, loadConfig} = await import('../config/project-config.js')
     const cwd = process.cwd()
-    // flags > HELIX_* > .helix/config.json > defaults (docs/decisions.md, h8)
+    // flags > HELIX_* > .helix/config.json > defaults (docs/decisions.md)
     const env = configuredEnv(process.env, cwd)
     const config = loadConfig(cwd)
     const pick = <T>(flag: T | undefined, key: string, fallback: T): T => flag ?? ((config[key] as T | undefined) ?? fallback)
@@ -65,11 +65,11 @@ export default class Run extends HelixCommand {
     // after every flag was checked (bad input changes nothing on disk), before anything starts
     const beforeStart = async (signal: AbortSignal, confine?: Confine): Promise<void> => {
       if (autoReview && !flags['dry-run']) {
-        // issue 20: an agent that cannot review is caught now, not after the night's first epic
+        // an agent that cannot review is caught now, not after the night's first epic
         const {findDdxRoot} = await import('../util/root.js')
         const root = findDdxRoot(cwd)
         if (root) {
-          const {runReviewPreflight} = await import('../status/review-preflight.js')
+          const {runReviewPreflight} = await import('../operator/review-preflight.js')
           const refusal = await runReviewPreflight({...agent, reviewAgent: flags['review-agent']}, env, root, confine, signal)
           if (refusal) throw new HelixError(refusal, EXIT.ERROR)
         }
@@ -81,7 +81,7 @@ export default class Run extends HelixCommand {
       }
     }
     const typed = {agent: flags.agent !== undefined || flags.claude === true || flags.codex === true, reviewAgent: flags['review-agent'] !== undefined}
-    // a missing agent the config file named says so (issue 29)
+    // a missing agent the config file named says so
     const code = await runLoopCli({
       cwd,
       env,

@@ -1,5 +1,5 @@
-import {HelixCommand} from '../util/base-command.js'
-import {startRun} from '../status/control.js'
+import {HelixCommand} from '../cli/base-command.js'
+import {startRun} from '../operator/control.js'
 import {sanitize} from '../util/sanitize.js'
 
 export default class Start extends HelixCommand {

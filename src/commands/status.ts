@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {HelixError, errorMessage, EXIT, unexpectedArgument} from '../util/errors.js'
-import {outputSize, statusOutput} from '../status/report.js'
-import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../status/watch.js'
+import {outputSize, statusOutput} from '../operator/report.js'
+import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../operator/watch.js'
 
 export default class Status extends HelixCommand {
   // Declared (hidden) only so that a stray word reaches this command and is
@@ -15,7 +15,7 @@ export default class Status extends HelixCommand {
 
   static override flags = {
     json: Flags.boolean({description: 'print the status as one JSON object (counts, active run, progress, workers, parked beads)'}),
-    // h4, SPEC 19.5
+    // SPEC 19.5
     remote: Flags.string({description: 'the fleet on this git remote: live claims (host, bead, age, expires in), queue counts at its base tip, active hosts (default: none, this checkout)', helpValue: 'NAME'}),
     lease: Flags.string({description: "with --remote: the period for 'active hosts', in seconds (default 300)", helpValue: 'SECONDS'}),
     watch: Flags.string({
@@ -29,7 +29,7 @@ export default class Status extends HelixCommand {
     const {args, flags} = await this.parse(Status, normalizeWatchArgv(this.argv))
     if (args.unexpected !== undefined) throw unexpectedArgument(this.id, [args.unexpected])
     const fleet = flags.remote !== undefined || flags.lease !== undefined
-    const {fleetStatus} = fleet ? await import('../status/fleet-command.js') : {fleetStatus: null}
+    const {fleetStatus} = fleet ? await import('../operator/fleet-command.js') : {fleetStatus: null}
     const fleetFlags = {remote: flags.remote, lease: flags.lease, json: flags.json}
     if (fleetStatus && flags.watch === undefined) {
       process.stdout.write(await fleetStatus({...fleetFlags, ...outputSize(process.stdout)}))
@@ -54,7 +54,7 @@ export default class Status extends HelixCommand {
     await watchLoop({
       intervalSec: interval,
       signal: ac.signal,
-      // --remote --watch redraws the fleet view (issue 29: it printed once and exited)
+      // --remote --watch redraws the fleet view
       frame: async ({width, height}) => (fleetStatus ? fleetStatus({...fleetFlags, width, height}) : statusOutput({json: flags.json, width, height, warn: () => {}})),
     })
     process.stdout.write('\n')

@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 import {unexpectedArgument} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
-import {stopRun} from '../status/control.js'
+import {stopRun} from '../operator/control.js'
 import {sanitize} from '../util/sanitize.js'
 
 export default class Stop extends HelixCommand {

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {HelixCommand} from '../util/base-command.js'
+import {HelixCommand} from '../cli/base-command.js'
 
 export default class Unblock extends HelixCommand {
   static override description = "Make a blocked bead selectable again: remove its 'blocked' label and turn status blocked into open"
@@ -7,7 +7,7 @@ export default class Unblock extends HelixCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(Unblock)
-    const {unblockBead} = await import('../status/unblock.js')
+    const {unblockBead} = await import('../operator/unblock.js')
     this.out(await unblockBead(args.id))
   }
 }

@@ -1,8 +1,8 @@
 /**
- * The project configuration file (issue 20): `<root>/.helix/config.json`, one JSON
+ * The project configuration file: `<root>/.helix/config.json`, one JSON
  * object whose keys are `helix run`'s flag names (`agent`, `review-agent`, `workers`,
  * `timeout`, `notify`, …). Precedence, highest first: a flag, then the HELIX_* variable,
- * then this file, then the built-in default (docs/decisions.md, h8).
+ * then this file, then the built-in default (docs/decisions.md).
  *
  * Keys with a HELIX_* variable are applied by filling that variable when it is unset
  * (`configuredEnv`), so every command that already reads the environment (run, start,
@@ -92,7 +92,7 @@ function checkValue(file: string, key: string, spec: KeySpec, v: unknown): Confi
     const want = {list: 'a list of non-empty strings', string: 'a non-empty string', int: 'a whole number ≥ 0', number: 'a number ≥ 0', bool: 'true or false'}[spec.type]
     throw bad(file, `key '${key}' must be ${want} (got ${JSON.stringify(v) ?? String(v)})`)
   }
-  // the same ranges `run` checks its flags against, named here so the file (not HELIX_*) is blamed (issue 29)
+  // the same ranges `run` checks its flags against, named here so the file (not HELIX_*) is blamed
   if (typeof v === 'number' && ((spec.min !== undefined && v < spec.min) || (spec.max !== undefined && v > spec.max))) {
     const range = spec.max !== undefined ? `from ${spec.min ?? 0} to ${spec.max}` : `≥ ${spec.min}`
     throw bad(file, `key '${key}' must be ${spec.type === 'int' ? 'a whole number' : 'a number'} ${range} (got ${v})`)
@@ -184,7 +184,7 @@ export function configFromFlags(flags: Record<string, unknown>): ProjectConfig {
 }
 
 /**
- * A missing agent that the project's config named: the error says so (issue 29), since the
+ * A missing agent that the project's config named: the error says so, since the
  * operator typed no agent and would otherwise look for it in flags and HELIX_* variables.
  * `typed` says which of the two the command line gave; `rawEnv` is the environment before
  * the config filled it. Any other error is returned as it is.

@@ -5,7 +5,7 @@
  */
 import {readRunRecords} from '../remote/run-records.js'
 import {fleetHistory} from '../report/fleet.js'
-import type {History} from '../report/history.js'
+import type {History} from '../report/summary.js'
 
 /** The records and a key that changes when any host's ref moves; null when the remote did not answer. */
 export async function fleetRunsOf(root: string, remote: string, env: NodeJS.ProcessEnv): Promise<{key: string; history: History} | null> {

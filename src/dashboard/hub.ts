@@ -4,9 +4,9 @@
  * are open. Pages subscribe and are sent the state (JSON) when it changes; an idle
  * page costs a rare heartbeat and nothing else.
  */
-import type {FleetView} from '../status/fleet.js'
-import type {History} from '../report/history.js'
-import type {Report} from '../report/history.js'
+import type {FleetView} from '../operator/fleet.js'
+import type {History} from '../report/summary.js'
+import type {Report} from '../report/summary.js'
 import type {ProjectRead} from './project-view.js'
 import {realTimers, type Timers, type WatchFactory} from './watch.js'
 import type {DashboardState, FleetPane, ProjectView, PullRequestRow} from './types.js'

@@ -4,7 +4,7 @@
  * reach the history only when it stops), summarised by the report's own
  * `buildReport`. The page's charts are the report's renderers over this model.
  */
-import {buildReport, type History, type Report} from '../report/history.js'
+import {buildReport, type History, type Report} from '../report/summary.js'
 import type {RunHistoryCycle, RunHistoryRecord, RunState} from '../state/types.js'
 
 /** The night the page shows: the last 24 hours, as `helix report` by default. */

@@ -3,7 +3,7 @@
  * state, pushed over Server-Sent Events whenever it changes. Every string in it is
  * untrusted data; the page inserts it as text only (textContent), never as markup.
  */
-import type {FleetView} from '../status/fleet.js'
+import type {FleetView} from '../operator/fleet.js'
 
 /** One busy worker slot of the live run. */
 export interface SlotView {
@@ -43,7 +43,7 @@ export interface QueueView {
   waiting: Array<{id: string; title: string; on: string[]}>
   blocked: Array<{id: string; title: string; reason: string}>
   closed_today: Array<{id: string; title: string}>
-  /** SPEC 16.4 / issue 20 figures, as `helix status` computes them */
+  /** SPEC 16.4 figures, as `helix status` computes them */
   counts: {closed: number; total: number; left: number; waiting: number; blocked: number; ready: number}
   eta_s: number | null
 }

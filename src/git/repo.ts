@@ -1,5 +1,5 @@
 /**
- * One typed git layer (issue 26): a `Repo` bound to a directory and an
+ * One typed git layer: a `Repo` bound to a directory and an
  * environment (fenced as `run.ts` does), whose calls answer with data instead of
  * exit codes. Nothing here throws on git's answers; only a broken spawn is a
  * `code: 127` result.

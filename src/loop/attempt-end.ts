@@ -9,8 +9,8 @@ import type {AttemptCtx, Completed} from './attempt-state.js'
 import {blockIfOverBudget, hasBeadCaps} from './bead-budget.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
 import {maybeCloseFocusedEpic} from './epic.js'
-import type {AttemptEndKind} from './health.js'
-import {blockedReason, failureArrow, failureLineOf, fit, trackerLockLineOf, type FailedOutcome} from './lines.js'
+import type {AttemptEndKind} from './systemic.js'
+import {blockedReason, failureArrow, failureLineOf, fit, trackerLockLineOf, type FailedOutcome} from './wording.js'
 import {periodicAlignment} from './review.js'
 import {anySelectable} from './selectable.js'
 import {Stop, type Step} from './stop.js'
@@ -76,7 +76,7 @@ export async function failedAttempt(r: RunScope, a: AttemptCtx, res: DispatchRes
     return new Stop('agent_unavailable', `helix: agent ${sanitize(r.d.agents.impl.name)} unavailable: ${why}`, why)
   }
   const st = r.ledger.state
-  // a completed attempt that did not land is a non-completed attempt (issue 11)
+  // a completed attempt that did not land is a non-completed attempt
   const bead: 'FAILED' | 'NOT_COMPLETED' = outcome === 'NOT_COMPLETED' || outcome === 'NOT_LANDED' ? 'NOT_COMPLETED' : 'FAILED'
   // "failed attempts" only when every attempt failed; a mix ending in non-completion is "non-completing"
   const {n, allFailed} = r.ledger.failedAttempt(id, bead)

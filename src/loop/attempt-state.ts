@@ -11,7 +11,7 @@
 import type {DispatchResult} from '../agents/types.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import type {Fingerprint} from './fingerprint.js'
-import type {FailedOutcome} from './lines.js'
+import type {FailedOutcome} from './wording.js'
 import type {Outcome} from './outcome.js'
 import type {Workspace} from './ports.js'
 import type {Selection} from './selection.js'

@@ -22,7 +22,7 @@ import {DRIFT_REASON, completeLine} from './attempt-end.js'
 import {budgetStop, dispatch} from './dispatch.js'
 import {blockIfOverBudget, recordBeadSpend} from './bead-budget.js'
 import {fingerprint, fingerprintDiff, sameFingerprint} from './fingerprint.js'
-import {failureReason, titleSuffix, type FailedOutcome} from './lines.js'
+import {failureReason, titleSuffix, type FailedOutcome} from './wording.js'
 import {land} from './land-step.js'
 import {takeCheckTail} from './resolve-step.js'
 import {classifyOutcome, openChildIds} from './outcome.js'
@@ -191,7 +191,7 @@ async function implement(r: RunScope, a: AttemptCtx): Promise<AttemptState> {
     beadId: a.target.id,
     claimToken: a.token,
     slot: a.slot,
-    // h4 (SPEC 19.2): a --remote worktree's agent edits the worktree's own tracker copy (ws.trackerDir)
+    // SPEC 19.2: a --remote worktree's agent edits the worktree's own tracker copy (ws.trackerDir)
     ...(a.ws ? {cwd: a.ws.dir, env: (a.ws.trackerDir ?? r.d.trackerDir) ? {DDX_BEAD_DIR: (a.ws.trackerDir ?? r.d.trackerDir) as string} : {}} : {}),
   })
   if (r.aborted) return stopped(a, interruptStop(r.o.signal), 'interrupted')

@@ -5,7 +5,7 @@
  * An attempt already in flight is never killed for it.
  */
 import type {Bead} from '../tracker/types.js'
-import {spendOf, type Spend} from '../tracker/spend-of.js'
+import {spendOf, type Spend} from '../tracker/spend-fields.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {RunScope} from './scope.js'

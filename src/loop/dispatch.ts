@@ -7,11 +7,11 @@
  */
 import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
-import {budgetReached, durationText, hhmm, planQuotaPause} from './health.js'
+import {budgetReached, durationText, hhmm, planQuotaPause} from './systemic.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {RunScope} from './scope.js'
 import {windowOf} from './quota-state.js'
-import {shortAgentName, stallWords, timeoutWords} from './lines.js'
+import {shortAgentName, stallWords, timeoutWords} from './wording.js'
 import {recordBeadSpend} from './bead-budget.js'
 
 export interface DispatchExtra {

@@ -1,6 +1,6 @@
 /**
  * The run loop's entry (SPEC 4, 5, 6): the agent check and the mutex, then one
- * Run (supervisor.ts) driven by the scheduler (scheduler.ts); `--dry-run` here.
+ * Run (run.ts) driven by the scheduler (scheduler.ts); `--dry-run` here.
  * No I/O that does not go through a port (ports.ts), so each branch is a unit
  * test with fakes.
  */
@@ -12,7 +12,7 @@ import {sanitize} from '../util/sanitize.js'
 import {matchSelector} from './build-once.js'
 import type {LoopDeps, LoopOptions, LoopResult} from './ports.js'
 import {selectTarget, selectableBeads} from './selection.js'
-import {Run} from './supervisor.js'
+import {Run} from './run.js'
 import {planLine, planReconcile} from '../recovery/reconcile-plan.js'
 
 export {DRIFT_REASON} from './attempt-end.js'

@@ -19,7 +19,7 @@ export interface NewBeadInput {
   'spec-id'?: string
 }
 
-/** `blocked`: the bead cannot be claimed until someone acts (a stray ref in the way, issue 30): skipped for the run, named in the blocker report */
+/** `blocked`: the bead cannot be claimed until someone acts (a stray ref in the way): skipped for the run, named in the blocker report */
 export type ClaimResult = {ok: true; token: string} | {ok: false; message: string; blocked?: boolean}
 
 export interface LoopTracker {
@@ -165,7 +165,7 @@ export interface LoopDeps {
   /** SPEC 16.5: one record appended to `.helix-logs/runs.jsonl` when the run stops */
   history?: {append(record: RunHistoryRecord): Promise<void>}
   /**
-   * issue 29: at the end of a run, what the operator should know about the checkout's own
+   * at the end of a run, what the operator should know about the checkout's own
    * tracker file (`.ddx/beads.jsonl` left modified by the run's claims and closes), or null
    */
   trackerFileNote?: () => Promise<string | null>
@@ -175,9 +175,9 @@ export interface LoopDeps {
   ignoreRuntime?: () => string[]
   /** the tracker directory (`.ddx/`) a worker's agent gets as DDX_BEAD_DIR */
   trackerDir?: string
-  /** SPEC 19 (h4, --remote): beads another host holds, waited for like backing-off beads instead of draining */
+  /** SPEC 19 (--remote): beads another host holds, waited for like backing-off beads instead of draining */
   remoteWaiting?: () => ReadonlyArray<{until: string}>
-  /** SPEC 19 (h4, --remote): every attempt runs in a worktree, also with one slot */
+  /** SPEC 19 (--remote): every attempt runs in a worktree, also with one slot */
   alwaysWorktree?: boolean
   /** SPEC 20.5 (--land pr): pull requests still awaiting merge, counted in the run-complete line */
   awaitingMerge?: () => number
@@ -254,7 +254,7 @@ export interface Workspace {
   dir: string
   branch: string
   baseTip: string
-  /** SPEC 19.2 (h4, --remote): the worktree's own tracker directory, the agent's DDX_BEAD_DIR; unset: the run's shared tracker */
+  /** SPEC 19.2 (--remote): the worktree's own tracker directory, the agent's DDX_BEAD_DIR; unset: the run's shared tracker */
   trackerDir?: string
 }
 
@@ -312,7 +312,7 @@ export interface LandInfo {
 
 /**
  * Worktrees and landing (SPEC 15.1–15.2), a port so the scheduler is unit-tested
- * with fakes. The real one (`landing.ts`) runs git without a shell; every method
+ * with fakes. The real one (`src/landing/local.ts`) runs git without a shell; every method
  * is safe to call once per workspace, in any order after `prepare`.
  */
 export interface LoopLanding {
@@ -364,7 +364,7 @@ export interface LoopLanding {
   planLeftovers?(items: LeftoverAttempt[]): Promise<ReconcileAction[]>
   /** the git remote this landing lands on (`--remote <name>`); absent for a local landing */
   remote?: string
-  /** issue 20 item 8: prune preserved refs of beads that landed more than --keep-preserved days ago */
+  /** prune preserved refs of beads that landed more than --keep-preserved days ago */
   prunePreserved?(say: (line: string) => void): Promise<void>
   /** reopens that could not be written (SPEC 18.1a), finished at the next start */
   pending?: {list(): Promise<PendingReopen[]>; add(p: PendingReopen): Promise<void>; remove(bead: string): Promise<void>}

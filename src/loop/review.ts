@@ -40,7 +40,7 @@ export async function review(r: RunScope, id: string, n?: number, slot?: number,
   if (j.kind !== 'done') return new Stop('error', `helix: ${reviewFailure(j)}`)
   const st = r.ledger.state
   const done = j.done
-  // the verdict, for `helix report` (issue 20)
+  // the verdict, for `helix report`
   if (done.action === 'review') r.log?.event('review', {bead: id, review_status: done.status, issues: done.status === 'ISSUES_FOUND' ? done.count : 0})
   if (done.action === 'review' && done.status === 'ISSUES_FOUND') {
     r.d.out.normal(`helix: review reported ${done.count} issue(s), ${done.filed} filed as tracker issues`)

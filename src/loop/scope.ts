@@ -9,7 +9,7 @@
  */
 import type {SessionLogLike} from '../agents/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
-import type {SystemicDetector} from './health.js'
+import type {SystemicDetector} from './systemic.js'
 import type {RunLedger, SkipEntry} from './ledger.js'
 import type {LoopDeps, LoopOptions, NotifyEventName} from './ports.js'
 import type {Stop} from './stop.js'

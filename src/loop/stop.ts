@@ -24,7 +24,7 @@ export type StopCause =
 type PlainReason = Exclude<StopReason, 'interrupted' | 'error'> | 'error'
 
 /** SPEC 10, 17: the exit code of a stop, from its cause alone */
-export function exitCodeOf(c: StopCause): number {
+export function stopExitCode(c: StopCause): number {
   switch (c.reason) {
     case 'completed':
     case 'max_cycles':
@@ -63,7 +63,7 @@ export class Stop {
   }
 
   get exitCode(): number {
-    return exitCodeOf(this.cause)
+    return stopExitCode(this.cause)
   }
 
   /** the same stop with another reason (a completed run with blockers ends as `blocked`) */

@@ -64,7 +64,7 @@ export const FUTURE_START_SLACK_MS = 5 * 60_000
  * The pid file's start field is usable evidence: an ISO-8601 UTC time (what
  * `helix run` writes) that is not in the future. A missing, unparsable or
  * future start means the file was not written by a run (or was tampered
- * with): its pid is never signalled and never counts as a live run (issue 9).
+ * with): its pid is never signalled and never counts as a live run.
  */
 export function validStartField(startedIso: string | undefined, now: number = Date.now()): boolean {
   if (typeof startedIso !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(startedIso)) return false

@@ -1,5 +1,5 @@
 /**
- * One home for process helpers (issue 13 item 5): is a pid alive, signal → exit
+ * One home for process helpers: is a pid alive, signal → exit
  * code, the SIGTERM → SIGKILL grace, and killing a process group together with
  * the processes that carry a dispatch id (SPEC 14.5). Node built-ins only: this
  * module is on the path of light commands.
@@ -164,7 +164,7 @@ export interface KillTarget {
   /**
    * The start time (clock ticks, /proc stat field 22) of the dispatch's first process. The
    * dispatch id exists only in the environment helix gave that process, so every process
-   * carrying it started no earlier: only those have their environment read (issue 18: one
+   * carrying it started no earlier: only those have their environment read (one
    * /proc/<pid>/stat scan instead of reading every process's environment on the host).
    */
   since?: number

@@ -12,7 +12,7 @@ import {claimLiveness, claimPid} from '../tracker/liveness.js'
 import {CLAIM_KEYS, releaseClaim} from '../tracker/ops.js'
 import {projectTag, taggedProcesses, type TaggedProcess} from '../proc/tagged.js'
 import {endProcesses, killGraceMs, pidAlive} from '../proc/process.js'
-import {startTokenOf} from '../proc/probe.js'
+import {startTokenOf} from '../proc/process-probe.js'
 
 export interface RecoverOptions {
   /** owner name whose claims may be recovered (HELIX_OWNER, default `helix`) */

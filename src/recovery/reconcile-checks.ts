@@ -1,6 +1,6 @@
 /**
  * `helix doctor`'s reconciliation lines (SPEC 18.2) and the pruning of preserved
- * refs of beads that later landed (issue 20 item 8). Doctor FAILs on every closed
+ * refs of beads that later landed. Doctor FAILs on every closed
  * bead whose work is off the base and on every reopen a run still owes; it lists
  * what reconciliation would do with the rest, one line each, and changes nothing.
  */

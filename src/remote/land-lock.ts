@@ -18,7 +18,7 @@
 import {firstLine} from '../git/run.js'
 import type {Repo} from '../git/repo.js'
 import {abortableSleep} from '../util/abort.js'
-import {parseClaimMessage, type ClaimMessage} from './claims.js'
+import {parseClaimMessage, type ClaimMessage} from './claim-refs.js'
 
 export const LAND_LOCK_REF = 'refs/helix/land-lock'
 

@@ -1,5 +1,5 @@
 /**
- * What `helix report` adds to runs.jsonl's story (issue 20): the check and review
+ * What `helix report` adds to runs.jsonl's story: the check and review
  * verdicts from the runs' session logs, what is left in the tracker now, and beads
  * closed during the runs without a cycle of their own (an epic closed with its last
  * child). Reading is best-effort: a missing log or tracker leaves the section empty.
@@ -7,7 +7,7 @@
 import {readFileSync, statSync} from 'node:fs'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {blockedNoteReason, labelledBlocked} from '../tracker/queries.js'
-import type {Report} from './history.js'
+import type {Report} from './summary.js'
 
 /** Logs bigger than this are not scanned for verdicts (the report stays quick). */
 const MAX_LOG_BYTES = 64 * 1024 * 1024
@@ -71,7 +71,7 @@ export function leftInTracker(snap: TrackerSnapshot): Report['left'] {
 /**
  * Beads closed during the runs' span that no cycle closed: epics closed with their last
  * child. Only a parent of a bead these runs closed counts: on one host of a fleet, the
- * other hosts' beads closed in the same hours are theirs, not an epic of ours (issue 29).
+ * other hosts' beads closed in the same hours are theirs, not an epic of ours.
  * The epic is the host's that closed its last child here.
  */
 export function closedWithoutCycle(snap: TrackerSnapshot, r: Report): Report['closed'] {

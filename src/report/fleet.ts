@@ -12,7 +12,7 @@ import {parseTracker} from '../tracker/codec.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {parseHistory, type History, type Report} from './history.js'
+import {parseHistory, type History, type Report} from './summary.js'
 
 export interface FleetRead {
   remote: string

@@ -9,9 +9,9 @@
  * - the closed / failures / blocked / per-bead tables of the text report.
  * Every untrusted string is sanitized (control characters) and HTML-escaped.
  */
-import {prAge} from '../status/pr-status.js'
+import {prAge} from '../operator/pr-status.js'
 import {sanitize} from '../util/sanitize.js'
-import {CLOSED_OUTCOMES, type Report} from './history.js'
+import {CLOSED_OUTCOMES, type Report} from './summary.js'
 import {failuresByBead, fleetText, formatCost, formatMs, formatTokens, needsYouLine, spanText, stopText} from './text.js'
 
 export const OUTCOME_COLORS: Record<string, string> = {
@@ -47,7 +47,7 @@ function hhmm(ms: number): string {
 const STEPS_MS = [10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map((s) => s * 1000)
 
 /**
- * A real time axis (issue 20): ticks at round times (every 10 s … every day, the
+ * A real time axis: ticks at round times (every 10 s … every day, the
  * smallest step giving at most 8 ticks), labelled HH:MM, or HH:MM:SS when the step is
  * under a minute, so no two labels read the same.
  */
@@ -126,7 +126,7 @@ function closedPoints(r: Report): Array<{bead: string; title: string; ended_at: 
 
 /** The cumulative closed-beads chart: a step line and one point per closed bead. */
 export function cumulativeSvg(r: Report): string {
-  // every closed bead the headline counts, an epic closed with its children included (issue 29)
+  // every closed bead the headline counts, an epic closed with its children included
   const closed = closedPoints(r)
   if (closed.length === 0) return '<p class="empty">No bead was closed in this window.</p>'
   const H = 220
@@ -185,7 +185,7 @@ export function renderReportHtml(r: Report): string {
   const used = [...new Set(r.cycles.map((c) => c.outcome))]
   const legend = used.map((o) => `<span><i style="background:${colorOf(o)}"></i>${esc(o)}</span>`).join('')
   const closedRows = r.closed.map((c) => [`<code>${esc(c.id)}</code>${c.host ? ` <span class="muted">on ${esc(c.host)}</span>` : ''}`, esc(c.title), c.commits.length ? c.commits.map((k) => `<code>${esc(k.slice(0, 12))}</code>`).join(' ') : '<span class="muted">no commits</span>', esc(hhmm(Date.parse(c.closed_at)))])
-  // grouped by bead (issue 29): a bead's attempts together, its id and title on its first row only
+  // grouped by bead: a bead's attempts together, its id and title on its first row only
   const failRows = failuresByBead(r.failures).flatMap((g) => g.attempts).map((f, i, all) => [
     i > 0 && all[i - 1].id === f.id ? '' : `<code>${esc(f.id)}</code>`,
     i > 0 && all[i - 1].id === f.id ? '' : esc(f.title),

@@ -5,7 +5,7 @@ import {atomicWrite} from '../util/atomic-write.js'
 import {projectPaths} from '../util/root.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {buildReport, DEFAULT_SINCE, parseSince, readHistory, type Report} from './history.js'
+import {buildReport, DEFAULT_SINCE, parseSince, readHistory, type Report} from './summary.js'
 import {closedWithoutCycle, leftInTracker, needsYou, readVerdicts} from './facts.js'
 import {readTracker} from '../tracker/store.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
@@ -32,7 +32,7 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
   const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)
   if (opts.remote !== undefined) return fleetReport(paths.root, opts.remote, opts.env ?? process.env, since, now)
   const r = buildReport(readHistory(historyFile(paths.logDir)), since, now)
-  // issue 20: verdicts from the session logs, what is left, closures without a cycle (an epic's)
+  // verdicts from the session logs, what is left, closures without a cycle (an epic's)
   r.verdicts = readVerdicts(r.run_list.map((run) => run.log))
   let snap: TrackerSnapshot | null = null
   try {
@@ -50,7 +50,7 @@ export async function reportModel(opts: ReportOptions = {}): Promise<Report> {
   }
   r.needs_you = needsYou(r)
   // SPEC 20.5: pull requests (the last --land pr look's, refreshed at most once a minute each)
-  const {localPrRows, prNeedsYou} = await import('../status/pr-status.js')
+  const {localPrRows, prNeedsYou} = await import('../operator/pr-status.js')
   const prs = await localPrRows(paths.root, opts.env ?? process.env, now, (id) => String(snap?.byId.get(id)?.title ?? ''))
   if (prs) {
     r.pull_requests = prs

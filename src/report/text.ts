@@ -1,8 +1,8 @@
 /** Text form of `helix report` (SPEC 16.5): what happened, for an operator over coffee. */
-import {prAge} from '../status/pr-status.js'
+import {prAge} from '../operator/pr-status.js'
 import {sanitize} from '../util/sanitize.js'
-import {formatAge} from '../status/text.js'
-import type {Report} from './history.js'
+import {formatAge} from '../operator/text.js'
+import type {Report} from './summary.js'
 
 export function formatMs(ms: number): string {
   return formatAge(Math.round(ms / 1000))
@@ -115,7 +115,7 @@ export function renderReportText(r: Report): string {
   }
   if (r.closed.length === 0) out.push('  none')
 
-  // one block per bead, its attempts in order under it (issue 29: not interleaved by time)
+  // one block per bead, its attempts in order under it (not interleaved by time)
   const groups = failuresByBead(r.failures)
   out.push('', `Failures (${r.failures.length} on ${groups.length} bead${groups.length === 1 ? '' : 's'}):`)
   for (const g of groups) {

@@ -14,7 +14,7 @@ export function readPidFile(file: string): PidRecord | null {
   let text: string
   let fd: number
   try {
-    // never block on a FIFO planted at the pid file's path (issue 9.4)
+    // never block on a FIFO planted at the pid file's path
     fd = openSync(file, FS.O_RDONLY | FS.O_NONBLOCK | FS.O_NOCTTY)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code

@@ -83,8 +83,8 @@ const SHAPE: Record<string, Check> = {
 export async function readRunState(file: string): Promise<RunState | null> {
   let text: string
   try {
-    // O_NONBLOCK + fstat first: a FIFO or device planted here must not block status (issue 9.4)
-    // synchronous: a small file, and status starts faster without loading the fs/promises streams (issue 18)
+    // O_NONBLOCK + fstat first: a FIFO or device planted here must not block status
+    // synchronous: a small file, and status starts faster without loading the fs/promises streams
     const fd = openSync(file, FS.O_RDONLY | FS.O_NONBLOCK | FS.O_NOCTTY)
     try {
       if (!fstatSync(fd).isFile()) return null
@@ -128,7 +128,7 @@ export function runStateLockDir(file: string): string {
  */
 async function withRunStateLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   mkdirSync(path.dirname(file), {recursive: true})
-  // Fast path (issue 18: a run saves its state ~4 times a cycle): a free lock is taken with
+  // Fast path (a run saves its state ~4 times a cycle): a free lock is taken with
   // one synchronous mkdir and given back with one rmdir, proper-lockfile's own protocol (its
   // lock IS that directory, judged stale by its mtime), so other processes' proper-lockfile
   // sees it held. It is held only for this read-modify-write (microseconds of synchronous

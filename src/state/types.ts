@@ -162,7 +162,7 @@ export interface RunHistoryRecord {
   cycles: RunHistoryCycle[]
   blockers: Array<{id: string; title: string; reason: string; attempts: number}>
   log: string | null
-  /** h4, SPEC 19.5: `--remote` runs name their host (HELIX_HOST or the host name) and the remote */
+  /** SPEC 19.5: `--remote` runs name their host (HELIX_HOST or the host name) and the remote */
   host?: string
   remote?: string
 }

@@ -1,5 +1,5 @@
 /**
- * Copy-on-write snapshots for mutations (issue 18): a mutation gets a view of
+ * Copy-on-write snapshots for mutations: a mutation gets a view of
  * the cached parse in which a bead is copied only when the mutation asks for
  * it by id (`snap.byId.get(id)`). Nothing else is copied, so a one-bead
  * change costs one bead, not the tracker. The cached parse is never modified.

@@ -38,7 +38,7 @@ export function parseTracker(input: string | Buffer, file: string): TrackerSnaps
  * The strict parse for a read-only snapshot that is never written back (the
  * one-shot read commands when no parse cache is built): the same beads, the
  * same duplicates and the same error for a malformed line as parseTracker, but
- * no RawLine per bead and no line index (issue 18: at 100k beads those cost as
+ * no RawLine per bead and no line index (at 100k beads those cost as
  * much garbage collection as the beads themselves).
  */
 export function parseTrackerLean(buf: Buffer, file: string): TrackerSnapshot {

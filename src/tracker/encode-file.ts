@@ -123,7 +123,7 @@ export interface EncodeOptions {
 
 /**
  * The whole file as bytes and, unless `wantSnap` is false, the snapshot a
- * fresh parse of exactly those bytes yields (issue 11: the writer's read cache
+ * fresh parse of exactly those bytes yields (the writer's read cache
  * needs no re-read and re-parse of its own write). Unchanged beads are the
  * untouched parses they were copied from; changed lines are parsed from their
  * new text. snap is null when a written line would not parse as a bead (a

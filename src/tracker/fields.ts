@@ -1,5 +1,5 @@
 /**
- * The one table of bead fields helix knows (SPEC 2.1, issue 13). It drives
+ * The one table of bead fields helix knows (SPEC 2.1). It drives
  * the `--set` value parsing (ops.coerceSetValue), the list of keys helix
  * interprets (every other key keeps its original JSON text on a rewrite, SPEC
  * 13.2), and the simple string/bool flags of `tracker create` / `tracker update`.

@@ -1,5 +1,5 @@
 /**
- * Incremental parse (issue 11): after another writer changed the file, only
+ * Incremental parse: after another writer changed the file, only
  * the changed region is parsed; the lines before and after it keep the beads
  * of the previous parse (same bytes, same parse). The result equals a full
  * parse (test/tracker/incremental.test.ts).

@@ -9,7 +9,7 @@
  * and repeats lock → read → change → write, up to MAX_WRITE_RETRIES more times,
  * then exits 2. A paused writer never renames an old snapshot over a newer file.
  *
- * Cost (issue 18): beyond the one read (none when the cached parse is still the
+ * Cost: beyond the one read (none when the cached parse is still the
  * file) and the one write, a mutation costs the beads it changes: the change
  * function gets a copy-on-write view (cow.ts), unchanged lines are copied as
  * blocks of bytes, and the written parse is kept for the next read.
@@ -115,7 +115,7 @@ export async function mutateTracker<T>(
         mark = Date.now()
       }
       // Read under the lock: the stat is fresh; an unchanged file (same identity
-      // as the cached parse) is not read or parsed again (issue 11). A file with
+      // as the cached parse) is not read or parsed again. A file with
       // duplicate ids is always read: its superseded lines are saved below.
       const hit = cachedParse(paths.file)
       const known = hit && hit.snap.duplicateIds.length === 0 ? hit : undefined

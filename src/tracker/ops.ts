@@ -3,7 +3,7 @@
  * (lock → read → change → atomic write), throws HelixError with the SPEC
  * message and exit code, and stamps `updated_at`. `now` is injectable.
  *
- * A facade (the 400-line rule of issue 19): the operations live in
+ * A facade (the 400-line rule): the operations live in
  * `lifecycle.ts` (create, close, reopen, update), `claims.ts` (claim, unclaim,
  * release, CLAIM_KEYS, the claim-token fence), `deps.ts`, `notes-labels.ts`
  * (append a note, add a label, set raw fields), `parse-input.ts` (input

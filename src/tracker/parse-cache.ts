@@ -1,5 +1,5 @@
 /**
- * The parse cache of one-shot read commands (issue 18): `helix status`,
+ * The parse cache of one-shot read commands: `helix status`,
  * `tracker ready`, `tracker status` run in a fresh process each time, so the
  * per-process cache (read-cache.ts) never helps them. This one is a file under
  * `.helix/cache/`, keyed on the tracker's identity (dev, inode, size, mtime in
@@ -328,8 +328,8 @@ async function readAll(file: string): Promise<Buffer> {
  * One read and one parse, nothing else: for a query that needs whole beads (`tracker
  * ready --json` prints every field of every ready bead). The parse cache cannot save
  * such a query anything (its left-out values are read from the tracker again), and
- * building it when it is missing or stale cost more than the parse itself (issue 30:
- * ~1.7 of 3.4 CPU-s at 100k beads, 400 MB against 240 MB).
+ * building it when it is missing or stale costs more than the parse itself
+ * (docs/decisions.md, Session 26 (names), has the measurement).
  */
 export async function readTrackerLean(file: string): Promise<TrackerSnapshot> {
   const r = readTrackerBytes(file)

@@ -1,5 +1,5 @@
 /**
- * Lock-free reads with a per-process cache (issue 11): readTracker keeps the
+ * Lock-free reads with a per-process cache: readTracker keeps the
  * last parse per file, keyed on the file's identity (dev, ino, size, mtime in
  * ns), which is checked with a stat on EVERY read: "re-read before every
  * decision" still holds, but an unchanged file is not parsed again, and a

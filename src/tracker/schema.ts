@@ -1,8 +1,8 @@
 /**
  * The known bead fields (SPEC 2.1) and their types; unknown keys pass through.
- * Checked by hand rather than with a schema library: zod was ~0.6 MB of code that
- * every write command (create, update, close, each claim of a run) had to load and
- * compile for 27 flat fields, about a tenth of such a command's start-up. The
+ * Checked by hand rather than with a schema library: a schema library is a lot of
+ * code that every write command (create, update, close, each claim of a run) would
+ * load and compile for a few dozen flat fields (docs/decisions.md). The
  * messages are our own words (`priority: must be at most 4, not 7`), which doctor
  * and write errors print: the field's path, what it must be, and what it is (a type,
  * or a number; never the text of a value, which may be anything).

@@ -43,8 +43,8 @@ export interface TrackerSnapshot {
   duplicateIds: string[]
 }
 
-/** What the process side of claim liveness needs (SPEC 2.4); defined with its real implementation in src/proc/probe.ts. */
-export type {ProcessProbe} from '../proc/probe.js'
+/** What the process side of claim liveness needs (SPEC 2.4); defined with its real implementation in src/proc/process-probe.ts. */
+export type {ProcessProbe} from '../proc/process-probe.js'
 
 export interface ClaimLiveness {
   live: boolean

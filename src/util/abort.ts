@@ -1,5 +1,5 @@
 /**
- * The one abortable sleep (issue 13): resolves after `ms`, or at once when `signal`
+ * The one abortable sleep: resolves after `ms`, or at once when `signal`
  * aborts (or already has). Never rejects, so a loop can `await abortableSleep(…)` and
  * then check `signal.aborted`. The timer and the listener are removed either way.
  * A zero (or negative, or NaN) wait still yields to the event loop once, so a

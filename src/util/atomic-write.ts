@@ -1,5 +1,5 @@
 /**
- * Durable atomic replace of a file (issue 13): write a temp file BESIDE the
+ * Durable atomic replace of a file: write a temp file BESIDE the
  * target, fsync it, rename it over the target, fsync the directory.
  *
  * - A symlink is kept: the write goes to the link's final target (realpath),
@@ -88,7 +88,7 @@ function writeAll(fd: number, data: string | Uint8Array): void {
  * Atomically replace `file` (or its symlink target) with `data` (or the buffers
  * of `data` back to back). Returns the path written.
  *
- * The file system calls are synchronous (issue 18): a run makes several of these
+ * The file system calls are synchronous: a run makes several of these
  * writes per cycle, each about ten calls on small files (run-state) or one large
  * write (the tracker), and every thread-pool round trip is a wake-up that waits for
  * a CPU on a loaded machine. Only `beforeRename` may await.

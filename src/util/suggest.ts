@@ -1,6 +1,6 @@
 /**
  * Did-you-mean: the known word closest to one the operator typed, for an unknown
- * command (src/cli/unknown-command.ts) and an unknown flag (src/util/base-command.ts).
+ * command (src/cli/unknown-command.ts) and an unknown flag (src/cli/base-command.ts).
  */
 
 /** Edit distance with adjacent transpositions (optimal string alignment): `stauts` is 1 from `status`. */

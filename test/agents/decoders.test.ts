@@ -269,7 +269,7 @@ describe('the failure line is what the agent said, not its accounting (SPEC 14.2
   })
 
   it('two unfinished beads whose output differs are not "the same line" because of their trailers', async () => {
-    const {SystemicDetector} = await import('../../src/loop/health.js')
+    const {SystemicDetector} = await import('../../src/loop/systemic.js')
     const line = (out: string[]) => {
       const d = commandDecoder()
       for (const l of out) d.push(l)

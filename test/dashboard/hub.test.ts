@@ -4,7 +4,7 @@
 import {describe, expect, it} from 'vitest'
 import {FLEET_EVERY_MS, Hub, type HubProject, type Subscriber} from '../../src/dashboard/hub.js'
 import type {Timers} from '../../src/dashboard/watch.js'
-import type {FleetView} from '../../src/status/fleet.js'
+import type {FleetView} from '../../src/operator/fleet.js'
 import type {ProjectRead} from '../../src/dashboard/project-view.js'
 
 /** Timers on a clock the test moves; `pending` is what is scheduled right now. */

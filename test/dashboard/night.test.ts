@@ -2,7 +2,7 @@
 // checkout's own history, a run found in both counted once.
 import {describe, expect, it} from 'vitest'
 import {nightReport, withFleetRuns} from '../../src/dashboard/night.js'
-import {parseHistory} from '../../src/report/history.js'
+import {parseHistory} from '../../src/report/summary.js'
 
 const now = new Date('2026-11-27T06:00:00Z')
 const rec = (host: string | null, started: string, bead: string) =>

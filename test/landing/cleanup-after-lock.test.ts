@@ -5,7 +5,7 @@
 import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {createGitLanding} from '../../src/app/landing.js'
+import {createGitLanding} from '../../src/landing/local.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
 
 describe('landing: cleanup after the land lock', () => {

@@ -2,7 +2,7 @@
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {createGitLanding} from '../../src/app/landing.js'
+import {createGitLanding} from '../../src/landing/local.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, worktrees} from './helpers.js'
 import {runCli} from '../support/cli.js'
 

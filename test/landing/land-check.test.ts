@@ -5,7 +5,7 @@
 import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createGitLanding} from '../../src/app/landing.js'
+import {createGitLanding} from '../../src/landing/local.js'
 import type {LandCheckEvent} from '../../src/loop/ports.js'
 import {makeTempDir} from '../support/tmp.js'
 import {waitFor} from '../support/wait.js'

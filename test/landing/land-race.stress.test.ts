@@ -11,7 +11,7 @@ import {makeTempDir} from '../support/tmp.js'
 import {waitFor} from '../support/wait.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
-const LANDING = path.join(REPO, 'dist', 'app', 'landing.js')
+const LANDING = path.join(REPO, 'dist', 'landing', 'local.js')
 const PER_PROCESS = trials(8, 3)
 
 const dirs: string[] = []

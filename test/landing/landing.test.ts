@@ -1,7 +1,7 @@
 import {chmodSync, existsSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createGitLanding} from '../../src/app/landing.js'
+import {createGitLanding} from '../../src/landing/local.js'
 import {HelixError} from '../../src/util/errors.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, read, worktrees, write} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'

@@ -5,7 +5,7 @@
 import {chmodSync, existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {createGitLanding} from '../../src/app/landing.js'
+import {createGitLanding} from '../../src/landing/local.js'
 import {recoverWorktrees} from '../../src/recovery/worktrees.js'
 import {prunePreserved} from '../../src/recovery/reconcile-checks.js'
 import {projectPaths} from '../../src/util/root.js'

@@ -6,7 +6,7 @@
 import {rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createGitLanding} from '../../src/app/landing.js'
+import {createGitLanding} from '../../src/landing/local.js'
 import {listWorktrees} from '../../src/git/checked-out.js'
 import {agentCommit, g, gitTestEnv, makeRepo} from './helpers.js'
 

@@ -1,7 +1,7 @@
 import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createGitLanding} from '../../src/app/landing.js'
+import {createGitLanding} from '../../src/landing/local.js'
 import {recoverWorktrees, unowned, worktreeChecks} from '../../src/recovery/worktrees.js'
 import {projectPaths} from '../../src/util/root.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, worktrees, write} from './helpers.js'

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {runLoop, DRIFT_REASON} from '../../src/loop/orchestrator.js'
 import type {BlockerEntry} from '../../src/loop/ports.js'
-import {TITLE_UNKNOWN} from '../../src/loop/supervisor.js'
+import {TITLE_UNKNOWN} from '../../src/loop/run.js'
 import {check, closeIt, harness, lastState, opts} from './fakes.js'
 
 const B = (id: string, extra: Record<string, unknown> = {}) => ({id, title: `title ${id}`, ...extra})

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {runLoop} from '../../src/loop/orchestrator.js'
 import type {LandResult, LoopLanding, Workspace} from '../../src/loop/ports.js'
-import {Stop, exitCodeOf, interruptStop, type StopCause} from '../../src/loop/stop.js'
+import {Stop, stopExitCode, interruptStop, type StopCause} from '../../src/loop/stop.js'
 import {HelixError} from '../../src/util/errors.js'
 import {check, closeIt, harness, lastState, opts} from './fakes.js'
 
@@ -22,7 +22,7 @@ describe('a stop derives its exit code from its cause (SPEC 17)', () => {
       [{reason: 'error'}, 1],
       [{reason: 'error', exit: 3}, 3],
     ]
-    for (const [cause, code] of cases) expect([cause, exitCodeOf(cause)]).toEqual([cause, code])
+    for (const [cause, code] of cases) expect([cause, stopExitCode(cause)]).toEqual([cause, code])
     expect(new Stop('quota').exitCode).toBe(4)
     const ac = new AbortController()
     ac.abort('SIGTERM')

@@ -2,7 +2,7 @@ import {existsSync, readFileSync, readdirSync, utimesSync, writeFileSync} from '
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {stopRun, forwardedRunArgs} from '../../src/status/control.js'
+import {stopRun, forwardedRunArgs} from '../../src/operator/control.js'
 import {BIN, helix, killQuietly, project, REPO, sleeper, waitFor} from './helpers.js'
 import {pidAlive} from '../../src/state/pidfile.js'
 import {makeTempDir} from '../support/tmp.js'
@@ -224,7 +224,7 @@ describe('a pid file caught mid-creation', () => {
 
 describe('startRun when the run ends before writing its pid file', () => {
   async function withEntry(body: string) {
-    const {startRun} = await import('../../src/status/control.js')
+    const {startRun} = await import('../../src/operator/control.js')
     const root = project()
     const entry = path.join(root, 'fake-run.mjs')
     writeFileSync(entry, body)

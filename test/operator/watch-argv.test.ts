@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../../src/status/watch.js'
+import {normalizeWatchArgv, parseWatchSeconds, watchLoop} from '../../src/operator/watch.js'
 
 describe('--watch [SECONDS] argv normalisation', () => {
   it('bare --watch gets the default interval, anywhere in argv', () => {

@@ -105,7 +105,7 @@ describe('--land pr flags', () => {
 
 describe('the pull request text', () => {
   it('carries the bead and the agent verbatim but inert: no raw HTML, no pings, no escapes, a fence nothing inside can end', async () => {
-    const {prBody, prTitle} = await import('../../src/app/pr-shared.js')
+    const {prBody, prTitle} = await import('../../src/landing/pr-shared.js')
     const b = {id: 'hx-1', title: 'fix\u001b[31m it\nnow', status: 'closed', description: 'see <script>alert(1)</script> and ask @team'}
     expect(prTitle(b)).toBe('hx-1: fix[31m it now')
     const body = prBody(b, {summary: 'done\n```\n<img src=x onerror=alert(1)>\n```'})

@@ -6,7 +6,7 @@
 import {mkdirSync, readFileSync, writeFileSync, existsSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {statusOutput} from '../../src/status/report.js'
+import {statusOutput} from '../../src/operator/report.js'
 import {reportModel} from '../../src/report/index.js'
 import {renderReportText} from '../../src/report/text.js'
 import {renderReportHtml} from '../../src/report/html.js'

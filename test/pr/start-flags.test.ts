@@ -1,6 +1,6 @@
 // `helix start` forwards the --land pr flags to `helix run` as typed (SPEC 20.5 with start).
 import {describe, expect, it} from 'vitest'
-import {forwardedRunArgs} from '../../src/status/control.js'
+import {forwardedRunArgs} from '../../src/operator/control.js'
 
 describe('helix start with --land pr', () => {
   it('forwards the pull-request flags and their values unchanged, --summary once', () => {

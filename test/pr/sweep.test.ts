@@ -1,11 +1,11 @@
 // The look at every pull-request claim (SPEC 20.5) with a fake forge and fleet: what is said
 // once, what is counted, and that claims without a pull request are not the sweep's business.
 import {describe, expect, it} from 'vitest'
-import {createSweep} from '../../src/app/pr-sweep.js'
-import type {Fleet} from '../../src/app/remote-fleet.js'
+import {createSweep} from '../../src/landing/pr-sweep.js'
+import type {Fleet} from '../../src/remote/fleet.js'
 import type {Forge, PrView} from '../../src/forge/types.js'
 import type {RemoteBase} from '../../src/remote/base.js'
-import type {RemoteClaim} from '../../src/remote/claims.js'
+import type {RemoteClaim} from '../../src/remote/claim-refs.js'
 
 const claim = (bead: string, pr_url?: string): RemoteClaim => ({
   bead,

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 import {ghForge} from '../../src/forge/gh.js'
 import {createRemoteBase} from '../../src/remote/base.js'
 import {createStateRef, NEW_MARK} from '../../src/remote/state-ref.js'
-import {carriedTracker, createTrackerPr} from '../../src/app/pr-tracker.js'
+import {carriedTracker, createTrackerPr} from '../../src/landing/pr-tracker.js'
 import {tipBeads} from '../remote/fleet-harness.js'
 import {FORGE_BIN, bead, g, gitTestEnv, protectedForge} from './helpers.js'
 

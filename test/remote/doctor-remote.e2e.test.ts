@@ -9,7 +9,7 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {bead, g, gitTestEnv, hostCli, makeFleet, remoteRefs} from './helpers.js'
 import {serveBare} from './http-remote.js'
-import {traceDate} from '../../src/status/doctor-remote.js'
+import {traceDate} from '../../src/operator/doctor-remote.js'
 
 const dirs: string[] = []
 afterEach(() => {

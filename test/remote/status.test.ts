@@ -1,7 +1,7 @@
 // `helix status --remote` (SPEC 19.5) on a real bare remote.
 import {describe, expect, it} from 'vitest'
-import {createClaims} from '../../src/remote/claims.js'
-import {fleetView, renderFleet} from '../../src/status/fleet.js'
+import {createClaims} from '../../src/remote/claim-refs.js'
+import {fleetView, renderFleet} from '../../src/operator/fleet.js'
 import {bead, g, gitTestEnv, makeFleet} from './helpers.js'
 
 describe('status --remote', () => {

@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {DEFAULT_SANDBOX, probeSandbox, sandboxArgv, sandboxEnv, shellQuote} from '../../src/proc/sandbox.js'
 import {parseConfig} from '../../src/config/project-config.js'
 import {sandboxOptions} from '../../src/app/sandbox-wiring.js'
-import {cyclesLine} from '../../src/status/text.js'
+import {cyclesLine} from '../../src/operator/text.js'
 import {makeTempDir} from '../support/tmp.js'
 
 const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0

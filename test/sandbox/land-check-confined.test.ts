@@ -3,9 +3,9 @@
 import {existsSync, mkdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {runLandCheck} from '../../src/app/land-check.js'
+import {runLandCheck} from '../../src/landing/land-check.js'
 import {checkConfine} from '../../src/app/sandbox-wiring.js'
-import type {SandboxAttempts} from '../../src/app/sandbox-attempts.js'
+import type {SandboxAttempts} from '../../src/landing/sandbox-attempts.js'
 import {DEFAULT_SANDBOX, probeSandbox} from '../../src/proc/sandbox.js'
 import {makeTempDir} from '../support/tmp.js'
 

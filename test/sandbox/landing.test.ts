@@ -1,4 +1,4 @@
-// sandbox-landing.ts and sandbox-attempts.ts with real git and the real bwrap: the
+// landing/sandbox.ts and landing/sandbox-attempts.ts with real git and the real bwrap: the
 // private clone, the fenced take-back of the tracker copy, and the work collected
 // (leftovers committed inside the sandbox, fetched through a confined upload-pack)
 // and landed by the ordinary landing.
@@ -6,9 +6,9 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {createGitLanding} from '../../src/app/landing.js'
-import {sandboxLanding} from '../../src/app/sandbox-landing.js'
-import {createSandboxAttempts} from '../../src/app/sandbox-attempts.js'
+import {createGitLanding} from '../../src/landing/local.js'
+import {sandboxLanding} from '../../src/landing/sandbox.js'
+import {createSandboxAttempts} from '../../src/landing/sandbox-attempts.js'
 import {DEFAULT_SANDBOX} from '../../src/proc/sandbox.js'
 import {projectPaths} from '../../src/util/root.js'
 import {makeTempDir} from '../support/tmp.js'

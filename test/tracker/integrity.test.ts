@@ -297,7 +297,7 @@ describe('13.3 claims', () => {
   it('real processes: a live process carrying a dispatch id of the claim keeps it live; once it is gone the claim is stale at once', async () => {
     const {spawn} = await import('node:child_process')
     const {hostname} = await import('node:os')
-    const {realProbe} = await import('../../src/proc/probe.js')
+    const {realProbe} = await import('../../src/proc/process-probe.js')
     const token = `tok${process.pid}${Date.now()}`
     const agent = spawn('sleep', ['30'], {stdio: 'ignore', env: {...process.env, HELIX_DISPATCH_ID: `${token}.1`}})
     try {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {readTracker} from '../../src/tracker/store.js'
-import {addSpend, spendOf} from '../../src/tracker/spend.js'
+import {addSpend, spendOf} from '../../src/tracker/add-spend.js'
 import {tempProject} from './helpers.js'
 
 describe('per-bead spend on the bead (SPEC 14.6)', () => {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {helixMessage} from '../../src/util/errors.js'
-import {parseErrorLine, suggestFlag} from '../../src/util/base-command.js'
+import {parseErrorLine, suggestFlag} from '../../src/cli/base-command.js'
 
 describe('helixMessage', () => {
   it('adds the prefix unless the message already names helix or a helix command', () => {

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {HelixCommand} from '../../util/base-command.js'
+import {HelixCommand} from '../../cli/base-command.js'
 import {HelixError, EXIT} from '../../util/errors.js'
 import {sanitizeBlock} from '../../util/sanitize.js'
 import type {ActionName} from '../../agents/types.js'

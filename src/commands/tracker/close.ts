@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {HelixCommand} from '../../util/base-command.js'
+import {HelixCommand} from '../../cli/base-command.js'
 import {trackerCloseOutput} from '../../app/tracker-bead.js'
 
 export default class TrackerClose extends HelixCommand {

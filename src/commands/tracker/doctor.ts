@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
-import {HelixCommand} from '../../util/base-command.js'
+import {HelixCommand} from '../../cli/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {doctorTracker, doctorText} from '../../tracker/admin.js'
 import {orphanThresholdSec} from '../../tracker/liveness.js'
-import {realProbe} from '../../proc/probe.js'
+import {realProbe} from '../../proc/process-probe.js'
 import {EXIT} from '../../util/errors.js'
 
 export default class TrackerDoctor extends HelixCommand {

@@ -1,4 +1,4 @@
-import {HelixCommand} from '../../util/base-command.js'
+import {HelixCommand} from '../../cli/base-command.js'
 import {initPaths} from '../../util/root.js'
 import {initTracker} from '../../tracker/admin.js'
 import {MERGE_DRIVER_COMMAND, registerMergeDriver} from '../../app/merge-driver.js'

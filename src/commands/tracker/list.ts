@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {HelixCommand} from '../../util/base-command.js'
+import {HelixCommand} from '../../cli/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {readTracker} from '../../tracker/store.js'
 import {statusOf} from '../../tracker/queries.js'

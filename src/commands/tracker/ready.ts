@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {HelixCommand} from '../../util/base-command.js'
+import {HelixCommand} from '../../cli/base-command.js'
 import {trackerReadyOutput} from '../../app/tracker-report.js'
 
 export default class TrackerReady extends HelixCommand {

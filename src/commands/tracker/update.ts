@@ -1,6 +1,6 @@
 import os from 'node:os'
 import {Args, Flags} from '@oclif/core'
-import {HelixCommand} from '../../util/base-command.js'
+import {HelixCommand} from '../../cli/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {parseSetPairs, updateBeadDetailed} from '../../tracker/ops.js'
 import {serializeBead} from '../../tracker/codec.js'
@@ -8,7 +8,7 @@ import {inputFromFlags} from '../../tracker/fields.js'
 import {tableFlags} from '../../cli/field-flags.js'
 import {sanitize} from '../../util/sanitize.js'
 import {orphanThresholdSec} from '../../tracker/liveness.js'
-import {realProbe} from '../../proc/probe.js'
+import {realProbe} from '../../proc/process-probe.js'
 
 const multi = {multiple: true, multipleNonGreedy: true} as const
 

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {HelixCommand} from '../../../util/base-command.js'
+import {HelixCommand} from '../../../cli/base-command.js'
 import {projectPaths} from '../../../util/root.js'
 import {sanitize} from '../../../util/sanitize.js'
 import {depRemove, fenceFromEnv} from '../../../tracker/ops.js'

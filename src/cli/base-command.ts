@@ -1,0 +1,83 @@
+import {Command} from '@oclif/core'
+import {HelixError, unexpectedArgument} from '../util/errors.js'
+import {reportError} from '../util/report-error.js'
+import {closest} from '../util/suggest.js'
+
+/** oclif's flag table entry, as far as the did-you-mean reads it */
+type FlagDef = {char?: string; aliases?: string[]; allowNo?: boolean; type?: string}
+
+/**
+ * Every helix command extends this. Every failure goes through `reportError`
+ * (src/util/report-error.ts), the one function the startup fast path uses too: a
+ * HelixError is one `helix: …` line and its exit code, a bug is one `internal error`
+ * line with its stack kept in a file. oclif's flag and argument parse errors (an
+ * unknown flag, a missing or extra argument) are bad input: they become a HelixError
+ * of one line, with the closest flag for an unknown one, exit 1 (SPEC 10: 2 means busy).
+ */
+export abstract class HelixCommand extends Command {
+  protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    // oclif's own ExitError (from this.exit): let it through untouched.
+    if (err && (err as {code?: string}).code === 'EEXIT') throw err
+    return this.exit(reportError(isOclifError(err) ? this.parseError(err) : err))
+  }
+
+  /** An oclif parse error as the one line of bad input it stands for. */
+  private parseError(err: Error & {flags?: unknown; args?: unknown}): HelixError {
+    const line = parseErrorLine(err)
+    if (/^Unexpected arguments?: /.test(line)) return unexpectedArgument(this.id, Array.isArray(err.args) ? err.args.map(String) : [line.replace(/^Unexpected arguments?: /, '')])
+    if (Array.isArray(err.flags) && err.flags.length === 1 && /^Nonexistent flag: /.test(line)) {
+      const ctor = this.constructor as {flags?: Record<string, FlagDef>; baseFlags?: Record<string, FlagDef>}
+      const hint = suggestFlag(String(err.flags[0]), {...ctor.baseFlags, ...ctor.flags})
+      if (hint) return new HelixError(`${line} (did you mean ${hint}?)`)
+    }
+    return new HelixError(line)
+  }
+
+  /** Print a line to stdout (untrusted text is never a format string). */
+  protected out(text: string): void {
+    process.stdout.write(text.endsWith('\n') ? text : text + '\n')
+  }
+
+  /** Print a line to stderr. */
+  protected err(text: string): void {
+    process.stderr.write(text.endsWith('\n') ? text : text + '\n')
+  }
+}
+
+/** oclif's errors (CLIError and the parser's) carry `oclif: {exit}`; a helix bug does not. */
+function isOclifError(err: unknown): err is Error & {flags?: unknown; args?: unknown} {
+  const o = (err as {oclif?: unknown} | null | undefined)?.oclif
+  return err instanceof Error && typeof o === 'object' && o !== null
+}
+
+/** The flag of `flags` closest to the unknown `typed` (`--wokers`, `--wokers=2`), as it is written on the command line. */
+export function suggestFlag(typed: string, flags: Record<string, FlagDef>): string | null {
+  const word = typed.split('=')[0]
+  if (!word.startsWith('--')) return null
+  const known = Object.entries(flags).flatMap(([name, f]) => [name, ...(f.aliases ?? []), ...(f.allowNo ? [`no-${name}`] : [])].map((n) => `--${n}`))
+  return closest(word, known)
+}
+
+/**
+ * One line for an oclif parse error. Its first line alone is sometimes only a
+ * header ("The following error occurred:", "Missing 1 required arg:") with the
+ * actual problem on the next lines, so those are folded into one line.
+ */
+export function parseErrorLine(err: {message?: unknown; args?: unknown}): string {
+  const lines = String(err?.message ?? err)
+    .split('\n')
+    // eslint-disable-next-line no-control-regex -- strips oclif's own colour codes (ESC [ … m)
+    .map((s) => s.replace(/\u001b\[[0-9;]*m/g, '').trim())
+    .filter((s) => s !== '' && s !== 'See more help with --help')
+  const first = lines[0] ?? 'error'
+  if (/^The following errors? occurred:$/.test(first) && lines.length > 1) return lines.slice(1).join('; ')
+  // a bad flag value: `Parsing --flag` then what is wrong with the value
+  const parsing = /^Parsing (--?[\w-]+)$/.exec(first)
+  if (parsing && lines.length > 1) return `invalid ${parsing[1]}: ${lines[1]}`
+  const m = /^Missing (\d+) required args?/.exec(first)
+  if (m) {
+    const names = Array.isArray(err.args) ? err.args.map((a: {name?: unknown}) => a?.name).filter((n): n is string => typeof n === 'string') : []
+    if (names.length) return `missing required argument${names.length === 1 ? '' : 's'}: ${names.join(', ')}`
+  }
+  return first
+}

@@ -1,0 +1,398 @@
+/**
+ * The real `LoopLanding` (SPEC 15.1–15.2): one git worktree per attempt, landed
+ * on the base branch by fast-forward only. git runs without a shell; helix never
+ * runs `checkout`, `reset`, `push` or a forced ref update, and the project root's
+ * uncommitted changes are left to git's own `merge --ff-only` refusal.
+ */
+import {existsSync, realpathSync} from 'node:fs'
+import {mkdir, rm} from 'node:fs/promises'
+import path from 'node:path'
+import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
+import {assertAttempt, assertSafeId, branchName, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
+import {createLandLock} from '../git/land-lock.js'
+import {readAttemptMeta, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
+import {checkedOutAt as checkedOut} from '../git/checked-out.js'
+import {scanAttempts, type LeftoverAttempt} from '../git/leftovers.js'
+import {addPendingReopen, readPendingReopens, removePendingReopen} from '../state/pending-reopens.js'
+import {ensureIgnored} from '../util/runtime-paths.js'
+import {errorMessage, HelixError, EXIT} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import {createLandBase, refused, type Landed, type NeedsRepair, type Refused} from './land-base.js'
+import {createPreserve} from './preserve-work.js'
+import {runLandCheck, writeCheckLog, type LandCheckSpec} from './land-check.js'
+import {createRepairCheck} from './repair-check.js'
+
+/** SPEC 20.3: rounds of "check outside the lock, the base moved, rebase" before the check runs under the lock */
+const CHECK_ROUNDS_OUTSIDE_LOCK = 3
+type CheckRefused = Refused & {checkTail?: string[]}
+
+export interface GitLandingOptions {
+  /** the project root (may be a subdirectory of the repository) */
+  root: string
+  /** the tracker directory the run uses (`.ddx/` or DDX_BEAD_DIR); commits touching it are refused too */
+  trackerDir: string
+  env: NodeJS.ProcessEnv
+  now: () => Date
+  /** one-line warnings (a worktree that would not go away, …) */
+  log?: (line: string) => void
+  /** how long `land` waits for another helix process's land lock (default 120 s) */
+  lockWaitMs?: number
+  /** told how long each landing held the land lock, in ms (the bench's fixed-cost figure) */
+  onLockHeld?: (ms: number) => void
+  /** SPEC 20.3 `--land-check`: the team's check, run on every candidate before the base moves */
+  landCheck?: Omit<LandCheckSpec, 'env'>
+}
+
+interface Repo {
+  /** repository top level of the root */
+  top: string
+  /** the root relative to `top`, `''` or ending in `/` */
+  prefix: string
+  commonDir: string
+  env: NodeJS.ProcessEnv
+  /** the tracker directory relative to `top` when it lies inside the repository */
+  trackerRel: string | null
+}
+
+const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a branch'
+/**
+ * `git worktree add` / `remove` errors that mean another git process was writing or
+ * removing an entry under .git/worktrees/ (another slot's add or cleanup): worth a retry
+ */
+const ADMIN_RACE = /commondir|gitdir|\.git\/worktrees\//
+const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+export function createGitLanding(opts: GitLandingOptions): LoopLanding {
+  const root = path.resolve(opts.root)
+  const log = opts.log ?? (() => {})
+  let repo: Repo | null = null
+  let baseName: string | null = null
+  let excluded = false
+  let lock: ReturnType<typeof createLandLock> | null = null
+
+  async function ctx(): Promise<Repo> {
+    if (repo) return repo
+    const env0 = gitEnv(opts.env)
+    const top = await git(['rev-parse', '--show-toplevel'], {cwd: root, env: env0})
+    if (top.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (${sanitize(root)} is not in a git repository); run 'git init' and commit once, or use --workers 1`, EXIT.ERROR)
+    const prefix = (await git(['rev-parse', '--show-prefix'], {cwd: root, env: env0})).stdout.trim()
+    const common = (await git(['rev-parse', '--git-common-dir'], {cwd: root, env: env0})).stdout.trim()
+    const named = (await git(['config', 'user.email'], {cwd: root, env: env0})).code === 0 && (await git(['config', 'user.name'], {cwd: root, env: env0})).code === 0
+    const topDir = top.stdout.trim()
+    const t = path.relative(topDir, path.resolve(opts.trackerDir))
+    repo = {
+      top: topDir,
+      prefix,
+      commonDir: path.resolve(root, common),
+      env: gitEnv(opts.env, named ? null : {name: 'helix', email: 'helix@localhost'}),
+      trackerRel: t && !t.startsWith('..') && !path.isAbsolute(t) ? t.split(path.sep).join('/') : null,
+    }
+    return repo
+  }
+
+  const run = async (args: string[], cwd: string): Promise<GitResult> => git(args, {cwd, env: (await ctx()).env})
+  const ok = async (args: string[], cwd: string): Promise<string> => {
+    const r = await run(args, cwd)
+    if (r.code !== 0) throw new HelixError(`helix: git ${args[0]} failed: ${sanitize(firstLine(r))}`, EXIT.ERROR)
+    return r.stdout.trim()
+  }
+  const revParse = async (rev: string, cwd = root): Promise<string | null> => {
+    const r = await run(['rev-parse', '--verify', '-q', `${rev}^{commit}`], cwd)
+    return r.code === 0 ? r.stdout.trim() : null
+  }
+  const refExists = async (ref: string): Promise<boolean> => (await run(['rev-parse', '--verify', '-q', ref], root)).code === 0
+  const wtTop = (ws: {bead: string; attempt: number}): string => path.join(root, worktreeRel(ws.bead, ws.attempt))
+  const trackerFile = (f: string): boolean => touchesTracker(f) || (repo?.trackerRel ? f === repo.trackerRel || f.startsWith(`${repo.trackerRel}/`) : false)
+
+  const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).top, (await ctx()).env)
+
+  const {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef} = createPreserve({root, log, run, revParse, refExists, base, wtTop, trackerFile})
+
+  async function base(): Promise<string> {
+    if (baseName) return baseName
+    await ctx()
+    const r = await run(['symbolic-ref', '-q', '--short', 'HEAD'], root)
+    if (r.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (HEAD is detached in ${sanitize(root)}); run 'git switch <branch>' there, or use --workers 1`, EXIT.ERROR)
+    const name = r.stdout.trim()
+    if (name === 'helix' || name.startsWith('helix/'))
+      throw new HelixError(`helix run: the base branch '${sanitize(name)}' collides with helix's attempt branches helix/<id>-<n>; switch the project root to another branch, or use --workers 1`, EXIT.ERROR)
+    if (!(await revParse(`refs/heads/${name}`))) throw new HelixError(`${NEEDS_BRANCH} (branch ${sanitize(name)} has no commits yet); commit once, or use --workers 1`, EXIT.ERROR)
+    baseName = name
+    return name
+  }
+
+  const baseTip = async (): Promise<string> => {
+    const b = await base()
+    const tip = await revParse(`refs/heads/${b}`)
+    if (!tip) throw new HelixError(`helix: the base branch ${sanitize(b)} no longer exists`, EXIT.ERROR)
+    return tip
+  }
+
+  async function ensureExcludes(): Promise<void> {
+    const r = await ctx()
+    const file = path.join(r.commonDir, 'info', 'exclude')
+    await mkdir(path.dirname(file), {recursive: true})
+    ensureIgnored(file)
+    excluded = true
+  }
+
+  /** an attempt number is free when no branch, worktree directory or preserved ref uses it */
+  async function takenBy(bead: string): Promise<(n: number) => boolean> {
+    // one for-each-ref for both namespaces (ids are SAFE_ID: no glob characters)
+    const refs = new Set((await run(['for-each-ref', '--format=%(refname)', `refs/heads/helix/${bead}-*`, `refs/helix/preserved/${bead}/`], root)).stdout.split('\n'))
+    return (n) => existsSync(wtTop({bead, attempt: n})) || refs.has(`refs/heads/${branchName(bead, n)}`) || refs.has(preservedRefName(bead, n))
+  }
+
+  async function prepare(bead: string, attempt: number, slot: number, meta?: Record<string, unknown>): Promise<Workspace> {
+    assertSafeId(bead)
+    assertAttempt(attempt)
+    const r = await ctx()
+    if (!excluded) await ensureExcludes()
+    let n = attempt
+    const taken = await takenBy(bead)
+    while (taken(n)) n++
+    const tip = await baseTip()
+    const top = wtTop({bead, attempt: n})
+    await mkdir(path.dirname(top), {recursive: true})
+    const branch = branchName(bead, n)
+    // written before the worktree exists, so a crash at any later moment finds the claim's fingerprint (SPEC 18.2)
+    await writeAttemptMeta(root, {bead, attempt: n, branch, base_tip: tip, started_at: opts.now().toISOString(), ...(meta ?? {})})
+    const ws: Workspace = {slot, bead, attempt: n, dir: path.resolve(top, r.prefix || '.'), branch, baseTip: tip}
+    let add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
+    if (add.code !== 0 && ADMIN_RACE.test(add.stderr)) {
+      // another git process touched .git/worktrees/ while this one was being made:
+      // clean up and try once more
+      await removeWorktree(ws, true)
+      await settle(50)
+      const made = await revParse(`refs/heads/${branch}`)
+      if (made) await run(['update-ref', '-d', `refs/heads/${branch}`, made], root)
+      add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
+    }
+    if (add.code !== 0) {
+      // a failing post-checkout hook (or a full disk) fails this attempt only, and leaves nothing behind (SPEC 18.3a)
+      await removeWorktree(ws)
+      await deleteBranch(ws)
+      throw new HelixError(`helix: git worktree add for ${bead} attempt ${n} failed: ${sanitize(firstLine(add))}`, EXIT.ERROR)
+    }
+    return ws
+  }
+
+  /** the attempt's work: the worktree's HEAD, or the branch once the worktree is gone */
+  const workTip = async (ws: Workspace): Promise<string | null> => (existsSync(wtTop(ws)) ? await revParse('HEAD', wtTop(ws)) : null) ?? (await revParse(`refs/heads/${ws.branch}`))
+
+  /**
+   * `git worktree remove` deletes the directory and its entry under .git/worktrees/.
+   * `worktree prune` is only for what it could not remove (and `prune` = true): a
+   * routine prune races another slot's `worktree add`, whose half-made entry it may delete.
+   */
+  async function removeWorktree(ws: Workspace, prune = false): Promise<void> {
+    const top = wtTop(ws)
+    if (existsSync(top)) {
+      let r = await run(['worktree', 'remove', '--force', '--force', top], root)
+      if (r.code !== 0 && ADMIN_RACE.test(r.stderr)) {
+        await settle(50)
+        r = await run(['worktree', 'remove', '--force', '--force', top], root)
+      }
+      if (r.code !== 0) {
+        log(`helix: git worktree remove ${worktreeRel(ws.bead, ws.attempt)}: ${sanitize(firstLine(r))}; deleting the directory`)
+        await rm(top, {recursive: true, force: true})
+        prune = true
+      }
+    } else prune = true
+    if (prune) await run(['worktree', 'prune'], root)
+  }
+
+  /** compare-and-delete of the attempt's branch at `at` (a landing knows its tip), else at the value just read */
+  async function deleteBranch(ws: Workspace, at?: string): Promise<void> {
+    const ref = `refs/heads/${ws.branch}`
+    if (at && (await run(['update-ref', '-d', ref, at], root)).code === 0) {
+      if (!existsSync(wtTop(ws))) await removeAttemptMeta(root, ws.bead, ws.attempt)
+      return
+    }
+    const sha = await revParse(ref)
+    if (sha) await run(['update-ref', '-d', ref, sha], root)
+    if (!(await revParse(ref)) && !existsSync(wtTop(ws))) await removeAttemptMeta(root, ws.bead, ws.attempt)
+  }
+
+  async function preserve(ws: Workspace, reason: string): Promise<string | null> {
+    const left = await commitLeftovers(ws)
+    const leftovers = left.kind
+    const tip = left.kind === 'refused' ? left.archive : await workTip(ws)
+    let ref: string | null = null
+    if (tip && tip !== ws.baseTip) {
+      ref = await keepRef(ws, tip)
+      if (!ref) {
+        // never lose work: keep the branch when the ref cannot be written
+        log(`helix: could not write ${preservedRefName(ws.bead, ws.attempt)}; work of ${ws.bead} stays on branch ${ws.branch} (${sanitize(reason)})`)
+        if (leftovers !== 'failed') await removeWorktree(ws)
+        return `refs/heads/${ws.branch}`
+      }
+    }
+    if (leftovers === 'failed') {
+      // its uncommitted work is only in the worktree: leave it for the operator (doctor lists it)
+      log(`helix: kept worktree ${worktreeRel(ws.bead, ws.attempt)} and branch ${ws.branch}: it holds uncommitted work helix could not commit`)
+      return ref
+    }
+    await keepBranchTip(ws, tip)
+    await removeWorktree(ws)
+    await deleteBranch(ws)
+    return ref
+  }
+
+  /** the Workspace of a leftover attempt (SPEC 18.2) */
+  async function workspaceOf(l: LeftoverAttempt, slot: number): Promise<Workspace> {
+    const r = await ctx()
+    const top = wtTop(l)
+    const b = await base()
+    const fromMeta = typeof l.meta?.base_tip === 'string' && (await revParse(l.meta.base_tip)) ? l.meta.base_tip : null
+    const mb = l.tip ? (await run(['merge-base', l.tip, `refs/heads/${b}`], root)).stdout.trim() : ''
+    return {slot, bead: l.bead, attempt: l.attempt, dir: path.resolve(top, r.prefix || '.'), branch: l.branch ?? branchName(l.bead, l.attempt), baseTip: fromMeta ?? (mb || (await baseTip()))}
+  }
+
+  async function leftovers(): Promise<LeftoverAttempt[]> {
+    return scanAttempts(root, (await ctx()).env, await base())
+  }
+
+  /**
+   * A leftover to finish: its worktree on its branch (re-added when only the
+   * branch is left), a half-done rebase aborted. Null when it cannot be landed as
+   * is (a detached HEAD); the caller preserves it then.
+   */
+  async function adopt(l: LeftoverAttempt, slot: number): Promise<Workspace | null> {
+    const ws = await workspaceOf(l, slot)
+    const top = wtTop(l)
+    if (l.detached || !(await revParse(`refs/heads/${ws.branch}`))) return null
+    if (!existsSync(top)) {
+      await mkdir(path.dirname(top), {recursive: true})
+      await run(['worktree', 'prune'], root)
+      const add = await run(['worktree', 'add', '-q', top, ws.branch], root)
+      if (add.code !== 0) {
+        log(`helix: could not re-add the worktree of ${l.bead} attempt ${l.attempt}: ${sanitize(firstLine(add))}`)
+        await removeWorktree(ws)
+        return null
+      }
+    }
+    await abortRebase(top)
+    return ws
+  }
+
+  /** a leftover whose work is on the base already: worktree and branch go, nothing else changes */
+  async function discard(l: LeftoverAttempt): Promise<void> {
+    const ws = await workspaceOf(l, 0)
+    await removeWorktree(ws)
+    await deleteBranch(ws)
+  }
+
+  const {readyToLand, landLocked, rebaseOnto} = createLandBase({root, now: opts.now, run, ok, revParse, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
+  const {verifyRepair} = createRepairCheck({run, wtTop, commitLeftovers})
+  let projectReal: string | null = null
+  // SPEC 20.3: a candidate that lost 3 races is checked under the lock, so a waiting slot may wait a whole check
+  const lockWait = opts.lockWaitMs ?? (opts.landCheck ? 120_000 + opts.landCheck.timeoutSec * 1000 : undefined)
+
+  /** SPEC 20.3: the land check on the candidate rebased onto `onto`; null when it passed */
+  async function check(ws: Workspace, onto: string, o: LandOptions): Promise<CheckRefused | NeedsRepair | null> {
+    const spec = opts.landCheck as Omit<LandCheckSpec, 'env'>
+    projectReal ??= realpathSync(root)
+    const env = {HELIX_BEAD_ID: ws.bead, HELIX_ATTEMPT: String(o.attemptNo ?? ws.attempt), HELIX_LAND_BASE: onto, HELIX_PROJECT: projectReal}
+    const c = await runLandCheck({...spec, env: opts.env}, ws.dir, env)
+    o.onCheck?.({passed: c.rc === 0 && !c.ended, rc: c.rc, ms: c.ms, tail: c.tail, onto, ...(c.ended ? {ended: c.ended} : {})})
+    if (c.rc === 0 && !c.ended) return null
+    const why = c.ended === 'timeout' ? `land check timed out after ${spec.timeoutSec}s` : c.ended === 'stall' ? `land check stalled: no output for ${spec.stallSec}s` : `land check failed (rc=${c.rc})`
+    if (o.repair) return {landed: false, reason: why, preservedRef: null, repair: {kind: 'check', onto, rc: c.rc, tail: c.tail, logFile: await writeCheckLog(ws.dir, c.output)}}
+    return {...refused(why), checkTail: c.tail}
+  }
+
+  /**
+   * SPEC 20.3: check outside the land lock (slots check in parallel); under it, land
+   * when the base is still the tip checked against, else rebase and check again.
+   * After 3 such rounds the check runs under the lock, so the candidate lands.
+   */
+  async function landChecked(ws: Workspace, onto: string, o: LandOptions): Promise<Landed | CheckRefused | NeedsRepair> {
+    const top = wtTop(ws)
+    for (let round = 0; round < CHECK_ROUNDS_OUTSIDE_LOCK; round++) {
+      const bad = await check(ws, onto, o)
+      if (bad) return bad
+      const r = await underLandLock(() => landLocked(ws, onto, true))
+      if (!('moved' in r)) return r
+      const cur = await baseTip()
+      const rb = await rebaseOnto(top, cur, o.repair === true)
+      if (rb) return rb
+      onto = cur
+    }
+    return underLandLock(async () => {
+      const cur = await baseTip()
+      const rb = cur === onto ? null : await rebaseOnto(top, cur, o.repair === true)
+      if (rb) return rb
+      const bad = await check(ws, cur, o)
+      if (bad) return bad
+      const r = await landLocked(ws, cur, true)
+      return 'moved' in r ? refused(`the base branch ${sanitize(await base())} moved during the land check under the land lock`) : r
+    })
+  }
+
+  async function land(ws: Workspace, o: LandOptions = {}): Promise<LandResult> {
+    let result: Landed | CheckRefused | NeedsRepair
+    try {
+      const ready = await readyToLand(ws, o.repair === true)
+      if (!('onto' in ready)) result = ready
+      else if (opts.landCheck) result = await landChecked(ws, ready.onto, o)
+      else result = (await underLandLock(() => landLocked(ws, ready.onto))) as Landed | Refused
+    } catch (error) {
+      result = refused(sanitize(errorMessage(error).replace(/^helix: /, '')))
+    }
+    // SPEC 20.4: the worktree stays as it is (a stopped rebase, or the check's log) for the resolve action
+    if (!result.landed && 'repair' in result) return result
+    if (result.landed) {
+      // The base already holds the commits, so listing them, removing the worktree and
+      // deleting the branch need no lock: the next slot's landing does not wait for
+      // them. A crash here leaves a landed attempt's worktree for
+      // reconciliation (18.2) and `recover --worktrees`, exactly as a crash after the
+      // cleanup's first step would.
+      const commits = (await run(['rev-list', '--reverse', `${result.from}..${result.sha}`], root)).stdout.split('\n').map((c) => c.trim()).filter(Boolean)
+      try {
+        await removeWorktree(ws)
+        await deleteBranch(ws, result.sha)
+      } catch (error) {
+        log(`helix: landed ${ws.bead}, but could not remove its worktree or branch: ${sanitize(errorMessage(error))}`)
+      }
+      return {landed: true, sha: result.sha, commits}
+    }
+    return {landed: false, reason: result.reason, preservedRef: await preserve(ws, result.reason), ...(result.checkTail ? {checkTail: result.checkTail} : {})}
+  }
+
+  async function underLandLock<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await (lock ??= createLandLock(path.join((await ctx()).commonDir, 'helix-land.lock'), {waitMs: lockWait})).acquire()
+    const t0 = performance.now()
+    try {
+      return await fn()
+    } finally {
+      await release()
+      opts.onLockHeld?.(performance.now() - t0)
+    }
+  }
+
+  async function keepBranch(ws: Workspace): Promise<string> {
+    // the kept branch of --land none is not a leftover: reconciliation leaves it alone
+    await writeAttemptMeta(root, {...((await readAttemptMeta(root, ws.bead, ws.attempt)) ?? {bead: ws.bead, attempt: ws.attempt, branch: ws.branch, base_tip: ws.baseTip}), kept: true})
+    if ((await commitLeftovers(ws)).kind !== 'failed') await removeWorktree(ws)
+    return ws.branch
+  }
+
+  return {
+    base,
+    ensureExcludes,
+    prepare,
+    land,
+    verifyRepair,
+    commitsOf: async (ws, onto) => (await run(['log', '--reverse', '--format=%h %s', `${onto}..refs/heads/${ws.branch}`], wtTop(ws))).stdout.split('\n').filter(Boolean).slice(0, 50),
+    preserve,
+    keepBranch,
+    preservedRef,
+    leftovers,
+    adopt,
+    discard,
+    preserveLeftover: async (l) => preserve(await workspaceOf(l, 0), 'left by a run that ended'),
+    pending: {list: () => readPendingReopens(root), add: (p) => addPendingReopen(root, p), remove: (bead) => removePendingReopen(root, bead)},
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * `LoopLanding` for `helix run --remote <name> --land pr` (SPEC 20.5). Worktrees,
+ * preserving and preserved refs are the remote landing's (19.2); `land` instead
+ * rebases the attempt onto the fetched base tip, puts the bead's close into the
+ * branch's tracker (by id, no claim field), force-pushes helix's own branch
+ * `helix/<id>` (never any other), opens a pull request, and rewrites the claim
+ * ref to carry `pr_url` (no expiry): the bead now awaits the merge. Nothing is
+ * ever pushed to the base.
+ */
+import {existsSync, realpathSync} from 'node:fs'
+import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {firstLine} from '../git/run.js'
+import {worktreeRel} from '../git/names.js'
+import {claimRef} from '../remote/claim-refs.js'
+import {applyAttemptEdits} from '../remote/attempt-tracker.js'
+import {refLine} from '../remote/push.js'
+import type {RemoteBase} from '../remote/base.js'
+import {parseTracker} from '../tracker/codec.js'
+import {mutateTracker} from '../tracker/store.js'
+import {errorMessage} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import type {Forge, MergeMethod} from '../forge/types.js'
+import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import {checkCandidate, type LandCheckSpec} from './land-check.js'
+import type {Fleet} from '../remote/fleet.js'
+import {prBody, prBranch, prClaimMessage, prTitle} from './pr-shared.js'
+import {createRepairCheck} from './repair-check.js'
+
+export interface PrLandingOptions {
+  root: string
+  remote: string
+  base: string
+  trackerRel: string
+  scratch: string
+  host: string
+  runId: string
+  pid: number
+  fleet: Fleet
+  /** the base without the state overlay (the branch carries the base's own tracker) */
+  plain: RemoteBase
+  /** the remote landing: prepare, preserve, preserved refs */
+  inner: LoopLanding
+  forge: Forge
+  autoMerge: MergeMethod | null
+  now: () => Date
+  log: (line: string) => void
+  /** SPEC 20.3 `--land-check`: run on the rebased branch before the pull request is opened */
+  landCheck?: LandCheckSpec
+  /** a pull request was opened (the wiring counts it and restarts --pr-wait) */
+  onOpened: (bead: string, url: string) => void
+}
+
+export function createPrLanding(o: PrLandingOptions): LoopLanding {
+  const {fleet, plain} = o
+  const g = (args: string[], cwd = o.root) => plain.git(args, cwd)
+  const wtTop = (ws: Pick<Workspace, 'bead' | 'attempt'>) => path.join(o.root, worktreeRel(ws.bead, ws.attempt))
+  let chain: Promise<unknown> = Promise.resolve()
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = chain.then(fn, fn)
+    chain = p.catch(() => {})
+    return p
+  }
+
+  async function takeTrackerCopy(top: string): Promise<string> {
+    const file = path.join(top, o.trackerRel)
+    const text = existsSync(file) ? await readFile(file, 'utf8') : ''
+    await g(['update-index', '--no-skip-worktree', '--', o.trackerRel], top)
+    await g(['checkout', '-q', 'HEAD', '--', o.trackerRel], top)
+    return text
+  }
+
+  async function mergedTracker(ws: Workspace, agentText: string, onto: string): Promise<string> {
+    const before = parseTracker(await plain.trackerAt(ws.baseTip), 'before')
+    const after = parseTracker(agentText, 'after')
+    await mkdir(o.scratch, {recursive: true})
+    const dir = path.join(o.scratch, `pr-${ws.bead}-${ws.attempt}-${process.pid}`)
+    await rm(dir, {recursive: true, force: true})
+    await mkdir(path.join(dir, '.ddx'), {recursive: true})
+    const file = path.join(dir, '.ddx', 'beads.jsonl')
+    try {
+      await writeFile(file, await plain.trackerAt(onto))
+      await mutateTracker({root: dir, dir: path.join(dir, '.ddx'), file, lockDir: path.join(dir, '.ddx', 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}, (snap) => {
+        const changed = applyAttemptEdits(before, after, snap)
+        return {beads: changed.length > 0 ? snap.beads : null, result: null}
+      })
+      return await readFile(file, 'utf8')
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  }
+
+  async function removeWorktree(ws: Workspace): Promise<void> {
+    const top = wtTop(ws)
+    if (!existsSync(top) || (await g(['worktree', 'remove', '--force', '--force', top])).code !== 0) {
+      await rm(top, {recursive: true, force: true})
+      await g(['worktree', 'prune'])
+    }
+    const sha = (await g(['rev-parse', '--verify', '-q', `refs/heads/${ws.branch}`])).stdout.trim()
+    if (sha) await g(['update-ref', '-d', `refs/heads/${ws.branch}`, sha])
+  }
+
+  /** the agent's tracker copy, kept while a resolve works on the attempt (SPEC 20.4): the worktree's file is back at HEAD by then */
+  const agentTexts = new Map<string, string>()
+  const key = (ws: Workspace) => `${ws.bead}-${ws.attempt}`
+
+  async function commitLeftovers(ws: Workspace) {
+    const top = wtTop(ws)
+    await g(['add', '-A'], top)
+    await g(['reset', '-q', '--', o.trackerRel], top)
+    if ((await g(['diff', '--cached', '--quiet'], top)).code === 0) return {kind: 'none' as const}
+    const c = await g(['commit', '-q', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
+    return c.code === 0 ? {kind: 'committed' as const} : {kind: 'refused' as const, why: firstLine(c), archive: ''}
+  }
+  const {verifyRepair} = createRepairCheck({run: (args, cwd) => g(args, cwd), wtTop, commitLeftovers})
+
+  type Fail = {landed: false; reason: string; preservedRef: null; checkTail?: string[]}
+  let projectReal: string | null = null
+  async function open(ws: Workspace, lo: LandOptions, repair: boolean): Promise<LandResult | Fail> {
+    const info = lo.info
+    const top = wtTop(ws)
+    const fail = (reason: string, checkTail?: string[]): Fail => ({landed: false, reason, preservedRef: null, ...(checkTail ? {checkTail} : {})})
+    if (!existsSync(top)) return fail(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
+    const h = fleet.held.get(ws.bead)
+    const copy = await takeTrackerCopy(top)
+    const agentText = agentTexts.get(key(ws)) ?? copy
+    agentTexts.delete(key(ws))
+    if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
+    await g(['add', '-A'], top)
+    await g(['reset', '-q', '--', o.trackerRel], top)
+    if ((await g(['diff', '--cached', '--quiet'], top)).code !== 0) {
+      const c = await g(['commit', '-q', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
+      if (c.code !== 0) return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(firstLine(c))}`)
+    }
+    const tip = await plain.fetch()
+    if (!tip) return fail(`the remote ${o.remote} is unreachable`)
+    if ((await g(['merge-base', '--is-ancestor', tip, 'HEAD'], top)).code !== 0) {
+      // the tracker is merged by bead id below, so git keeps the base's copy while rebasing
+      const attrs = path.join(o.scratch, 'pr-attributes')
+      await mkdir(o.scratch, {recursive: true})
+      await writeFile(attrs, `${o.trackerRel} merge=helix-keep\n`)
+      const rebase = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], top)
+      if (rebase.code !== 0) {
+        const files = (await g(['diff', '--name-only', '--diff-filter=U'], top)).stdout.split('\n').filter(Boolean)
+        // SPEC 20.4: the conflict stays in place for the loop's resolve rounds (src/loop/resolve-step.ts)
+        if (repair && files.length > 0) {
+          agentTexts.set(key(ws), agentText)
+          return {landed: false, reason: `conflict in ${sanitize(files.slice(0, 5).join(', '))}`, preservedRef: null, repair: {kind: 'conflict', onto: tip, paths: files}}
+        }
+        await g(['rebase', '--abort'], top)
+        return fail(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}` : `rebase failed: ${sanitize(firstLine(rebase))}`)
+      }
+    }
+    const head = (await g(['rev-parse', 'HEAD'], top)).stdout.trim()
+    // SPEC 20.3: the land check on the rebased branch, before the pull request opens; the forge's checks gate it after that
+    let checked: string | undefined
+    if (o.landCheck) {
+      projectReal ??= realpathSync(o.root)
+      const c = await checkCandidate({...o.landCheck, ...(lo.signal ? {signal: lo.signal} : {})}, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
+      if (lo.signal?.aborted) return fail('interrupted')
+      if (!c.passed) return fail(c.reason, c.run.tail)
+      checked = `helix's land check passed on this branch rebased onto \`${tip.slice(0, 12)}\` (${Math.round(c.run.ms / 1000)}s).`
+    }
+    const text = await mergedTracker(ws, agentText, head)
+    const snap = parseTracker(text, 'branch')
+    const bead = snap.byId.get(ws.bead)
+    if (bead?.status !== 'closed') return fail(`${ws.bead} is not closed in the attempt's tracker`)
+    const next = text === (await plain.trackerAt(head)) ? head : await plain.trackerCommit(head, text, `helix(${o.host}): close ${ws.bead}`)
+    const branch = prBranch(ws.bead)
+    // helix's own branch: it may force it (SPEC 20.0), and nothing else
+    const p = await plain.push(['--force', o.remote, `${next}:refs/heads/${branch}`])
+    if (!p.ok) return p.kind === 'unreachable' ? fail(`the remote ${o.remote} is unreachable (git: ${sanitize(p.message)})`) : fail(`the push of ${branch} was refused: ${sanitize(refLine(p, `refs/heads/${branch}`)?.summary ?? p.message)}`)
+    let url: string
+    try {
+      url = (await o.forge.create({base: o.base, head: branch, title: prTitle(bead), body: prBody(bead, info, checked)})).url
+    } catch (error) {
+      return fail(sanitize(errorMessage(error)))
+    }
+    if (o.autoMerge) {
+      await o.forge.mergeAuto(url, o.autoMerge).catch((error: unknown) => o.log(`helix: ${sanitize(errorMessage(error))} (${sanitize(url)}); it waits for a person to merge`))
+    }
+    // the claim now carries the pull request and never expires: the forge holds the lock
+    h.landing = true
+    if (h.renewing) await h.renewing
+    const msg = prClaimMessage({host: o.host, run: o.runId, pid: o.pid, attempt: ws.attempt, url, now: o.now()})
+    const c = await g(['commit-tree', '-m', JSON.stringify(msg), await emptyTree()])
+    const ref = claimRef(ws.bead)
+    const cp = await plain.push([`--force-with-lease=${ref}:${h.sha}`, o.remote, `${c.stdout.trim()}:${ref}`], false)
+    if (!cp.ok) o.log(`helix: the claim on ${sanitize(ws.bead)} could not take ${sanitize(url)} (${sanitize(refLine(cp, ref)?.summary ?? cp.message)}); the pull request stays open`)
+    fleet.held.delete(ws.bead)
+    o.onOpened(ws.bead, url)
+    const commits = (await g(['rev-list', '--reverse', `${tip}..${next}`])).stdout.split('\n').filter(Boolean)
+    await removeWorktree(ws)
+    return {landed: true, sha: next, commits, pr: {url}}
+  }
+
+  let tree: string | null = null
+  async function emptyTree(): Promise<string> {
+    tree ??= (await g(['hash-object', '-t', 'tree', '-w', '/dev/null'])).stdout.trim()
+    return tree
+  }
+
+  return {
+    ...o.inner,
+    verifyRepair,
+    // rounds spent (SPEC 20.4): the rebase is aborted before the work is preserved
+    async preserve(ws, reason) {
+      agentTexts.delete(key(ws))
+      const top = wtTop(ws)
+      if (existsSync(top)) await g(['rebase', '--abort'], top)
+      return o.inner.preserve(ws, reason)
+    },
+    commitsOf: async (ws, onto) => (await g(['log', '--reverse', '--format=%h %s', `${onto}..refs/heads/${ws.branch}`], wtTop(ws))).stdout.split('\n').filter(Boolean).slice(0, 50),
+    async land(ws, opts) {
+      let r: LandResult | Fail
+      try {
+        r = await serial(() => open(ws, opts ?? {}, opts?.repair === true))
+      } catch (error) {
+        r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
+      }
+      if (r.landed || ('repair' in r && r.repair)) return r
+      const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
+      return {landed: false, reason: r.reason, preservedRef: await o.inner.preserve(ws, r.reason), ...tail}
+    },
+  }
+}

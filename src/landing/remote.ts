@@ -1,0 +1,352 @@
+/**
+ * `LoopLanding` for `helix run --remote` (SPEC 19.2): worktrees from the fetched
+ * remote base tip, the claim written into the worktree's own tracker copy before
+ * dispatch, and landing as ONE atomic push — the fast-forward of the remote base
+ * together with the deletion of our claim ref at our value. A taken-over claim
+ * means nothing lands; a lost race means fetch, rebase, retry (SPEC 20.1, no
+ * bound), until the run's stop. With `--land-check` every candidate is checked on
+ * the tip it will fast-forward before the push (SPEC 20.3); after three rounds of
+ * "the base moved meanwhile" the check runs under the cross-host land lock
+ * (`src/remote/land-lock.ts`). Preserved work is kept locally (the local landing's
+ * `preserve`) and pushed. Never a forced push, never a rewrite of the base.
+ */
+import {existsSync, realpathSync} from 'node:fs'
+import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {firstLine} from '../git/run.js'
+import {assertAttempt, assertSafeId, branchName, preservedRefName, worktreeRel} from '../git/names.js'
+import {claimRef} from '../remote/claim-refs.js'
+import {attemptTrackerFile, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
+import {parseAttemptName} from '../git/leftovers.js'
+import {createRemoteLeftovers} from './remote-leftovers.js'
+import {applyAttemptEdits} from '../remote/attempt-tracker.js'
+import {refLine} from '../remote/push.js'
+import {parseTracker} from '../tracker/codec.js'
+import {setFields} from '../tracker/ops.js'
+import {mutateTracker} from '../tracker/store.js'
+import {errorMessage} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
+import type {ProjectPaths} from '../util/root.js'
+import {notLandedNote} from '../loop/not-landed.js'
+import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import {abortableSleep} from '../util/abort.js'
+import type {RemoteLandLock} from '../remote/land-lock.js'
+import {checkCandidate, type LandCheckSpec} from './land-check.js'
+import type {Fleet} from '../remote/fleet.js'
+
+/** SPEC 20.3: rounds of "checked, but the base moved" before the check runs under the land lock */
+export const CHECK_ROUNDS_OUTSIDE_LOCK = 3
+
+export interface RemoteLandingOptions {
+  root: string
+  /** the repository top and the root's prefix inside it */
+  top: string
+  prefix: string
+  remote: string
+  base: string
+  trackerRel: string
+  scratch: string
+  host: string
+  pid: number
+  fleet: Fleet
+  /** the local landing: base name, excludes, preserve, keepBranch, local preserved refs */
+  local: LoopLanding
+  now: () => Date
+  log: (line: string) => void
+  /** told of each lost race of a landing (the session log) */
+  onRace?: (bead: string, round: number, message: string) => void
+  /** SPEC 20.3 `--land-check`: the team's check, run on every candidate before the push */
+  landCheck?: LandCheckSpec
+  /** SPEC 20.3: the cross-host lock of a candidate's last check round (set with `landCheck`) */
+  landLock?: RemoteLandLock
+}
+
+/** a lost race waits a random while before the next round, growing to about 2 s; a stop ends the wait */
+const jitter = (round: number, signal?: AbortSignal): Promise<void> => abortableSleep(Math.floor(Math.random() * Math.min(2000, 50 * 2 ** Math.min(round, 6))), signal)
+
+/** the reason of a landing that the run's stop ended (not counted across the fleet) */
+const STOPPED = 'interrupted'
+
+/** the reason line of an unreachable remote quotes git's own message (sanitized) */
+export function unreachableReason(remote: string, message: string | null): string {
+  return `the remote ${sanitize(remote)} is unreachable${message ? ` (git: ${sanitize(message).slice(0, 200)})` : ''}`
+}
+/** ends that are not the bead's failure: not counted across the fleet */
+const NOT_COUNTED = /^(stopped|interrupted|quota pause|review stopped the run|queue drift|decomposed)$/
+
+export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
+  const {fleet} = o
+  const rb = fleet.rb
+  const g = (args: string[], cwd = o.root, extra: NodeJS.ProcessEnv = {}) => rb.git(args, cwd, extra)
+  const wtTop = (ws: Pick<Workspace, 'bead' | 'attempt'>) => path.join(o.root, worktreeRel(ws.bead, ws.attempt))
+  const trackerFileIn = (top: string) => path.join(top, o.trackerRel)
+  let chain: Promise<unknown> = Promise.resolve()
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = chain.then(fn, fn)
+    chain = p.catch(() => {})
+    return p
+  }
+
+  const exists = async (ref: string): Promise<boolean> => (await rb.repo.revParse(ref)) !== null
+
+  async function prepare(bead: string, attempt: number, slot: number, meta?: Record<string, unknown>): Promise<Workspace> {
+    assertSafeId(bead)
+    assertAttempt(attempt)
+    await o.local.ensureExcludes()
+    const h = fleet.held.get(bead)
+    if (!h) throw new Error(`no claim held on ${bead}`)
+    const tip = (await rb.tip()) ?? (await rb.fetch())
+    if (!tip) throw new Error(`the remote ${o.remote} has no ${o.base} yet`)
+    let n = attempt
+    while (existsSync(wtTop({bead, attempt: n})) || (await exists(`refs/heads/${branchName(bead, n)}`)) || (await exists(preservedRefName(bead, n)))) n++
+    const top = wtTop({bead, attempt: n})
+    await mkdir(path.dirname(top), {recursive: true})
+    const branch = branchName(bead, n)
+    const add = await g(['worktree', 'add', '-q', '-b', branch, top, tip])
+    if (add.code !== 0) throw new Error(`git worktree add for ${bead} attempt ${n} failed: ${sanitize(firstLine(add))}`)
+    const trackerDir = path.dirname(trackerFileIn(top))
+    const ws: Workspace = {slot, bead, attempt: n, dir: path.resolve(top, o.prefix || '.'), branch, baseTip: tip, trackerDir}
+    // the claim in the worktree's copy, so the agent's fenced close works as on one host (13.3);
+    // skip-worktree keeps that copy out of the agent's `git add -A` (it travels by landing, 19.2)
+    const now = o.now().toISOString()
+    const p = {root: top, dir: trackerDir, file: trackerFileIn(top), lockDir: path.join(trackerDir, 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}
+    await setFields(p, bead, {status: 'in_progress', owner: o.host, 'claimed-at': now, 'claimed-pid': o.pid, 'claimed-machine': o.host, 'claim-token': h.token})
+    await g(['update-index', '--skip-worktree', '--', o.trackerRel], top)
+    // SPEC 20.2: what the next start needs to judge this attempt against the remote
+    await writeAttemptMeta(o.root, {...(meta ?? {}), bead, attempt: n, branch, base_tip: tip, started_at: now, remote: o.remote, host: o.host, run: fleet.runId, claim_sha: h.sha, claim_token: h.token})
+    h.ws = ws
+    return ws
+  }
+
+  /** the agent's tracker copy, then the file put back to HEAD so git sees a clean tracker */
+  async function takeTrackerCopy(top: string): Promise<string> {
+    const file = trackerFileIn(top)
+    let text = existsSync(file) ? await readFile(file, 'utf8') : ''
+    // the agent's copy outlives the file's restore (a kill before the push, SPEC 20.2)
+    const name = parseAttemptName(path.basename(top))
+    const saved = name ? attemptTrackerFile(o.root, name.bead, name.attempt) : null
+    const flagged = (await g(['ls-files', '-v', '--', o.trackerRel], top)).stdout.startsWith('S ')
+    if (saved && flagged) {
+      await mkdir(path.dirname(saved), {recursive: true})
+      await writeFile(saved, text)
+    } else if (saved && existsSync(saved)) text = await readFile(saved, 'utf8')
+    await g(['update-index', '--no-skip-worktree', '--', o.trackerRel], top)
+    await g(['checkout', '-q', 'HEAD', '--', o.trackerRel], top)
+    return text
+  }
+
+  async function commitLeftovers(ws: Workspace, top: string): Promise<string | null> {
+    await g(['add', '-A'], top)
+    await g(['reset', '-q', '--', o.trackerRel], top)
+    if ((await g(['diff', '--cached', '--quiet'], top)).code === 0) return null
+    // the repository's hooks are its owner's policy: a refusal means not landed
+    const c = await g(['commit', '-q', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
+    return c.code === 0 ? null : `a hook refused the commit of the work left uncommitted: ${sanitize(firstLine(c))}`
+  }
+
+  async function mergedTracker(ws: Workspace, agentText: string, onto: string, deferred: ReadonlyArray<(p: ProjectPaths) => Promise<void>>): Promise<string> {
+    const before = parseTracker(await rb.trackerAt(ws.baseTip), 'before')
+    const after = parseTracker(agentText, 'after')
+    const ontoText = await rb.trackerAt(onto)
+    await mkdir(o.scratch, {recursive: true})
+    const dir = path.join(o.scratch, `land-${ws.bead}-${ws.attempt}-${process.pid}`)
+    await rm(dir, {recursive: true, force: true})
+    await mkdir(path.join(dir, '.ddx'), {recursive: true})
+    const file = path.join(dir, '.ddx', 'beads.jsonl')
+    try {
+      await writeFile(file, ontoText)
+      const p = {root: dir, dir: path.join(dir, '.ddx'), file, lockDir: path.join(dir, '.ddx', 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}
+      await mutateTracker(p, (snap) => {
+        const changed = applyAttemptEdits(before, after, snap)
+        return {beads: changed.length > 0 ? snap.beads : null, result: null}
+      })
+      // the attempt's own bookkeeping (spend, notes) rides in the same commit (SPEC 20.1); kept
+      // for the next round until the landing goes out
+      for (const edit of deferred) await edit(p)
+      return await readFile(file, 'utf8')
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  }
+
+  async function removeWorktree(ws: Workspace): Promise<void> {
+    const top = wtTop(ws)
+    // prune only what `worktree remove` could not: a routine prune races another slot's `worktree add`
+    if (!existsSync(top) || (await g(['worktree', 'remove', '--force', '--force', top])).code !== 0) {
+      await rm(top, {recursive: true, force: true})
+      await g(['worktree', 'prune'])
+    }
+    const sha = await rb.repo.revParse(`refs/heads/${ws.branch}`)
+    if (sha) await rb.repo.deleteRef(`refs/heads/${ws.branch}`, sha)
+    await removeAttemptMeta(o.root, ws.bead, ws.attempt)
+  }
+
+  type Failed = {landed: false; reason: string; preservedRef: null; agentText?: string; checkTail?: string[]}
+  let projectReal: string | null = null
+
+  async function attemptLand(ws: Workspace, lo: LandOptions): Promise<LandResult | Failed> {
+    const lock = {held: null as Awaited<ReturnType<RemoteLandLock['acquire']>> | null}
+    try {
+      return await rounds(ws, lo, lock)
+    } finally {
+      if (lock.held?.ok) await o.landLock?.release(lock.held.lock)
+    }
+  }
+
+  async function rounds(ws: Workspace, lo: LandOptions, lock: {held: Awaited<ReturnType<RemoteLandLock['acquire']>> | null}): Promise<LandResult | Failed> {
+    const top = wtTop(ws)
+    const h = fleet.held.get(ws.bead)
+    const signal = lo.signal ?? o.landCheck?.signal
+    if (!existsSync(top)) return {landed: false, reason: `the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`, preservedRef: null}
+    const agentText = await takeTrackerCopy(top)
+    const fail = (reason: string, checkTail?: string[]): Failed => ({landed: false as const, reason, preservedRef: null, agentText, ...(checkTail ? {checkTail} : {})})
+    if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
+    const refused = await commitLeftovers(ws, top)
+    if (refused) return fail(refused)
+    // while the base moves: a tracker conflict is resolved by bead id below, so git keeps ours during the rebase
+    const attrs = path.join(o.scratch, 'attributes')
+    await mkdir(o.scratch, {recursive: true})
+    await writeFile(attrs, `${o.trackerRel} merge=helix-keep\n`)
+    const deferredEdits = fleet.deferredOf(ws.bead)
+    // SPEC 20.3: the candidate last checked (the rebased HEAD) and how many times it had to be checked again
+    let checked: string | null = null
+    let checks = 0
+    // SPEC 20.1: a push lost to another host's landing is a race: fetch, rebase, retry with
+    // jitter, without a bound, while the claim is ours (renewed meanwhile) and the run is not stopping
+    for (let round = 0; ; round++) {
+      if (signal?.aborted) return fail(STOPPED)
+      if (round > 0) await jitter(round, signal)
+      if (signal?.aborted) return fail(STOPPED)
+      const tip = await rb.fetch()
+      if (!tip) {
+        fleet.unreachable(rb.lastFailure())
+        return fail(unreachableReason(o.remote, rb.lastFailure()))
+      }
+      if (!(await rb.repo.isAncestor(tip, 'HEAD', top))) {
+        const rebase = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], top)
+        if (rebase.code !== 0) {
+          const files = (await g(['diff', '--name-only', '--diff-filter=U'], top)).stdout.split('\n').filter(Boolean)
+          await g(['rebase', '--abort'], top)
+          return fail(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}` : `rebase failed: ${sanitize(firstLine(rebase))}`)
+        }
+      }
+      const head = (await rb.repo.revParse('HEAD', top)) ?? ''
+      if (o.landCheck && head !== checked) {
+        // after 3 rounds of "the base moved meanwhile", this host checks and pushes under the land lock
+        if (checks >= CHECK_ROUNDS_OUTSIDE_LOCK && !lock.held?.ok && o.landLock) {
+          lock.held = await o.landLock.acquire(signal)
+          if (!lock.held.ok) return lock.held.why === 'aborted' ? fail(STOPPED) : fail(unreachableReason(o.remote, lock.held.message))
+          continue
+        }
+        checks++
+        projectReal ??= realpathSync(o.root)
+        const c = await checkCandidate(o.landCheck, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
+        if (signal?.aborted) return fail(STOPPED)
+        if (!c.passed) return fail(c.reason, c.run.tail)
+        checked = head
+        // the check took a while: look at the base again before pushing
+        continue
+      }
+      // another host holds the land lock for its last round: let it land first
+      if (o.landCheck && o.landLock && !lock.held?.ok && (await o.landLock.heldByOther())) {
+        await abortableSleep(300 + Math.floor(Math.random() * 700), signal)
+        continue
+      }
+      const text = await mergedTracker(ws, agentText, head, deferredEdits)
+      const next = text === (await rb.trackerAt(head)) ? head : await rb.trackerCommit(head, text, `helix(${o.host}): tracker of ${ws.bead} (attempt ${ws.attempt})`)
+      if (h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
+      h.landing = true
+      if (h.renewing) await h.renewing
+      const ref = claimRef(ws.bead)
+      const p = await rb.push(['--atomic', `--force-with-lease=${ref}:${h.sha}`, o.remote, `${next}:refs/heads/${o.base}`, `:${ref}`])
+      if (p.ok) {
+        fleet.held.delete(ws.bead)
+        fleet.landed(ws.bead)
+        await rb.setTracking(next)
+        const commits = (await g(['rev-list', '--reverse', `${tip}..${next}`])).stdout.split('\n').filter(Boolean)
+        await rb.fastForwardLocal()
+        await removeWorktree(ws)
+        return {landed: true, sha: next, commits}
+      }
+      h.landing = false
+      if (p.kind === 'unreachable') {
+        fleet.unreachable(p.message)
+        return fail(unreachableReason(o.remote, p.message))
+      }
+      const claimLine = refLine(p, ref)
+      if (claimLine && /stale info/.test(claimLine.summary)) {
+        h.lost = true
+        return fail(`the claim on ${ws.bead} was taken over by another host; nothing landed`)
+      }
+      if (p.kind !== 'race') return fail(`the push was refused: ${sanitize(refLine(p, `refs/heads/${o.base}`)?.summary ?? p.message)}`)
+      o.onRace?.(ws.bead, round + 1, p.message)
+    }
+  }
+
+  async function pushPreserved(ref: string): Promise<void> {
+    await fleet.later(`push of ${ref}`, async () => {
+      const p = await rb.push([`--force-with-lease=${ref}:`, o.remote, `${ref}:${ref}`])
+      if (!p.ok && p.kind === 'unreachable') return 'unreachable'
+      if (!p.ok) o.log(`helix: ${ref} exists on ${sanitize(o.remote)} already (another host's attempt); kept locally`)
+      return 'done'
+    })
+  }
+
+  /** the agent closed its bead in the worktree's copy (the loop then reopens it with a NOT LANDED note) */
+  function closedIn(text: string, bead: string): boolean {
+    try {
+      return parseTracker(text, 'attempt').byId.get(bead)?.status === 'closed'
+    } catch {
+      return false
+    }
+  }
+
+  async function preserve(ws: Workspace, reason: string, agentText?: string): Promise<string | null> {
+    const top = wtTop(ws)
+    const text = existsSync(top) ? await takeTrackerCopy(top).catch(() => '') : (agentText ?? '')
+    const ref = await o.local.preserve(ws, reason)
+    if (ref?.startsWith('refs/helix/preserved/')) await pushPreserved(ref)
+    // counted before the claim goes, so no host picks the bead up before its backoff is on the base;
+    // a lost claim is no longer ours to count: the run that holds it now keeps the bead's books.
+    // The count, the attempt's spend and the NOT LANDED note are one commit (SPEC 20.1)
+    const h = fleet.held.get(ws.bead)
+    if (h && !h.lost) {
+      const note = closedIn(agentText ?? text, ws.bead) ? notLandedNote(o.now(), reason, ref) : null
+      await fleet.endAttempt(ws.bead, {reason, count: !NOT_COUNTED.test(reason), note})
+    }
+    await fleet.release(ws.bead)
+    return ref
+  }
+
+  async function land(ws: Workspace, lo: LandOptions = {}): Promise<LandResult> {
+    let r: Awaited<ReturnType<typeof attemptLand>>
+    try {
+      r = await serial(() => attemptLand(ws, lo))
+    } catch (error) {
+      r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
+    }
+    if (r.landed) return r
+    const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
+    return {landed: false, reason: r.reason, preservedRef: await preserve(ws, r.reason, 'agentText' in r ? r.agentText : undefined), ...tail}
+  }
+
+  async function preservedRef(bead: string): Promise<string | null> {
+    // another host's preserved work on this bead: fetch what is new (never overwrite a local ref)
+    if (!fleet.offline()) await rb.repo.fetch([o.remote, `refs/helix/preserved/${bead}/*:refs/helix/preserved/${bead}/*`]).catch(() => null)
+    return o.local.preservedRef(bead)
+  }
+
+  const left = createRemoteLeftovers({root: o.root, prefix: o.prefix, remote: o.remote, trackerRel: o.trackerRel, fleet, local: o.local, takeTrackerCopy, pushPreserved, log: o.log})
+
+  return {
+    ...left,
+    remote: o.remote,
+    base: o.local.base,
+    ensureExcludes: o.local.ensureExcludes,
+    prepare,
+    land,
+    preserve,
+    keepBranch: o.local.keepBranch,
+    preservedRef,
+  }
+}
