@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 import {runLoop, DRIFT_REASON} from '../../src/loop/orchestrator.js'
 import type {BlockerEntry} from '../../src/loop/ports.js'
 import {TITLE_UNKNOWN} from '../../src/loop/run.js'
-import {check, closeIt, harness, lastState, opts} from './fakes.js'
+import {check, closeIt, FakeLanding, harness, lastState, opts} from './fakes.js'
 
 const B = (id: string, extra: Record<string, unknown> = {}) => ({id, title: `title ${id}`, ...extra})
 
@@ -261,21 +261,33 @@ describe('outcomes', () => {
 })
 
 describe('the end of a run names a modified tracker file (issue 29)', () => {
-  it('the note comes after the run-complete line; a failing check of it is not fatal', async () => {
-    const h = harness([B('a')], {implementation: (c, t) => closeIt(c, t), check: check('WAIT')})
+  it('after a worktree run the note comes after the run-complete line; a failing check of it is not fatal', async () => {
+    const h = harness([B('a')], {implementation: (c, t) => closeIt(c, t), check: check('WAIT')}, {landing: new FakeLanding()})
     h.deps.trackerFileNote = async () => "helix: .ddx/beads.jsonl has this run's tracker changes, not committed; commit them with your work"
-    const r = await runLoop(h.deps, opts())
+    const r = await runLoop(h.deps, opts({workers: 2}))
     expect(r.exitCode).toBe(0)
     const done = h.both.findIndex((l) => l.includes('run complete'))
     const note = h.both.findIndex((l) => l.startsWith('helix: .ddx/beads.jsonl has'))
     expect(done).toBeGreaterThanOrEqual(0)
     expect(note).toBeGreaterThan(done)
 
-    const broken = harness([B('a')], {implementation: (c, t) => closeIt(c, t), check: check('WAIT')})
+    const broken = harness([B('a')], {implementation: (c, t) => closeIt(c, t), check: check('WAIT')}, {landing: new FakeLanding()})
     broken.deps.trackerFileNote = async () => {
       throw new Error('git exploded')
     }
-    expect((await runLoop(broken.deps, opts())).exitCode).toBe(0)
+    expect((await runLoop(broken.deps, opts({workers: 2}))).exitCode).toBe(0)
+  })
+
+  it('one worker (the agent commits in the checkout) gets no such note', async () => {
+    const h = harness([B('a')], {implementation: (c, t) => closeIt(c, t), check: check('WAIT')})
+    let asked = 0
+    h.deps.trackerFileNote = async () => {
+      asked++
+      return 'helix: .ddx/beads.jsonl has this run’s tracker changes'
+    }
+    expect((await runLoop(h.deps, opts())).exitCode).toBe(0)
+    expect(asked).toBe(0)
+    expect(h.both.some((l) => l.startsWith('helix: .ddx/beads.jsonl has'))).toBe(false)
   })
 })
 
