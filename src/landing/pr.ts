@@ -13,6 +13,7 @@ import path from 'node:path'
 import {firstLine} from '../git/run.js'
 import {worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claim-refs.js'
+import {removeAttemptWorktree} from './remove-attempt.js'
 import {applyAttemptEdits} from '../remote/attempt-tracker.js'
 import {refLine} from '../remote/push.js'
 import type {RemoteBase} from '../remote/base.js'
@@ -90,15 +91,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     }
   }
 
-  async function removeWorktree(ws: Workspace): Promise<void> {
-    const top = wtTop(ws)
-    if (!existsSync(top) || (await g(['worktree', 'remove', '--force', '--force', top])).code !== 0) {
-      await rm(top, {recursive: true, force: true})
-      await g(['worktree', 'prune'])
-    }
-    const sha = (await g(['rev-parse', '--verify', '-q', `refs/heads/${ws.branch}`])).stdout.trim()
-    if (sha) await g(['update-ref', '-d', `refs/heads/${ws.branch}`, sha])
-  }
+  const removeWorktree = (ws: Workspace) => removeAttemptWorktree(plain.repo, wtTop(ws), ws.branch)
 
   /** the agent's tracker copy, kept while a resolve works on the attempt (SPEC 20.4): the worktree's file is back at HEAD by then */
   const agentTexts = new Map<string, string>()

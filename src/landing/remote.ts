@@ -16,6 +16,7 @@ import path from 'node:path'
 import {firstLine} from '../git/run.js'
 import {assertAttempt, assertSafeId, branchName, preservedRefName, worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claim-refs.js'
+import {removeAttemptWorktree} from './remove-attempt.js'
 import {attemptTrackerFile, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
 import {parseAttemptName} from '../git/leftovers.js'
 import {createRemoteLeftovers} from './remote-leftovers.js'
@@ -170,14 +171,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
   }
 
   async function removeWorktree(ws: Workspace): Promise<void> {
-    const top = wtTop(ws)
-    // prune only what `worktree remove` could not: a routine prune races another slot's `worktree add`
-    if (!existsSync(top) || (await g(['worktree', 'remove', '--force', '--force', top])).code !== 0) {
-      await rm(top, {recursive: true, force: true})
-      await g(['worktree', 'prune'])
-    }
-    const sha = await rb.repo.revParse(`refs/heads/${ws.branch}`)
-    if (sha) await rb.repo.deleteRef(`refs/heads/${ws.branch}`, sha)
+    await removeAttemptWorktree(rb.repo, wtTop(ws), ws.branch)
     await removeAttemptMeta(o.root, ws.bead, ws.attempt)
   }
 
