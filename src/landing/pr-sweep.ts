@@ -69,6 +69,10 @@ export interface Sweep {
 export function createSweep(o: SweepOptions): Sweep {
   const g = (args: string[], cwd = o.root) => o.plain.git(args, cwd)
   let openPrs: OpenPr[] = []
+  // a look lists the claims once; a pull request this run opens while a look is under way may be missing
+  // from that list, so it is kept until a look that started after it was opened (looks counts them)
+  let looks = 0
+  const openedIn = new Map<string, number>()
   const stuck = new Map<string, string>()
   const rebasedAt = new Map<string, string>()
   /** per bead: resolve rounds that failed (verification, or the check again on the repaired head) */
@@ -257,6 +261,7 @@ export function createSweep(o: SweepOptions): Sweep {
   }
 
   async function run(): Promise<number> {
+    const look = ++looks
     const list = await o.fleet.claims.list()
     if (!list) return 0
     let changed = 0
@@ -284,7 +289,8 @@ export function createSweep(o: SweepOptions): Sweep {
       }
       seen.push({bead: c.bead, url, host: c.message?.host ?? '', openedAt: c.message?.claimed_at ?? '', view: v})
     }
-    openPrs = seen
+    const late = openPrs.filter((p) => !seen.some((x) => x.bead === p.bead) && (openedIn.get(p.bead) ?? 0) >= look)
+    openPrs = [...seen, ...late]
     return changed
   }
 
@@ -293,6 +299,7 @@ export function createSweep(o: SweepOptions): Sweep {
     open: () => openPrs,
     stuck: () => stuck,
     opened(pr) {
+      openedIn.set(pr.bead, looks)
       openPrs = [...openPrs.filter((p) => p.bead !== pr.bead), pr]
     },
   }
