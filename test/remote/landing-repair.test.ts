@@ -1,0 +1,151 @@
+// SPEC 20.4 and 20.1 on the `--remote` landing port, against a real bare remote and
+// real git (no CLI): a conflict with a base that moved is left for the agent (the
+// rebase stopped, the attempt's tracker copy back in place, the claim still held),
+// verified after a scripted resolve and landed; and a push refused the same race-like
+// way while the base stands still ends the landing instead of spinning.
+import {execFileSync} from 'node:child_process'
+import {chmodSync, readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {createGitLanding} from '../../src/landing/local.js'
+import {createFleet} from '../../src/remote/fleet.js'
+import {createRemoteLanding} from '../../src/landing/remote.js'
+import type {Workspace} from '../../src/loop/ports.js'
+import {closeBead} from '../../src/tracker/ops.js'
+import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
+
+function host(root: string, name: string, stuckRaceRounds?: number) {
+  const scratch = path.join(root, '.git', 'helix-remote')
+  const fleet = createFleet({root, remote: 'origin', base: 'main', trackerRel: '.ddx/beads.jsonl', scratch, env: gitTestEnv, host: name, runId: `${name}-run`, pid: process.pid, leaseSec: 30, maxOfflineSec: 3600, now: () => new Date(), log: () => {}, pidAlive: () => true, onMaxOffline: () => {}})
+  const local = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
+  const landing = createRemoteLanding({root, top: root, prefix: '', remote: 'origin', base: 'main', trackerRel: '.ddx/beads.jsonl', scratch, host: name, pid: process.pid, fleet, local, now: () => new Date(), log: () => {}, ...(stuckRaceRounds ? {stuckRaceRounds} : {})})
+  return {fleet, landing}
+}
+
+const sh = (cwd: string, script: string) => execFileSync('sh', ['-c', script], {cwd, env: {...gitTestEnv, GIT_EDITOR: 'true'}, encoding: 'utf8'})
+const tipBeads = (bare: string) =>
+  g(bare, 'show', 'main:.ddx/beads.jsonl')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+
+/** the agent: `shared.txt` = its bead id, committed; the bead closed in the worktree's tracker (fenced) */
+async function agentWork(ws: Workspace, token: string): Promise<void> {
+  sh(ws.dir, `echo ${ws.bead} > shared.txt && git add -A && git -c user.name=a -c user.email=a@x commit -q -m "work on ${ws.bead}"`)
+  const dir = ws.trackerDir as string
+  await closeBead({root: ws.dir, dir, file: path.join(dir, 'beads.jsonl'), lockDir: path.join(dir, 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}, ws.bead, {claimToken: token, targetId: ws.bead})
+}
+
+/** another host's hand push that moves the base and changes the same line */
+function movesBase(f: ReturnType<typeof makeFleet>, name: string): void {
+  const other = f.clone(name)
+  sh(other, `echo other-${name} > shared.txt && git add shared.txt && git commit -q -m other && git push -q origin main`)
+}
+
+const statusIn = (text: string, id: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((b) => b.id === id)?.status
+
+describe('remote landing: repair (SPEC 20.4)', () => {
+  it('a conflict with a moved base is left for the resolve; verified and landed once, the close carried by the attempt tracker copy', async () => {
+    const f = makeFleet([bead('hx-1')], {'shared.txt': 'start\n'})
+    const {fleet, landing} = host(f.clone('a'), 'a')
+    const c = await fleet.tracker.claim('hx-1')
+    if (!c.ok) throw new Error(c.message)
+    const ws = await landing.prepare('hx-1', 1, 1)
+    await agentWork(ws, c.token)
+    movesBase(f, 'b')
+    const tip = g(f.bare, 'rev-parse', 'main')
+    const r = await landing.land(ws, {repair: true})
+    expect(r).toMatchObject({landed: false, preservedRef: null, reason: 'conflict in shared.txt', repair: {kind: 'conflict', onto: tip, paths: ['shared.txt']}})
+    if (r.landed || !r.repair) throw new Error('expected a repair')
+    // the rebase is stopped in place, the claim still ours, the attempt's copy holds the close
+    expect(g(ws.dir, 'status', '--porcelain')).toBe('UU shared.txt')
+    expect(remoteRefs(f.bare)).toEqual(['refs/helix/claims/hx-1'])
+    expect(statusIn(readFileSync(path.join(ws.trackerDir as string, 'beads.jsonl'), 'utf8'), 'hx-1')).toBe('closed')
+    expect((await fleet.tracker.read()).byId.get('hx-1')?.status).toBe('closed')
+    expect(await landing.commitsOf?.(ws, tip)).toEqual([expect.stringMatching(/^[0-9a-f]+ work on hx-1$/)])
+    // a resolve that leaves the rebase half done is not done
+    expect(await landing.verifyRepair?.(ws, r.repair)).toMatch(/rebase, merge or cherry-pick is still in progress/)
+    // the agent: both sides kept, the rebase finished
+    sh(ws.dir, 'printf "other-b\\nhx-1\\n" > shared.txt && git add shared.txt && git -c user.name=a -c user.email=a@x rebase --continue')
+    expect(await landing.verifyRepair?.(ws, r.repair)).toBeNull()
+    const again = await landing.land(ws, {repair: true})
+    expect(again).toMatchObject({landed: true})
+    expect(g(f.bare, 'show', 'main:shared.txt').split('\n')).toEqual(['other-b', 'hx-1'])
+    expect(tipBeads(f.bare).map((b) => [b.id, b.status])).toEqual([['hx-1', 'closed']])
+    expect(g(f.bare, 'log', '--format=%s', 'main').split('\n').filter((s) => s === 'work on hx-1')).toHaveLength(1)
+    expect(remoteRefs(f.bare)).toEqual([])
+    await fleet.close()
+  }, 180_000)
+
+  it('a resolve that changes the tracker copy fails verification and the copy is put back; without repair a conflict is not landed and preserved', async () => {
+    const f = makeFleet([bead('hx-1'), bead('hx-2')], {'shared.txt': 'start\n'})
+    const {fleet, landing} = host(f.clone('a'), 'a')
+    const c = await fleet.tracker.claim('hx-1')
+    if (!c.ok) throw new Error(c.message)
+    const ws = await landing.prepare('hx-1', 1, 1)
+    await agentWork(ws, c.token)
+    movesBase(f, 'b')
+    const r = await landing.land(ws, {repair: true})
+    if (r.landed || !r.repair) throw new Error(`expected a repair: ${JSON.stringify(r)}`)
+    const file = path.join(ws.trackerDir as string, 'beads.jsonl')
+    const copy = readFileSync(file, 'utf8')
+    sh(ws.dir, 'printf "other-b\\nhx-1\\n" > shared.txt && git add shared.txt && git -c user.name=a -c user.email=a@x rebase --continue')
+    writeFileSync(file, copy.replace('"status":"open"', '"status":"closed"'))
+    expect(await landing.verifyRepair?.(ws, r.repair)).toBe("the resolve changed the attempt's tracker copy (put back as it was)")
+    expect(readFileSync(file, 'utf8')).toBe(copy)
+    // rounds spent: preserved with the work, pushed; the claim released; the bead reopened with a note
+    const ref = await landing.preserve(ws, 'not resolved: test')
+    expect(ref).toBe('refs/helix/preserved/hx-1/1')
+    expect(remoteRefs(f.bare)).toEqual(['refs/helix/preserved/hx-1/1'])
+    expect(String(tipBeads(f.bare)[0]?.notes)).toMatch(/NOT LANDED \[[^\]]+\]: not resolved: test; work kept at refs\/helix\/preserved\/hx-1\/1/)
+
+    // --resolve-attempts 0: today's behaviour, the rebase aborted, preserved
+    const c2 = await fleet.tracker.claim('hx-2')
+    if (!c2.ok) throw new Error(c2.message)
+    const ws2 = await landing.prepare('hx-2', 1, 1)
+    await agentWork(ws2, c2.token)
+    movesBase(f, 'c')
+    const r2 = await landing.land(ws2, {repair: false})
+    expect(r2).toMatchObject({landed: false, reason: 'conflict in shared.txt', preservedRef: 'refs/helix/preserved/hx-2/1'})
+    expect(g(f.bare, 'log', '--format=%s', '-1', 'refs/helix/preserved/hx-2/1')).toBe('work on hx-2')
+    await fleet.close()
+  }, 180_000)
+})
+
+describe('remote landing: a refusal that only looks like a race (SPEC 20.1)', () => {
+  it('the same "failed to lock" from a hook while the base stands still ends the landing after the bound, quoting git; the work is pushed to a preserved ref', async () => {
+    const f = makeFleet([bead('hx-1')])
+    // the remote refuses every landing (main with a claim deletion) in a lock's words; bookkeeping goes through
+    const hook = path.join(f.bare, 'hooks', 'pre-receive')
+    writeFileSync(
+      hook,
+      `#!/bin/sh
+main=0; release=0
+while read old new ref; do
+  case "$ref" in
+    refs/heads/main) main=1 ;;
+    refs/helix/claims/*) [ "$new" = 0000000000000000000000000000000000000000 ] && release=1 ;;
+  esac
+done
+if [ $main = 1 ] && [ $release = 1 ]; then echo "error: failed to lock refs/heads/main" >&2; exit 1; fi
+exit 0
+`,
+    )
+    chmodSync(hook, 0o755)
+    const {fleet, landing} = host(f.clone('a'), 'a', 3)
+    const c = await fleet.tracker.claim('hx-1')
+    if (!c.ok) throw new Error(c.message)
+    const ws = await landing.prepare('hx-1', 1, 1)
+    await agentWork(ws, c.token)
+    const before = g(f.bare, 'rev-parse', 'main')
+    const r = await landing.land(ws, {repair: true})
+    expect(r).toMatchObject({landed: false, preservedRef: 'refs/helix/preserved/hx-1/1'})
+    expect(r.landed ? '' : r.reason).toMatch(/^the push to origin was refused 3 times in a row the same way while main there did not move \(git: .*failed to lock refs\/heads\/main\)$/)
+    // nothing of the attempt reached the base; its work is on the remote; the claim is gone
+    expect(g(f.bare, 'log', '--format=%s', 'main').split('\n')).not.toContain('work on hx-1')
+    expect(g(f.bare, 'log', '--format=%s', '-1', 'refs/helix/preserved/hx-1/1')).toBe('work on hx-1')
+    expect(remoteRefs(f.bare)).toEqual(['refs/helix/preserved/hx-1/1'])
+    expect(g(f.bare, 'rev-list', '--count', `${before}..main`)).toBe('1')
+    await fleet.close()
+  }, 180_000)
+})
