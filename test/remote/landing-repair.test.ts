@@ -4,7 +4,7 @@
 // verified after a scripted resolve and landed; and a push refused the same race-like
 // way while the base stands still ends the landing instead of spinning.
 import {execFileSync} from 'node:child_process'
-import {chmodSync, readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/landing/local.js'
@@ -12,7 +12,7 @@ import {createFleet} from '../../src/remote/fleet.js'
 import {createRemoteLanding} from '../../src/landing/remote.js'
 import type {Workspace} from '../../src/loop/ports.js'
 import {closeBead} from '../../src/tracker/ops.js'
-import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
+import {bead, g, gitTestEnv, makeFleet, refuseEveryLanding, remoteRefs} from './helpers.js'
 
 function host(root: string, name: string, stuckRaceRounds?: number) {
   const scratch = path.join(root, '.git', 'helix-remote')
@@ -36,6 +36,15 @@ async function agentWork(ws: Workspace, token: string): Promise<void> {
   await closeBead({root: ws.dir, dir, file: path.join(dir, 'beads.jsonl'), lockDir: path.join(dir, 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}, ws.bead, {claimToken: token, targetId: ws.bead})
 }
 
+/** a claimed, prepared and finished attempt on `id` */
+async function finished(h: ReturnType<typeof host>, id: string): Promise<Workspace> {
+  const c = await h.fleet.tracker.claim(id)
+  if (!c.ok) throw new Error(c.message)
+  const ws = await h.landing.prepare(id, 1, 1)
+  await agentWork(ws, c.token)
+  return ws
+}
+
 /** another host's hand push that moves the base and changes the same line */
 function movesBase(f: ReturnType<typeof makeFleet>, name: string): void {
   const other = f.clone(name)
@@ -47,11 +56,9 @@ const statusIn = (text: string, id: string) => text.split('\n').filter(Boolean).
 describe('remote landing: repair (SPEC 20.4)', () => {
   it('a conflict with a moved base is left for the resolve; verified and landed once, the close carried by the attempt tracker copy', async () => {
     const f = makeFleet([bead('hx-1')], {'shared.txt': 'start\n'})
-    const {fleet, landing} = host(f.clone('a'), 'a')
-    const c = await fleet.tracker.claim('hx-1')
-    if (!c.ok) throw new Error(c.message)
-    const ws = await landing.prepare('hx-1', 1, 1)
-    await agentWork(ws, c.token)
+    const h = host(f.clone('a'), 'a')
+    const {fleet, landing} = h
+    const ws = await finished(h, 'hx-1')
     movesBase(f, 'b')
     const tip = g(f.bare, 'rev-parse', 'main')
     const r = await landing.land(ws, {repair: true})
@@ -79,11 +86,9 @@ describe('remote landing: repair (SPEC 20.4)', () => {
 
   it('a resolve that changes the tracker copy fails verification and the copy is put back; without repair a conflict is not landed and preserved', async () => {
     const f = makeFleet([bead('hx-1'), bead('hx-2')], {'shared.txt': 'start\n'})
-    const {fleet, landing} = host(f.clone('a'), 'a')
-    const c = await fleet.tracker.claim('hx-1')
-    if (!c.ok) throw new Error(c.message)
-    const ws = await landing.prepare('hx-1', 1, 1)
-    await agentWork(ws, c.token)
+    const h = host(f.clone('a'), 'a')
+    const {fleet, landing} = h
+    const ws = await finished(h, 'hx-1')
     movesBase(f, 'b')
     const r = await landing.land(ws, {repair: true})
     if (r.landed || !r.repair) throw new Error(`expected a repair: ${JSON.stringify(r)}`)
@@ -100,10 +105,7 @@ describe('remote landing: repair (SPEC 20.4)', () => {
     expect(String(tipBeads(f.bare)[0]?.notes)).toMatch(/NOT LANDED \[[^\]]+\]: not resolved: test; work kept at refs\/helix\/preserved\/hx-1\/1/)
 
     // --resolve-attempts 0: today's behaviour, the rebase aborted, preserved
-    const c2 = await fleet.tracker.claim('hx-2')
-    if (!c2.ok) throw new Error(c2.message)
-    const ws2 = await landing.prepare('hx-2', 1, 1)
-    await agentWork(ws2, c2.token)
+    const ws2 = await finished(h, 'hx-2')
     movesBase(f, 'c')
     const r2 = await landing.land(ws2, {repair: false})
     expect(r2).toMatchObject({landed: false, reason: 'conflict in shared.txt', preservedRef: 'refs/helix/preserved/hx-2/1'})
@@ -116,27 +118,10 @@ describe('remote landing: a refusal that only looks like a race (SPEC 20.1)', ()
   it('the same "failed to lock" from a hook while the base stands still ends the landing after the bound, quoting git; the work is pushed to a preserved ref', async () => {
     const f = makeFleet([bead('hx-1')])
     // the remote refuses every landing (main with a claim deletion) in a lock's words; bookkeeping goes through
-    const hook = path.join(f.bare, 'hooks', 'pre-receive')
-    writeFileSync(
-      hook,
-      `#!/bin/sh
-main=0; release=0
-while read old new ref; do
-  case "$ref" in
-    refs/heads/main) main=1 ;;
-    refs/helix/claims/*) [ "$new" = 0000000000000000000000000000000000000000 ] && release=1 ;;
-  esac
-done
-if [ $main = 1 ] && [ $release = 1 ]; then echo "error: failed to lock refs/heads/main" >&2; exit 1; fi
-exit 0
-`,
-    )
-    chmodSync(hook, 0o755)
-    const {fleet, landing} = host(f.clone('a'), 'a', 3)
-    const c = await fleet.tracker.claim('hx-1')
-    if (!c.ok) throw new Error(c.message)
-    const ws = await landing.prepare('hx-1', 1, 1)
-    await agentWork(ws, c.token)
+    refuseEveryLanding(f.bare, 'error: failed to lock refs/heads/main')
+    const h = host(f.clone('a'), 'a', 3)
+    const {fleet, landing} = h
+    const ws = await finished(h, 'hx-1')
     const before = g(f.bare, 'rev-parse', 'main')
     const r = await landing.land(ws, {repair: true})
     expect(r).toMatchObject({landed: false, preservedRef: 'refs/helix/preserved/hx-1/1'})
