@@ -12,11 +12,12 @@ import {createFleet} from '../../src/remote/fleet.js'
 import {createRemoteLanding} from '../../src/landing/remote.js'
 import type {Workspace} from '../../src/loop/ports.js'
 import {closeBead} from '../../src/tracker/ops.js'
+import {waitFor} from '../support/wait.js'
 import {bead, g, gitTestEnv, makeFleet, refuseEveryLanding, remoteRefs} from './helpers.js'
 
-function host(root: string, name: string, stuckRaceRounds?: number) {
+function host(root: string, name: string, stuckRaceRounds?: number, leaseSec = 30) {
   const scratch = path.join(root, '.git', 'helix-remote')
-  const fleet = createFleet({root, remote: 'origin', base: 'main', trackerRel: '.ddx/beads.jsonl', scratch, env: gitTestEnv, host: name, runId: `${name}-run`, pid: process.pid, leaseSec: 30, maxOfflineSec: 3600, now: () => new Date(), log: () => {}, pidAlive: () => true, onMaxOffline: () => {}})
+  const fleet = createFleet({root, remote: 'origin', base: 'main', trackerRel: '.ddx/beads.jsonl', scratch, env: gitTestEnv, host: name, runId: `${name}-run`, pid: process.pid, leaseSec, maxOfflineSec: 3600, now: () => new Date(), log: () => {}, pidAlive: () => true, onMaxOffline: () => {}})
   const local = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date()})
   const landing = createRemoteLanding({root, top: root, prefix: '', remote: 'origin', base: 'main', trackerRel: '.ddx/beads.jsonl', scratch, host: name, pid: process.pid, fleet, local, now: () => new Date(), log: () => {}, ...(stuckRaceRounds ? {stuckRaceRounds} : {})})
   return {fleet, landing}
@@ -56,8 +57,10 @@ const statusIn = (text: string, id: string) => text.split('\n').filter(Boolean).
 describe('remote landing: repair (SPEC 20.4)', () => {
   it('a conflict with a moved base is left for the resolve; verified and landed once, the close carried by the attempt tracker copy', async () => {
     const f = makeFleet([bead('hx-1')], {'shared.txt': 'start\n'})
-    const h = host(f.clone('a'), 'a')
+    // a short lease with renewals running: the claim must stay ours while the agent resolves
+    const h = host(f.clone('a'), 'a', undefined, 3)
     const {fleet, landing} = h
+    fleet.start()
     const ws = await finished(h, 'hx-1')
     movesBase(f, 'b')
     const tip = g(f.bare, 'rev-parse', 'main')
@@ -69,6 +72,8 @@ describe('remote landing: repair (SPEC 20.4)', () => {
     expect(remoteRefs(f.bare)).toEqual(['refs/helix/claims/hx-1'])
     expect(statusIn(readFileSync(path.join(ws.trackerDir as string, 'beads.jsonl'), 'utf8'), 'hx-1')).toBe('closed')
     expect((await fleet.tracker.read()).byId.get('hx-1')?.status).toBe('closed')
+    const claimed = g(f.bare, 'rev-parse', 'refs/helix/claims/hx-1')
+    await waitFor(() => g(f.bare, 'rev-parse', 'refs/helix/claims/hx-1') !== claimed, {timeoutMs: 60_000, what: 'the claim renewed during the resolve'})
     expect(await landing.commitsOf?.(ws, tip)).toEqual([expect.stringMatching(/^[0-9a-f]+ work on hx-1$/)])
     // a resolve that leaves the rebase half done is not done
     expect(await landing.verifyRepair?.(ws, r.repair)).toMatch(/rebase, merge or cherry-pick is still in progress/)
