@@ -92,7 +92,7 @@ describe.skipIf(!hasBwrap)('resolve for sandboxed attempts (SPEC 20.4, 21.1)', (
     expect(g(s.root, 'show', 'main:shared.txt')).toBe('line by t-1\nline by t-2')
     expect(readdirSync(sandboxDir(s.root))).toEqual([])
     expect(existsSync(wt)).toBe(false)
-  })
+  }, 180_000)
 
   it('markers left in a committed resolution are refused; without repair the conflict is not landed as before', async () => {
     const s = setup()
@@ -115,7 +115,7 @@ describe.skipIf(!hasBwrap)('resolve for sandboxed attempts (SPEC 20.4, 21.1)', (
     const nr = await s.landing.land(c)
     expect(nr).toMatchObject({landed: false, reason: 'conflict in shared.txt', preservedRef: 'refs/helix/preserved/t-1/2'})
     expect(readdirSync(sandboxDir(s.root))).toEqual([])
-  })
+  }, 180_000)
 
   it('a red check: the clone is moved to the candidate, the log is readable, a fix commit lands', async () => {
     const s = setup(true)
@@ -143,7 +143,7 @@ describe.skipIf(!hasBwrap)('resolve for sandboxed attempts (SPEC 20.4, 21.1)', (
     expect(landed.landed, JSON.stringify(landed)).toBe(true)
     expect(g(s.root, 'show', 'main:shared.txt')).toBe('good')
     expect(readdirSync(sandboxDir(s.root))).toEqual([])
-  })
+  }, 180_000)
 
   it('a crash while a conflict waits in the clone: the next start collects the work from before the rebase', async () => {
     const s = setup()
@@ -164,5 +164,42 @@ describe.skipIf(!hasBwrap)('resolve for sandboxed attempts (SPEC 20.4, 21.1)', (
     expect(g(s.root, 'rev-parse', 'refs/heads/helix/t-2-1')).toBe(mine)
     expect(g(s.root, 'show', 'refs/heads/helix/t-2-1:shared.txt')).toBe('line by t-2')
     expect(readdirSync(sandboxDir(s.root))).toEqual([])
-  })
+  }, 180_000)
+
+  it("moving helix's worktree to the resolved history keeps its own tracker copy (--remote's layout) and its skip-worktree flag", async () => {
+    const s = setup()
+    const paths = projectPaths(s.root, ENV)
+    const attempts = createSandboxAttempts(DEFAULT_SANDBOX, paths, ENV)
+    const local = createGitLanding({root: s.root, trackerDir: paths.dir, env: ENV, now: () => new Date()})
+    // as the remote landing does (SPEC 19.2): the worktree's tracker is the attempt's own, hidden from git
+    const inner = {
+      ...local,
+      async prepare(bead: string, attempt: number, slot: number) {
+        const ws = await local.prepare(bead, attempt, slot)
+        const file = path.join(ws.dir, '.ddx', 'beads.jsonl')
+        writeFileSync(file, `${readFileSync(file, 'utf8')}{"id":"mine-${bead}"}\n`)
+        g(ws.dir, 'update-index', '--skip-worktree', '--', '.ddx/beads.jsonl')
+        return {...ws, trackerDir: path.join(ws.dir, '.ddx')}
+      },
+    }
+    const landing = sandboxLanding(inner, {root: s.root, trackerFile: paths.file, spec: DEFAULT_SANDBOX, env: ENV, attempts, readable: attempts.readable(), timeoutSec: 60})
+    const a = await landing.prepare('t-1', 1, 1)
+    const b = await landing.prepare('t-2', 1, 2)
+    work(a, 'line by t-1')
+    work(b, 'line by t-2')
+    expect((await landing.land(a, {repair: true})).landed).toBe(true)
+    const repair = ((await landing.land(b, {repair: true})) as {repair?: Repair}).repair!
+    expect(repair.kind).toBe('conflict')
+    writeFileSync(path.join(b.dir, 'shared.txt'), 'line by t-1\nline by t-2\n')
+    g(b.dir, 'add', 'shared.txt')
+    g(b.dir, 'rebase', '--continue')
+    const wt = worktree(s.root, 't-2-1')
+    const before = readFileSync(path.join(wt, '.ddx', 'beads.jsonl'), 'utf8')
+    expect(await landing.verifyRepair!(b, repair)).toBeNull()
+    expect(g(wt, 'rev-parse', 'HEAD')).toBe(g(b.dir, 'rev-parse', 'HEAD'))
+    expect(readFileSync(path.join(wt, '.ddx', 'beads.jsonl'), 'utf8')).toBe(before)
+    expect(before).toContain('"mine-t-2"')
+    expect(g(wt, 'ls-files', '-v', '--', '.ddx/beads.jsonl')).toBe('S .ddx/beads.jsonl')
+    expect(g(wt, 'show', 'HEAD:shared.txt')).toBe('line by t-1\nline by t-2')
+  }, 180_000)
 })
