@@ -70,8 +70,8 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: a conflict goes back to the age
         // landed (the project's .git is readable), so its landing finds the conflict when it rebases
         '  touch "$S/done-$HELIX_BEAD_ID"',
         '  i=0',
-        '  if [ "$HELIX_BEAD_ID" = rv-a ]; then while [ ! -e "$S/done-rv-b" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done',
-        `  else while ! git --git-dir=${q(path.join(root, '.git'))} log --format=%s main | grep -q "work on rv-a" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; fi`,
+        '  if [ "$HELIX_BEAD_ID" = rv-a ]; then while [ ! -e "$S/done-rv-b" ] && [ $i -lt 1500 ]; do sleep 0.1; i=$((i+1)); done',
+        `  else while ! git --git-dir=${q(path.join(root, '.git'))} log --format=%s main | grep -q "work on rv-a" && [ $i -lt 1500 ]; do sleep 0.1; i=$((i+1)); done; fi`,
         '  ;;',
         'resolve)',
         `  ( echo evil > ${q(path.join(root, 'evil-from-resolve.txt'))} ) 2>/dev/null && echo "root write ok" >> "$S/acts" || echo "root write fail" >> "$S/acts"`,
@@ -85,7 +85,7 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: a conflict goes back to the age
       ].join('\n'),
     )
     chmodSync(agent, 0o755)
-    const r = await runCli(['run', '--sandbox', '--workers', '2', '--no-auto-review', '--no-auto-align'], {cwd: root, env, timeoutMs: 120_000})
+    const r = await runCli(['run', '--sandbox', '--workers', '2', '--no-auto-review', '--no-auto-align'], {cwd: root, env, timeoutMs: 200_000})
     const all = r.stdout + r.stderr
     if (process.env.HELIX_TEST_SHOW) process.stdout.write(all)
     expect(r.code, all).toBe(0)
@@ -113,7 +113,7 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: a conflict goes back to the age
     expect(readdirSync(path.join(root, '.helix', 'sandbox'))).toEqual([])
     expect(g(root, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1)
     expect(g(root, 'for-each-ref', '--format=%(refname)', 'refs/heads/helix/')).toBe('')
-  }, 150_000)
+  }, 240_000)
 
   it('a red land check: the resolve reads the check log inside the sandbox, fixes the work in its clone, and it lands', async () => {
     const {root, state, agent, env} = project(['rc-1'])
@@ -147,7 +147,7 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: a conflict goes back to the age
     )
     chmodSync(agent, 0o755)
     const check = 'echo "checking $HELIX_BEAD_ID"; if grep -qx bad shared.txt; then echo "shared.txt says bad"; exit 1; fi'
-    const r = await runCli(['run', '--sandbox', '--land-check', check, '--no-auto-review', '--no-auto-align'], {cwd: root, env, timeoutMs: 120_000})
+    const r = await runCli(['run', '--sandbox', '--land-check', check, '--no-auto-review', '--no-auto-align'], {cwd: root, env, timeoutMs: 200_000})
     const all = r.stdout + r.stderr
     if (process.env.HELIX_TEST_SHOW) process.stdout.write(all)
     expect(r.code, all).toBe(0)
@@ -167,5 +167,5 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: a conflict goes back to the age
     expect(g(root, 'log', '--format=%s', 'main').split('\n').slice(0, 2)).toEqual(['fix the check', 'work on rc-1'])
     expect(readdirSync(path.join(root, '.helix', 'sandbox'))).toEqual([])
     expect(g(root, 'for-each-ref', '--format=%(refname)', 'refs/heads/helix/')).toBe('')
-  }, 150_000)
+  }, 240_000)
 })
