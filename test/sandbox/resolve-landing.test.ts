@@ -108,7 +108,7 @@ describe.skipIf(!hasBwrap)('resolve for sandboxed attempts (SPEC 20.4, 21.1)', (
     g(b.dir, 'add', 'shared.txt')
     g(b.dir, 'rebase', '--continue')
     expect(await s.landing.verifyRepair!(b, repair)).toBe('shared.txt still holds a conflict marker')
-    // rounds spent: preserved; the clone's rebase is aborted on collect, and the clone goes
+    // rounds spent: preserved (what the worktree holds), and the clone goes
     expect(await s.landing.preserve(b, 'not resolved')).toBe('refs/helix/preserved/t-2/1')
     expect(readdirSync(sandboxDir(s.root)).sort()).toEqual(['t-1-2', 't-1-2.tracker'])
     // --resolve-attempts 0: no repair asked, a conflict is not landed and the work is preserved
