@@ -3,13 +3,17 @@
 // rebase stopped, the attempt's tracker copy back in place, the claim still held),
 // verified after a scripted resolve and landed; and a push refused the same race-like
 // way while the base stands still ends the landing instead of spinning.
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawnSync} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/landing/local.js'
 import {createFleet} from '../../src/remote/fleet.js'
 import {createRemoteLanding} from '../../src/landing/remote.js'
+import {sandboxLanding} from '../../src/landing/sandbox.js'
+import {createSandboxAttempts} from '../../src/landing/sandbox-attempts.js'
+import {DEFAULT_SANDBOX} from '../../src/proc/sandbox.js'
+import {projectPaths} from '../../src/util/root.js'
 import type {Workspace} from '../../src/loop/ports.js'
 import {closeBead} from '../../src/tracker/ops.js'
 import {waitFor} from '../support/wait.js'
@@ -38,7 +42,7 @@ async function agentWork(ws: Workspace, token: string): Promise<void> {
 }
 
 /** a claimed, prepared and finished attempt on `id` */
-async function finished(h: ReturnType<typeof host>, id: string): Promise<Workspace> {
+async function finished(h: Pick<ReturnType<typeof host>, 'fleet' | 'landing'>, id: string): Promise<Workspace> {
   const c = await h.fleet.tracker.claim(id)
   if (!c.ok) throw new Error(c.message)
   const ws = await h.landing.prepare(id, 1, 1)
@@ -47,9 +51,11 @@ async function finished(h: ReturnType<typeof host>, id: string): Promise<Workspa
 }
 
 /** another host's hand push that moves the base and changes the same line */
-function movesBase(f: ReturnType<typeof makeFleet>, name: string): void {
+function movesBase(f: ReturnType<typeof makeFleet>, name: string, filed?: string): void {
   const other = f.clone(name)
-  sh(other, `echo other-${name} > shared.txt && git add shared.txt && git commit -q -m other && git push -q origin main`)
+  // `filed`: the other host also files a bead, so the tracker differs between the attempt's base and the tip
+  if (filed) writeFileSync(path.join(other, '.ddx', 'beads.jsonl'), `${readFileSync(path.join(other, '.ddx', 'beads.jsonl'), 'utf8')}${JSON.stringify(bead(filed))}\n`)
+  sh(other, `echo other-${name} > shared.txt && git add -A && git commit -q -m other && git push -q origin main`)
 }
 
 const statusIn = (text: string, id: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((b) => b.id === id)?.status
@@ -94,7 +100,7 @@ describe('remote landing: repair (SPEC 20.4)', () => {
     const h = host(f.clone('a'), 'a')
     const {fleet, landing} = h
     const ws = await finished(h, 'hx-1')
-    movesBase(f, 'b')
+    movesBase(f, 'b', 'hx-8')
     const r = await landing.land(ws, {repair: true})
     if (r.landed || !r.repair) throw new Error(`expected a repair: ${JSON.stringify(r)}`)
     const file = path.join(ws.trackerDir as string, 'beads.jsonl')
@@ -137,5 +143,39 @@ describe('remote landing: a refusal that only looks like a race (SPEC 20.1)', ()
     expect(remoteRefs(f.bare)).toEqual(['refs/helix/preserved/hx-1/1'])
     expect(g(f.bare, 'rev-list', '--count', `${before}..main`)).toBe('1')
     await fleet.close()
+  }, 180_000)
+})
+
+const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
+
+describe.skipIf(!hasBwrap)('remote landing under --sandbox: repair (SPEC 20.4 with 21.1)', () => {
+  it("a conflict goes to the agent's clone although the worktree holds the attempt's tracker copy; resolved there, it lands", async () => {
+    const f = makeFleet([bead('hx-1')], {'shared.txt': 'start\n'})
+    const root = f.clone('a')
+    const h = host(root, 'a')
+    const paths = projectPaths(root, gitTestEnv)
+    const attempts = createSandboxAttempts(DEFAULT_SANDBOX, paths, gitTestEnv)
+    const landing = sandboxLanding(h.landing, {root, trackerFile: paths.file, spec: DEFAULT_SANDBOX, env: gitTestEnv, attempts, readable: attempts.readable(), timeoutSec: 60})
+    const ws = await finished({fleet: h.fleet, landing}, 'hx-1')
+    // what the sandbox wiring does after each call: the close in the clone's tracker copy taken back (fenced)
+    const at = attempts.at(ws.dir)
+    if (at) await attempts.takeBack(at)
+    movesBase(f, 'b', 'hx-9')
+    const r = await landing.land(ws, {repair: true})
+    if (r.landed || !r.repair) throw new Error(`expected a repair: ${JSON.stringify(r)}`)
+    expect(r.repair).toMatchObject({kind: 'conflict', paths: ['shared.txt']})
+    // the conflict is in the clone; helix's worktree is back on the work (its rebase aborted over the tracker copy)
+    const wt = path.join(root, '.helix', 'worktrees', 'hx-1-1')
+    expect(g(wt, 'status', '--porcelain')).toBe('')
+    expect(readFileSync(path.join(ws.dir, 'shared.txt'), 'utf8')).toMatch(/^<<<<<<< /m)
+    sh(ws.dir, 'printf "other-b\\nhx-1\\n" > shared.txt && git add shared.txt && git -c user.name=a -c user.email=a@x rebase --continue')
+    expect(await landing.verifyRepair?.(ws, r.repair)).toBeNull()
+    expect(await landing.land(ws, {repair: true})).toMatchObject({landed: true})
+    expect(g(f.bare, 'show', 'main:shared.txt').split('\n')).toEqual(['other-b', 'hx-1'])
+    expect(tipBeads(f.bare).map((b) => [b.id, b.status])).toEqual([
+      ['hx-1', 'closed'],
+      ['hx-9', 'open'],
+    ])
+    await h.fleet.close()
   }, 180_000)
 })
