@@ -32,7 +32,7 @@ export type GitFailureKind = 'race' | 'unreachable' | 'rejected' | 'conflict'
 
 export type PushResult =
   | {ok: true; refs: PushedRef[]}
-  | {ok: false; kind: GitFailureKind; refs: PushedRef[]; message: string; blockingRef?: string}
+  | {ok: false; kind: GitFailureKind; refs: PushedRef[]; message: string; blockingRef?: string; detail?: string}
 
 export type FetchResult = {ok: true} | {ok: false; kind: GitFailureKind; message: string}
 
@@ -88,7 +88,10 @@ export function classifyPush(r: GitResult): PushResult {
   if (rejected.length > 0) {
     const race = rejected.some((x) => RACE.test(x.summary)) || lines.some((l) => RACE.test(l))
     const summary = rejected.find((x) => !/atomic push failed/.test(x.summary))?.summary ?? rejected[0]?.summary ?? ''
-    return {ok: false, kind: race ? 'race' : 'rejected', refs, message: race ? summary : mainLine(lines, r.code) === `git exited ${r.code}` ? summary : `${summary}: ${mainLine(lines, r.code)}`}
+    const cause = mainLine(lines, r.code)
+    // a race's message is the ref's summary; `detail` keeps git's own line of why (a lock, a hook's words)
+    if (race) return {ok: false, kind: 'race', refs, message: summary, ...(cause !== `git exited ${r.code}` ? {detail: `${summary}: ${cause}`} : {})}
+    return {ok: false, kind: 'rejected', refs, message: cause === `git exited ${r.code}` ? summary : `${summary}: ${cause}`}
   }
   if (r.code === 0) return {ok: true, refs}
   return {ok: false, kind: failureKind(lines), refs, message: mainLine(lines, r.code)}

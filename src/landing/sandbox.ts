@@ -152,18 +152,29 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
   }
 
   /**
-   * SPEC 20.4: helix's own worktree (never the operator's checkout) moved to the
-   * resolved history. `tracker`: the worktree's own tracker copy (--remote), which is
-   * not the branch's and stays as it is.
+   * `fn` on helix's worktree with the worktree's own tracker copy (--remote) out of
+   * git's way: that file is not the branch's and stays as it is, but git refuses to
+   * abort a rebase over a skip-worktree file that differs from what it must write.
    */
-  async function moveWorktree(top: string, sha: string, tracker: string | null): Promise<string | null> {
+  async function keepingTrackerCopy<T>(top: string, tracker: string | null, fn: () => Promise<T>): Promise<T> {
     const rel = tracker ? path.relative(top, tracker) : null
     const kept = tracker && rel && !rel.startsWith('..') && existsSync(tracker) ? await readFile(tracker) : null
     const skip = kept && rel ? (await run(['ls-files', '-v', '--', rel], top)).stdout.startsWith('S ') : false
-    if (skip && rel) await run(['update-index', '--no-skip-worktree', '--', rel], top)
-    const m = await run(['reset', '-q', '--hard', sha], top)
-    if (kept && tracker) await writeFile(tracker, kept)
-    if (skip && rel) await run(['update-index', '--skip-worktree', '--', rel], top)
+    if (skip && rel) {
+      await run(['update-index', '--no-skip-worktree', '--', rel], top)
+      await run(['checkout', '-q', 'HEAD', '--', rel], top)
+    }
+    try {
+      return await fn()
+    } finally {
+      if (kept && tracker) await writeFile(tracker, kept)
+      if (skip && rel) await run(['update-index', '--skip-worktree', '--', rel], top)
+    }
+  }
+
+  /** SPEC 20.4: helix's own worktree (never the operator's checkout) moved to the resolved history */
+  async function moveWorktree(top: string, sha: string, tracker: string | null): Promise<string | null> {
+    const m = await keepingTrackerCopy(top, tracker, () => run(['reset', '-q', '--hard', sha], top))
     return m.code === 0 ? null : `could not take the resolved work back from the sandbox: ${sanitize(firstLine(m))}`
   }
 
@@ -192,7 +203,8 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
    */
   async function giveToClone(wt: Workspace, clone: string, repair: Repair): Promise<string | null> {
     const top = await topOf(wt.dir)
-    if (repair.kind === 'conflict') await run(['rebase', '--abort'], top)
+    const tracker = wt.trackerDir ? path.join(wt.trackerDir, path.basename(o.trackerFile)) : null
+    if (repair.kind === 'conflict') await keepingTrackerCopy(top, tracker, () => run(['rebase', '--abort'], top))
     const candidate = (await run(['rev-parse', '--verify', '-q', 'HEAD'], top)).stdout.trim()
     return sandboxRepair.sendBack(clone, wt.branch, repair, candidate)
   }
