@@ -140,13 +140,16 @@ export function createLandBase(d: LandBaseDeps) {
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     for (let round = 0; round < MAX_LAND_ROUNDS; round++) {
-      const cur = await baseTip()
+      // both tips in one for-each-ref; a tip it did not list is asked again, for that read's own error
+      const tips = await (await d.git()).forEachRef([`refs/heads/${b}`, `refs/heads/${ws.branch}`])
+      const cur = tips.find((t) => t.ref === `refs/heads/${b}`)?.sha ?? (await baseTip())
       if (checked && cur !== rebasedOnto) return {moved: true}
       // the base moved since the attempt was last rebased (another slot or process landed): rebase again
       const rb = cur === rebasedOnto ? null : await rebaseOnto(top, cur)
       if (rb) return rb
+      const listed = cur === rebasedOnto ? tips.find((t) => t.ref === `refs/heads/${ws.branch}`)?.sha : undefined
       rebasedOnto = cur
-      const next = await branchTip(ws.branch)
+      const next = listed ?? (await branchTip(ws.branch))
       const where = await checkedOutAt(b)
       if (where !== null) {
         // SPEC 18.3a: a checked-out base moves only by merge --ff-only in its own worktree, then is verified
