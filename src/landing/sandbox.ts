@@ -23,7 +23,8 @@ import {copyFile, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promise
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import type {LandOptions, LandResult, LoopLanding, Repair, Workspace} from '../loop/ports.js'
-import {firstLine, git, gitEnv} from '../git/run.js'
+import {firstLine, gitEnv} from '../git/run.js'
+import {openRepo} from '../git/repo.js'
 import {branchName, worktreeRel} from '../git/names.js'
 import {runScript} from '../proc/process.js'
 import {sandboxArgv, sandboxEnv, shellQuote, type SandboxSpec} from '../proc/sandbox.js'
@@ -53,7 +54,7 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
   /** the real worktree behind each sandboxed workspace */
   const worktrees = new Map<string, Workspace>()
   const genv = gitEnv(o.env)
-  const run = (args: string[], cwd: string) => git(args, {cwd, env: genv})
+  const run = openRepo(root, genv).run
 
   /** the worktree's top: `ws.dir` less the root's prefix inside the repository */
   async function topOf(dir: string): Promise<string> {
