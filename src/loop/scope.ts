@@ -1,11 +1,12 @@
 /**
- * What a stage of the run loop may use of the run it belongs to (issue 30): the
- * ports, the options, the ledger and the run's shared bookkeeping. `Run`
- * (supervisor.ts) implements it; every stage (attempt, landing, review, dispatch,
- * the scheduler, reconcile) takes a `RunScope`, never the class. This module is a
- * leaf of the loop: it imports types only, and none from a stage, so no stage
- * imports the module that imports the scheduler (no import cycle, type-only
- * imports included: scripts/check-imports.mjs counts them).
+ * What a stage of the run loop may use of the run it belongs to (issue 30). `RunScope`
+ * is the whole shared surface: the ports, the options, the ledger and the run's
+ * bookkeeping; `Run` (run.ts) implements it, and the run-level parts (the scheduler,
+ * the drain, reconcile, build-once) take it. An attempt's stages take less: each
+ * declares a `Scope<…>` of exactly what it touches (below). This module is a leaf of
+ * the loop: it imports types only, and none from a stage, so no stage imports the
+ * module that imports the scheduler (no import cycle, type-only imports included:
+ * scripts/check-imports.mjs counts them).
  */
 import type {SessionLogLike} from '../agents/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
