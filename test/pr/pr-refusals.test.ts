@@ -5,11 +5,18 @@
 import {mkdirSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {spawnSync} from 'node:child_process'
-import {describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 import {GIT_ISOLATION} from '../support/git.js'
 import {helixInProcess} from '../support/in-process.js'
 import {makeTempDir} from '../support/tmp.js'
 import {bead, g, protectedForge} from './helpers.js'
+
+// the commands' module graph is transformed before any test's clock starts (minutes at load 30)
+beforeAll(async () => {
+  await import('../../src/commands/run.js')
+  await import('../../src/cli/run-loop.js')
+  await import('../../src/app/remote-wiring.js')
+}, 300_000)
 
 describe('helix run --land pr: refusals', () => {
   it('gh missing, or gh auth status failing: one line, exit 4, nothing claimed', async () => {
@@ -32,5 +39,5 @@ describe('helix run --land pr: refusals', () => {
     const noRemote = await run(['--land', 'pr'], {...f.env})
     expect(noRemote.code).toBe(1)
     expect(noRemote.stderr.trim()).toMatch(/^helix: --land pr needs --remote <name>/)
-  })
+  }, 120_000)
 })

@@ -8,7 +8,7 @@ import {helixInProcess} from '../support/in-process.js'
 import {GIT_ISOLATION} from '../support/git.js'
 import {rmSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
 import {serveBare} from './http-remote.js'
 import {traceDate} from '../../src/operator/doctor-remote.js'
@@ -32,6 +32,11 @@ function claimBy(bare: string, host: string, bead: string, aheadMs: number): voi
   const r = spawnSync('git', ['-c', 'user.name=z', '-c', 'user.email=z@example.com', 'commit-tree', '-m', msg, empty], {cwd: bare, env: {...gitTestEnv, GIT_COMMITTER_DATE: `${Math.floor(at.getTime() / 1000)} +0000`}, encoding: 'utf8'})
   g(bare, 'update-ref', `refs/helix/claims/${bead}`, r.stdout.trim())
 }
+
+// the commands' module graph is transformed before any test's clock starts (minutes at load 30)
+beforeAll(async () => {
+  await import('../../src/commands/doctor.js')
+}, 300_000)
 
 describe('doctor --remote (SPEC 19.1)', () => {
   it("warns when another host's claims are committed in the future; ok when they agree; bad name and dead remote", async () => {
@@ -62,7 +67,7 @@ describe('doctor --remote (SPEC 19.1)', () => {
     const dead = await doctor(host, '--remote', 'origin')
     expect(dead.status).toBe(1)
     expect(dead.stdout).toMatch(/^FAIL +remote: origin does not answer: /m)
-  })
+  }, 120_000)
 
   it('names a stray ref under a claim name (refs/helix/claims/b3/x) as what it is, with the push that removes it', async () => {
     const f = makeFleet([bead('b3')])
@@ -98,7 +103,7 @@ describe('doctor --remote (SPEC 19.1)', () => {
     } finally {
       await fine.close()
     }
-  })
+  }, 120_000)
 
   it('traceDate takes the last Date header of a curl trace', () => {
     const trace = ['12:00:00.000000 http.c:700 <= Recv header: HTTP/1.1 200 OK', '12:00:00.000000 http.c:700 <= Recv header: date: Tue, 24 Nov 2026 18:00:00 GMT', '12:00:01.000000 http.c:700 <= Recv header: Date: Tue, 24 Nov 2026 18:00:05 GMT', '=> Send header: Date: nonsense'].join('\n')

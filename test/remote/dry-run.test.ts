@@ -5,7 +5,7 @@
 import {spawnSync} from 'node:child_process'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {GIT_ISOLATION} from '../support/git.js'
 import {helixInProcess} from '../support/in-process.js'
 import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
@@ -14,6 +14,13 @@ const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
 })
+
+// the commands' module graph is transformed before any test's clock starts (minutes at load 30)
+beforeAll(async () => {
+  await import('../../src/commands/run.js')
+  await import('../../src/cli/run-loop.js')
+  await import('../../src/app/remote-wiring.js')
+}, 300_000)
 
 describe('run --dry-run --remote', () => {
   it('picks from the fetched tip with live claims honoured, and changes nothing', async () => {
@@ -43,5 +50,5 @@ describe('run --dry-run --remote', () => {
     expect(remoteRefs(f.bare)).toEqual(['refs/helix/claims/hx-2'])
     expect(readFileSync(path.join(host, '.ddx', 'beads.jsonl'), 'utf8')).toBe(before)
     expect(spawnSync('git', ['config', 'merge.helix-beads.driver'], {cwd: host, env: gitTestEnv}).status).toBe(1)
-  })
+  }, 120_000)
 })

@@ -4,9 +4,17 @@
 // the sandboxed runs' processes.
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 import {helixInProcess} from '../support/in-process.js'
 import {helixProject} from '../support/project.js'
+
+// the commands' module graph is transformed before any test's clock starts (minutes at load 30)
+beforeAll(async () => {
+  await import('../../src/commands/run.js')
+  await import('../../src/cli/run-loop.js')
+  await import('../../src/app/sandbox-wiring.js')
+  await import('../../src/commands/doctor.js')
+}, 300_000)
 
 describe('helix run --sandbox: refusals', () => {
   it('refuses where bubblewrap is missing: one line naming the package, exit 1, nothing claimed', async () => {
@@ -23,5 +31,5 @@ describe('helix run --sandbox: refusals', () => {
     const d = await helixInProcess(p.root, ['doctor'], {...env, HELIX_SANDBOX: '1'})
     expect(d.code).toBe(1)
     expect(d.stdout).toMatch(/^FAIL {2}sandbox: --sandbox needs bubblewrap/m)
-  })
+  }, 120_000)
 })
