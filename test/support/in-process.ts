@@ -5,7 +5,10 @@
 // The command class comes from src/ (vitest transforms it), oclif's Config from this
 // repository's package.json and manifest. The run gets `cwd` as its working directory
 // and the scrubbed environment of env.ts (plus `env`); both are restored afterwards,
-// as is anything written to process.exitCode. Not for concurrent use within one file.
+// as is anything written to process.exitCode, and the SIGINT / SIGTERM / SIGHUP handlers
+// a command installs (`helix run` arms its own at its first line, before its flags are
+// read, so a refused flag would leave them on the shared vitest worker: isolate: false).
+// Not for concurrent use within one file.
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -22,6 +25,21 @@ export interface InProcessResult {
 /** a concrete command class (oclif's static `run` needs one it can construct) */
 type CommandClass = typeof Command
 
+/** the signals a command may take over (run-signals.ts, the watch commands' `once` handlers) */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+type Listener = (...args: unknown[]) => void
+
+/** Puts the signal handlers back as they were: what the run added comes off, helix's run signals are disarmed. */
+async function restoreSignals(before: Map<string, Listener[]>): Promise<void> {
+  // `helix run`'s controller is module state (one per process): disarm it, so the next run arms afresh
+  const {armRunSignals} = await import('../../src/cli/run-signals.js')
+  armRunSignals().dispose()
+  for (const s of SIGNALS) {
+    const had = before.get(s) ?? []
+    for (const l of process.listeners(s) as Listener[]) if (!had.includes(l)) process.off(s, l)
+  }
+}
+
 /** Runs `Cmd` with `args` as `helix <id> <args>` would, capturing stdout, stderr and the exit code. */
 export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<InProcessResult> {
   const saved = {env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write}
@@ -34,6 +52,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
       cb?.()
       return true
     }
+  const listeners = new Map<string, Listener[]>(SIGNALS.map((s) => [s, process.listeners(s) as Listener[]]))
   process.env = {...testEnv(o.env), NODE_ENV: 'test'}
   process.exitCode = undefined
   process.chdir(o.cwd)
@@ -53,6 +72,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
     process.chdir(saved.cwd)
     process.env = saved.env
     process.exitCode = saved.exitCode
+    await restoreSignals(listeners)
   }
   return {code, stdout, stderr}
 }
