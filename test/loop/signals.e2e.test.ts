@@ -6,19 +6,28 @@ import {helixProject} from '../support/project.js'
 import {waitFor} from '../support/wait.js'
 
 describe('signals and timeouts (built CLI)', () => {
-  it('SIGTERM while the agent ignores SIGTERM and forked a grandchild: everything gone, 143, bead unclaimed', async () => {
+  // (with run-control's former 'SIGTERM in the middle of an agent call': one run asserts both)
+  it('SIGTERM during an agent call, the agent ignoring SIGTERM with a forked grandchild: everything gone, 143, bead unclaimed, interrupted, pid file gone', async () => {
     await using p = await helixProject({beads: [{id: 'hx-stubborn'}], agent: {implementation: ['hang-ignore-term-fork']}, git: true})
     const {child, done} = helixAsync(p, ['run', '--no-auto-review'])
     const pidsFile = path.join(p.stubDir, 'pids')
     await waitFor(() => existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').trim().split('\n').length >= 2, 20_000)
+    // the claim is the supervisor's: its pid, its start token, the token handed to the agent
+    const claimed = beads(p).get('hx-stubborn')!
+    expect(claimed).toMatchObject({status: 'in_progress', owner: 'helix', 'claimed-pid': child.pid})
+    expect(String(claimed['claimed-start'])).toMatch(/^\d+$/)
+    expect(claimed['claim-token']).toBe(calls(p)[0].env.HELIX_CLAIM_TOKEN)
     child.kill('SIGTERM')
     const r = await done
     expect(r.code).toBe(143)
     const pids = readFileSync(pidsFile, 'utf8').trim().split('\n').map(Number)
     for (const pid of [...pids, calls(p)[0].pid]) expect(pidGone(pid)).toBe(true)
-    expect(beads(p).get('hx-stubborn')!.status).toBe('open')
+    const b = beads(p).get('hx-stubborn')!
+    expect(b.status).toBe('open')
+    expect(b['claim-token']).toBeUndefined()
     expect(runState(p).stop_reason).toBe('interrupted')
     expect(existsSync(path.join(p.root, '.ddx', 'helix.pid'))).toBe(false)
+    expect(r.stderr).toContain('helix: ═══ run complete: 1 attempted, 0 completed, 0 skipped')
   })
 
   it('SIGINT → 130', async () => {
