@@ -1,7 +1,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {beads, calls, helix, helixAsync, implOrder, pidGone, runState} from './e2e-helpers.js'
+import {beads, calls, helixAsync, helixIn, implOrder, pidGone, runState} from './e2e-helpers.js'
 import {helixProject} from '../support/project.js'
 import {waitFor} from '../support/wait.js'
 
@@ -58,7 +58,8 @@ describe('signals and timeouts (built CLI)', () => {
     await using p = await helixProject({beads: [{id: 'hx-t'}], agent: {implementation: ['hang', 'close'], check: ['next:WAIT']}, git: true})
     // the timeout applies to the retry too, whose stub closes the bead through the real CLI:
     // 8 s leaves a loaded machine room for that (with 3 s it timed out as well: SALVAGED)
-    const r = helix(p, ['run', '--no-auto-review', '--timeout', '8'])
+    // the run in-process (the timeout is the agent's, a process either way)
+    const r = await helixIn(p, ['run', '--no-auto-review', '--timeout', '8'])
     expect(r.code).toBe(0)
     expect(r.stderr).toMatch(/helix: \[\d\d:\d\d:\d\d\] codex timeout after 8s — killed/)
     expect(r.stderr).toContain('helix: implementation failed during cycle 1 (will not count toward completed cycles)')
