@@ -5,27 +5,16 @@
 // The command class comes from src/ (vitest transforms it), oclif's Config from this
 // repository's package.json and manifest. The run gets `cwd` as its working directory
 // and the scrubbed environment of env.ts (plus `env`); both are restored afterwards,
-// as is anything written to process.exitCode, and the signal handlers a command installs
-// (`run` arms SIGINT/SIGTERM/SIGHUP at its first line and a refusal before its loop never
-// takes them off: left in a reused fork they would swallow the worker's own SIGTERM).
+// as is anything written to process.exitCode, and the SIGINT / SIGTERM / SIGHUP handlers
+// a command installs (`helix run` arms its own at its first line, before its flags are
+// read, so a refused flag would leave them on the shared vitest worker: isolate: false).
 // Not for concurrent use within one file.
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
 import type {Command} from '@oclif/core'
-import {armRunSignals} from '../../src/cli/run-signals.js'
 import {REPO} from './cli.js'
 import {testEnv} from './env.js'
-
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
-
-/** Takes off every handler of SIGNALS that is not in `before` (run's armed controller first, so it is not left half-disposed). */
-function restoreSignals(before: Map<string, unknown[]>): void {
-  const added = () => SIGNALS.some((s) => process.listeners(s).some((l) => !before.get(s)!.includes(l)))
-  if (!added()) return
-  armRunSignals().dispose()
-  for (const s of SIGNALS) for (const l of process.listeners(s)) if (!before.get(s)!.includes(l)) process.off(s, l as () => void)
-}
 
 export interface InProcessResult {
   code: number
@@ -36,10 +25,24 @@ export interface InProcessResult {
 /** a concrete command class (oclif's static `run` needs one it can construct) */
 type CommandClass = typeof Command
 
+/** the signals a command may take over (run-signals.ts, the watch commands' `once` handlers) */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+type Listener = (...args: unknown[]) => void
+
+/** Puts the signal handlers back as they were: what the run added comes off, helix's run signals are disarmed. */
+async function restoreSignals(before: Map<string, Listener[]>): Promise<void> {
+  // `helix run`'s controller is module state (one per process): disarm it, so the next run arms afresh
+  const {armRunSignals} = await import('../../src/cli/run-signals.js')
+  armRunSignals().dispose()
+  for (const s of SIGNALS) {
+    const had = before.get(s) ?? []
+    for (const l of process.listeners(s) as Listener[]) if (!had.includes(l)) process.off(s, l)
+  }
+}
+
 /** Runs `Cmd` with `args` as `helix <id> <args>` would, capturing stdout, stderr and the exit code. */
 export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<InProcessResult> {
   const saved = {env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write}
-  const listeners = new Map<string, unknown[]>(SIGNALS.map((s) => [s, process.listeners(s)]))
   let stdout = ''
   let stderr = ''
   const capture = (add: (s: string) => void) =>
@@ -49,6 +52,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
       cb?.()
       return true
     }
+  const listeners = new Map<string, Listener[]>(SIGNALS.map((s) => [s, process.listeners(s) as Listener[]]))
   process.env = {...testEnv(o.env), NODE_ENV: 'test'}
   process.exitCode = undefined
   process.chdir(o.cwd)
@@ -68,7 +72,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
     process.chdir(saved.cwd)
     process.env = saved.env
     process.exitCode = saved.exitCode
-    restoreSignals(listeners)
+    await restoreSignals(listeners)
   }
   return {code, stdout, stderr}
 }
