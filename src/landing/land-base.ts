@@ -134,8 +134,10 @@ export function createLandBase(d: LandBaseDeps) {
    * Under the land lock: move the base to the attempt's tip by fast-forward only
    * (SPEC 15.2, 18.3a). With `checked` (a land check passed on `rebasedOnto`, 20.3) a
    * base that moved is not rebased here: `moved`, so the candidate is checked again.
+   * With `keep` (20.4) a conflict met rebasing onto a base that moved meanwhile is a
+   * repair: the rebase stays stopped and the lock is released for the resolve.
    */
-  async function landLocked(ws: Workspace, rebasedOnto: string, checked = false): Promise<Landed | Refused | Moved> {
+  async function landLocked(ws: Workspace, rebasedOnto: string, checked = false, keep = false): Promise<Landed | Refused | Moved | NeedsRepair> {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
@@ -145,7 +147,7 @@ export function createLandBase(d: LandBaseDeps) {
       const cur = tips.find((t) => t.ref === `refs/heads/${b}`)?.sha ?? (await baseTip())
       if (checked && cur !== rebasedOnto) return {moved: true}
       // the base moved since the attempt was last rebased (another slot or process landed): rebase again
-      const rb = cur === rebasedOnto ? null : await rebaseOnto(top, cur)
+      const rb = cur === rebasedOnto ? null : await rebaseOnto(top, cur, keep)
       if (rb) return rb
       const listed = cur === rebasedOnto ? tips.find((t) => t.ref === `refs/heads/${ws.branch}`)?.sha : undefined
       rebasedOnto = cur

@@ -313,7 +313,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       const ready = await readyToLand(ws, o.repair === true)
       if (!('onto' in ready)) result = ready
       else if (opts.landCheck) result = await landChecked(ws, ready.onto, o)
-      else result = (await underLandLock(() => landLocked(ws, ready.onto))) as Landed | Refused
+      else result = (await underLandLock(() => landLocked(ws, ready.onto, false, o.repair === true))) as Landed | Refused | NeedsRepair
     } catch (error) {
       result = refused(sanitize(errorMessage(error).replace(/^helix: /, '')))
     }
