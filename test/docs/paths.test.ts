@@ -11,6 +11,10 @@ const EXAMPLES = new Set(['src/parser.ts'])
 const REMOVED = new Set(['src/cli/direct.ts', 'src/cli/direct-core.ts', 'src/cli/exit-code.ts', 'test/operator/direct.e2e.test.ts'])
 /** files that were moved or renamed (their new paths are in docs/architecture.md); decisions.md still names them where it records why they were made */
 const MOVED = new Set([
+  'test/landing/doctor-recover.e2e.test.ts',
+  'test/loop/bead-budget.e2e.test.ts',
+  'test/remote/doctor-remote.e2e.test.ts',
+  'test/remote/dry-run.e2e.test.ts',
   'src/status/',
   'src/app/land-base.ts',
   'src/app/merge-driver.ts',
