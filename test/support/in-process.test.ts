@@ -13,6 +13,8 @@ describe('runInProcess: a command without a process start', () => {
     mkdirSync(path.join(root, '.ddx'))
     const cwd = process.cwd()
     const env = process.env
+    const sigterm = process.listeners('SIGTERM')
+    const sigint = process.listeners('SIGINT')
     const made = await runInProcess(TrackerCreate, ['A title', '--json'], {cwd: root})
     expect(made.code).toBe(0)
     const id = (JSON.parse(made.stdout) as {id: string}).id
@@ -22,5 +24,8 @@ describe('runInProcess: a command without a process start', () => {
     expect(await runInProcess(Run, ['--wokers', '2'], {cwd: root})).toEqual({code: 1, stdout: '', stderr: 'helix: Nonexistent flag: --wokers (did you mean --workers?)\n'})
     expect(process.cwd()).toBe(cwd)
     expect(process.env).toBe(env)
+    // helix run armed its signal handlers before the parse refused: they are off again
+    expect(process.listeners('SIGTERM')).toEqual(sigterm)
+    expect(process.listeners('SIGINT')).toEqual(sigint)
   })
 })

@@ -6,10 +6,15 @@
 // repository's package.json and manifest. The run gets `cwd` as its working directory
 // and the scrubbed environment of env.ts (plus `env`); both are restored afterwards,
 // as is anything written to process.exitCode. Not for concurrent use within one file.
+// Signal handlers a command leaves on the process (`helix run` arms SIGINT/SIGTERM/SIGHUP
+// at its start, before its flags are parsed, and a refusal never reaches its dispose) are
+// taken off again: vitest's forks are reused (isolate: false), and a SIGTERM handler left
+// there would swallow the signal meant to end the fork.
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
 import type {Command} from '@oclif/core'
+import {armRunSignals} from '../../src/cli/run-signals.js'
 import {REPO} from './cli.js'
 import {testEnv} from './env.js'
 
@@ -22,9 +27,25 @@ export interface InProcessResult {
 /** a concrete command class (oclif's static `run` needs one it can construct) */
 type CommandClass = typeof Command
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+/** the listeners of each signal now */
+function signalListeners(): Map<NodeJS.Signals, Function[]> {
+  return new Map(SIGNALS.map((s) => [s, process.listeners(s)]))
+}
+
+/** takes off every signal listener added since `before`; `helix run`'s armed controller is disposed first */
+function restoreSignals(before: Map<NodeJS.Signals, Function[]>): void {
+  const added = SIGNALS.some((s) => process.listeners(s).some((l) => !before.get(s)?.includes(l)))
+  if (!added) return
+  // still armed (a refusal before the run's own dispose): the same controller, disposed
+  armRunSignals().dispose()
+  for (const s of SIGNALS) for (const l of process.listeners(s)) if (!before.get(s)?.includes(l)) process.off(s, l as () => void)
+}
+
 /** Runs `Cmd` with `args` as `helix <id> <args>` would, capturing stdout, stderr and the exit code. */
 export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<InProcessResult> {
-  const saved = {env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write}
+  const saved = {env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write, signals: signalListeners()}
   let stdout = ''
   let stderr = ''
   const capture = (add: (s: string) => void) =>
@@ -53,6 +74,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
     process.chdir(saved.cwd)
     process.env = saved.env
     process.exitCode = saved.exitCode
+    restoreSignals(saved.signals)
   }
   return {code, stdout, stderr}
 }
