@@ -43,7 +43,7 @@ function movedBase(): {root: string; wt: string; old: string; ws: Workspace} {
   g(side, 'commit', '-q', '-am', 'other')
   g(root, 'update-ref', 'refs/heads/main', g(side, 'rev-parse', 'HEAD'))
   g(root, 'worktree', 'remove', '--force', side)
-  return {root, wt, old, ws: {bead: 'b', attempt: 1, dir: wt, branch: 'helix/b-1', baseTip: old}}
+  return {root, wt, old, ws: {bead: 'b', attempt: 1, slot: 1, dir: wt, branch: 'helix/b-1', baseTip: old}}
 }
 
 function landBase(root: string, wt: string) {

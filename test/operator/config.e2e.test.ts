@@ -1,116 +1,51 @@
-// issue 20 item 7: .helix/config.json remembers the agent and the run's settings.
-// flags > HELIX_* > config > defaults; a bad file is one line naming the file and key.
+// issue 20 item 7: .helix/config.json remembers the agent and the run's settings, through
+// the built CLI: the runs that need a process (an agent that calls helix) and the config
+// files that could hang or swamp a reader (a FIFO, /dev/zero), where only a process with a
+// deadline can fail instead of hanging the test's worker. The rest (what is refused and
+// printed) runs in-process: config.test.ts.
 import {execFileSync} from 'node:child_process'
-import {closeSync, copyFileSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {helix, project, REPO} from './helpers.js'
 import {runCli} from '../support/cli.js'
 
 const MINIMAL = path.join(REPO, 'fixtures', 'agents', 'minimal-agent.sh')
-/** PATH with node/git but certainly no codex or claude */
-const BARE_PATH = `${path.dirname(process.execPath)}:/usr/bin:/bin`
 
-function withAgent(): string {
-  const root = project({beads: [{id: 'hx-a', title: 'a', priority: 0}]})
+function withAgent(beads = [{id: 'hx-a', title: 'a', priority: 0}]): string {
+  const root = project({beads})
   copyFileSync(MINIMAL, path.join(root, 'agent.sh'))
   mkdirSync(path.join(root, '.helix'))
   return root
 }
 
 const config = (root: string) => path.join(root, '.helix', 'config.json')
+const statusOf = (root: string, id: string) =>
+  readFileSync(path.join(root, '.ddx', 'beads.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as {id: string; status: string}).find((b) => b.id === id)?.status
 
 describe('.helix/config.json', () => {
-  it('--save-config writes the flags typed (agent relative to the root), and a later run in a subdirectory uses them', () => {
-    const root = withAgent()
-    // --dry-run writes nothing, --save-config included (SPEC 22.2)
-    const dry = helix(root, ['run', '--agent', './agent.sh', '--workers', '2', '--timeout', '120', '--save-config', '--dry-run'])
-    expect(dry.code).toBe(0)
-    expect(dry.stderr).toContain('helix: would save agent, timeout, workers to .helix/config.json (dry run: not written)')
-    expect(existsSync(config(root))).toBe(false)
+  it('--save-config writes the flags typed (agent relative to the root); a later run in a subdirectory with only the file runs the agent and closes the bead', () => {
+    const root = withAgent([{id: 'hx-a', title: 'a', priority: 0}, {id: 'hx-b', title: 'b', priority: 1}])
     const r = helix(root, ['run', '--agent', './agent.sh', '--timeout', '120', '--max-cycles', '1', '--no-auto-review', '--summary', '--save-config'])
     expect(r.code).toBe(0)
     expect(r.stderr).toContain('helix: saved agent, timeout, max-cycles, auto-review to .helix/config.json')
     expect(JSON.parse(readFileSync(config(root), 'utf8'))).toEqual({agent: './agent.sh', timeout: 120, 'max-cycles': 1, 'auto-review': false})
+    expect(statusOf(root, 'hx-a')).toBe('closed')
+    // a whole run with only the config file (agent, one cycle, no review), from a subdirectory
     const sub = path.join(root, 'src')
     mkdirSync(sub)
-    const again = helix(sub, ['run', '--dry-run'])
+    const again = helix(sub, ['run', '--summary'])
     expect(again.code).toBe(0)
-    expect(again.stdout).toContain(`command: ${path.join(root, 'agent.sh')}\n`)
-  })
-
-  it('a flag beats HELIX_AGENT, which beats the file', () => {
-    const root = withAgent()
-    writeFileSync(config(root), JSON.stringify({agent: './agent.sh'}))
-    expect(helix(root, ['run', '--dry-run'], {HELIX_AGENT: '/bin/true'}).stdout).toContain('command: /bin/true\n')
-    expect(helix(root, ['run', '--dry-run', '--agent', '/bin/echo'], {HELIX_AGENT: '/bin/true'}).stdout).toContain('command: /bin/echo\n')
-  })
-
-  it('a whole run with only the config file: the agent runs, the bead closes', () => {
-    const root = withAgent()
-    writeFileSync(config(root), JSON.stringify({agent: './agent.sh', 'auto-review': false, 'max-cycles': 1}))
-    const r = helix(root, ['run', '--summary'])
-    expect(r.code).toBe(0)
-    expect(helix(root, ['tracker', 'show', 'hx-a', '--json']).stdout).toMatch(/"status":\s*"closed"/)
+    expect(statusOf(root, 'hx-b')).toBe('closed')
   }, 60_000)
 
-  it('doctor in a project configured for ./agent.sh does not fail on a missing codex', () => {
-    const root = withAgent()
-    writeFileSync(config(root), JSON.stringify({agent: './agent.sh'}))
-    const d = helix(root, ['doctor'], {PATH: BARE_PATH})
-    expect(d.stdout).toMatch(/^ok +implementation agent .*agent\.sh/m)
-    expect(d.stdout).not.toMatch(/^FAIL.*codex/m)
-    // a project whose agent is a command is not asked for codex or claude at all (SPEC 22.2)
-    expect(d.stdout).not.toMatch(/codex|claude/)
-    expect(d.code).toBe(0)
-  }, 30_000)
-
+  // issue 30: /dev/zero behind a symlink grew `helix status` to 1.1 GB, a FIFO hung it.
+  // Each is now one line naming the file, exit 1, at once (the fast path and oclif).
+  // (A directory and a 200 MB file: config.test.ts, in-process.)
   it.each([
-    ['{"workers": "three"}', `key 'workers' must be a whole number ≥ 0 (got "three")`],
-    ['{"agnet": "./agent.sh"}', "unknown key 'agnet'"],
-    // issue 29: refused by status too, and blamed on the file, not on HELIX_WORKERS
-    ['{"workers": 0}', "key 'workers' must be a whole number from 1 to 32 (got 0)"],
-    ['{"land": "rebase"}', `key 'land' must be 'ff', 'none' or 'pr' (got "rebase")`],
-    ['{"agent": ', 'not valid JSON'],
-    ['[1]', 'must hold one JSON object'],
-  ])('invalid %s: one line naming the file and the key, exit 1, nothing run', (text, msg) => {
-    const root = withAgent()
-    writeFileSync(config(root), text)
-    for (const cmd of [['run', '--dry-run'], ['doctor'], ['status']]) {
-      const r = helix(root, cmd)
-      expect(r.code, cmd.join(' ')).toBe(1)
-      expect(r.stderr).toMatch(new RegExp(`^helix: ${config(root).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .*\n$`))
-      expect(r.stderr).toContain(msg)
-    }
-    expect(existsSync(path.join(root, '.ddx', 'run-state.json'))).toBe(false)
-  }, 30_000)
-
-  it('a missing agent named by the config file says where it was set', () => {
-    const root = withAgent()
-    writeFileSync(config(root), JSON.stringify({agent: './gone.sh'}))
-    const r = helix(root, ['run'])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toBe(`helix: agent '${path.join(root, 'gone.sh')}' not found or not executable (set by 'agent' in .helix/config.json; edit it or pass --agent)\n`)
-    const d = helix(root, ['doctor'])
-    expect(d.stdout).toMatch(/fix: .*'agent' in \.helix\/config\.json/)
-    expect(existsSync(path.join(root, '.ddx', 'run-state.json'))).toBe(false)
-  })
-  // issue 30: /dev/zero behind a symlink grew `helix status` to 1.1 GB, a FIFO hung it,
-  // a 200 MB file was read whole. Each is now one line naming the file, exit 1, at once.
-  it.each([
-    ['a symlink to /dev/zero', (f: string) => symlinkSync('/dev/zero', f), 'not a regular file'],
-    ['a FIFO', (f: string) => execFileSync('mkfifo', [f]), 'not a regular file'],
-    ['a directory', (f: string) => mkdirSync(f), 'not a regular file'],
-    [
-      'a 200 MB (sparse) file',
-      (f: string) => {
-        const fd = openSync(f, 'w')
-        ftruncateSync(fd, 200 * 1024 * 1024)
-        closeSync(fd)
-      },
-      'larger than 1048576 bytes',
-    ],
-  ])('config that is %s: one line, exit 1, nothing changed', (_what, make, msg) => {
+    ['a symlink to /dev/zero', (f: string) => symlinkSync('/dev/zero', f)],
+    ['a FIFO', (f: string) => execFileSync('mkfifo', [f])],
+  ])('config that is %s: one line, exit 1, nothing changed', (_what, make) => {
     const root = withAgent()
     make(config(root))
     const before = readdirSync(root).sort()
@@ -119,19 +54,11 @@ describe('.helix/config.json', () => {
       expect(r.signal, cmd.join(' ')).toBeNull()
       expect(r.code, cmd.join(' ')).toBe(1)
       expect(r.stderr.startsWith(`helix: ${config(root)}: `), r.stderr).toBe(true)
-      expect(r.stderr).toContain(msg)
+      expect(r.stderr).toContain('not a regular file')
       expect(r.stderr.split('\n')).toHaveLength(2)
     }
     expect(readdirSync(root).sort()).toEqual(before)
     expect(readdirSync(path.join(root, '.helix'))).toEqual(['config.json'])
     expect(existsSync(path.join(root, '.ddx', 'run-state.json'))).toBe(false)
-    if (msg.startsWith('larger')) expect(statSync(config(root)).size).toBe(200 * 1024 * 1024)
   }, 60_000)
-
-  it("--agent agent.sh (not on PATH) hints './agent.sh'", () => {
-    const root = withAgent()
-    const r = helix(root, ['run', '--agent', 'agent.sh'])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toBe("helix: agent 'agent.sh' not found on PATH (did you mean './agent.sh'?)\n")
-  })
 })

@@ -1,17 +1,14 @@
 /**
- * The operator surface through the built CLI: only inside a project (16.1), one
- * meaning of blocked (16.2), unknown commands, doctor's agent flags, logs --lines
- * and the help text (16.6).
+ * 16.1 only inside a project, through the built CLI: the startup fast path's refusals,
+ * help and --version outside a project, doctor's exit. Every command's refusal, tracker
+ * init and DDX_BEAD_DIR run in-process: surface-project.test.ts.
  */
-import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {helix} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
-
-// Part 1 of 2 (split for the suite's parallel workers): 16.1 only inside a project.
-// Part 2, surface-small: 16.2 one meaning of blocked and 16.6 small things.
 
 /** a temp dir, removed after the test (test/support/tmp.ts) */
 const temp = (prefix = 'helix-surface-'): string => makeTempDir(prefix)
@@ -55,25 +52,12 @@ function refusesEach(o: {dir: string; sub: string}, commands: string[][]): void 
   })
 }
 
-// "every command" is two tests (the run and operator commands; the tracker commands and the
-// fast path), so no single test spawns the CLI twenty times
 describe('16.1 only inside a project', () => {
-  it('outside a project every run and operator command refuses in one line, exit 1, and writes nothing; an agent is never started', () => {
+  // every command's refusal: surface-project.test.ts, in-process; here the startup fast
+  // path's (status, tracker show/close <id>), which no command class runs
+  it('outside a project the fast path refuses in one line, exit 1, and writes nothing', () => {
     const o = outside()
-    refusesEach(o, [['status'], ['status', '--json'], ['next'], ['run', '--agent', o.agent, '--max-cycles', '1'], ['start', '--agent', o.agent], ['stop'], ['recover'], ['logs'], ['report'], ['unblock', 'hx-1'], ['check', '--agent', o.agent]])
-    expect(existsSync(o.marker)).toBe(false)
-    expect(tree(o.dir)).toEqual(o.before)
-  })
-
-  it('outside a project every tracker command refuses in one line, exit 1, and writes nothing; the fast path and oclif say the same', () => {
-    const o = outside()
-    refusesEach(o, [['tracker', 'create', 'A title'], ['tracker', 'ready'], ['tracker', 'ready', '--json'], ['tracker', 'status'], ['tracker', 'list'], ['tracker', 'blocked'], ['tracker', 'show', 'hx-1']])
-    // the startup fast path (status, tracker show/close <id>) and oclif say the same
-    for (const args of [['status'], ['tracker', 'show', 'hx-1'], ['tracker', 'close', 'hx-1']]) {
-      const r = helix(o.dir, args, {HELIX_NO_FAST_PATH: '1'})
-      expect(r.code).toBe(1)
-      expect(r.stderr).toBe(NOT_PROJECT)
-    }
+    refusesEach(o, [['status'], ['tracker', 'show', 'hx-1'], ['tracker', 'close', 'hx-1'], ['status', '--json']])
     expect(tree(o.dir)).toEqual(o.before)
   })
 
@@ -92,48 +76,5 @@ describe('16.1 only inside a project', () => {
     expect(d.stdout).not.toMatch(/not a helix project/)
     expect(d.stdout).toMatch(/^ok {4}node: v\d/m)
     expect(readdirSync(dir)).toEqual([])
-  })
-
-  it('an explicit DDX_BEAD_DIR is a project', () => {
-    const dir = temp()
-    const beads = temp('helix-beads-')
-    writeFileSync(path.join(beads, 'beads.jsonl'), JSON.stringify({id: 'hx-1', title: 'One', status: 'open'}) + '\n')
-    const r = helix(dir, ['tracker', 'ready'], {DDX_BEAD_DIR: beads})
-    expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/^hx-1 /)
-  })
-
-  it('tracker init: .ddx/ at the git top level with the runtime paths in .gitignore, once; git add -A then skips them', () => {
-    const dir = temp()
-    spawnSync('git', ['init', '-q'], {cwd: dir})
-    writeFileSync(path.join(dir, '.gitignore'), 'node_modules/')
-    mkdirSync(path.join(dir, 'pkg'))
-    const r = helix(path.join(dir, 'pkg'), ['tracker', 'init'])
-    expect(r.code).toBe(0)
-    expect(existsSync(path.join(dir, '.ddx', 'beads.jsonl'))).toBe(true)
-    expect(existsSync(path.join(dir, 'pkg', '.ddx'))).toBe(false)
-    expect(r.stdout).toContain('added to .gitignore: .helix/ .helix-logs/ .ddx/helix.pid .ddx/run-state.json .ddx/beads.lock/ .ddx/*.tmp*')
-    const ignore = readFileSync(path.join(dir, '.gitignore'), 'utf8')
-    expect(ignore).toBe('node_modules/\n# helix runtime files\n.helix/\n.helix-logs/\n.ddx/helix.pid\n.ddx/run-state.json\n.ddx/beads.lock/\n.ddx/*.tmp*\n')
-    // idempotent
-    const again = helix(dir, ['tracker', 'init'])
-    expect(again.code).toBe(0)
-    expect(again.stdout).toMatch(/^already initialized/)
-    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toBe(ignore)
-    // an agent's `git add -A` does not pick up helix's runtime files
-    for (const f of ['.ddx/helix.pid', '.ddx/run-state.json', '.ddx/beads.jsonl.tmp-1', '.helix/context.md', '.helix-logs/helix-1.log', '.ddx/beads.lock/pid']) {
-      mkdirSync(path.dirname(path.join(dir, f)), {recursive: true})
-      writeFileSync(path.join(dir, f), 'x')
-    }
-    spawnSync('git', ['add', '-A'], {cwd: dir})
-    const staged = spawnSync('git', ['diff', '--cached', '--name-only'], {cwd: dir, encoding: 'utf8'}).stdout.trim().split('\n').sort()
-    expect(staged).toEqual(['.ddx/beads.jsonl', '.ddx/config.yaml', '.gitattributes', '.gitignore'])
-  })
-
-  it('tracker init without git creates .ddx/ in the cwd', () => {
-    const dir = temp()
-    expect(helix(dir, ['tracker', 'init']).code).toBe(0)
-    expect(existsSync(path.join(dir, '.ddx', 'beads.jsonl'))).toBe(true)
-    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toContain('.ddx/run-state.json\n')
   })
 })

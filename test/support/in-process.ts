@@ -89,5 +89,9 @@ export async function helixInProcess(cwd: string, args: string[], env: NodeJS.Pr
   }
   if (n === 0) throw new Error(`no command in ${JSON.stringify(args)}`)
   const mod = (await import(pathToFileURL(path.join(REPO, 'src', 'commands', ...args.slice(0, n)) + '.ts').href)) as {default: CommandClass}
+  // the id oclif would have found it by ('tracker:show'); without one oclif names the command
+  // after its class ('trackershow') and writes that onto the class, so a message naming the
+  // command ('helix tracker show: unexpected argument …') would differ from the CLI's
+  mod.default.id = args.slice(0, n).join(':')
   return runInProcess(mod.default, args.slice(n), {cwd, env})
 }

@@ -1,7 +1,11 @@
+// helix next and helix doctor, each command run in-process (test/support/in-process.ts):
+// what they print and refuse is the command's logic; exit codes as a shell sees them are
+// e2e elsewhere (surface-project.e2e.test.ts spawns doctor outside a project).
 import {mkdirSync, readdirSync, utimesSync, writeFileSync, chmodSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {helix, killQuietly, project, REAL_HELIX, sleeper, tempDir as tempDirFor} from './helpers.js'
+import {helixInProcess as helix} from '../support/in-process.js'
+import {killQuietly, project, REAL_HELIX, sleeper, tempDir as tempDirFor} from './helpers.js'
 
 const kids: number[] = []
 afterEach(() => {
@@ -9,14 +13,14 @@ afterEach(() => {
 })
 
 describe('helix next', () => {
-  it('real tracker: the single ready bead', () => {
+  it('real tracker: the single ready bead', async () => {
     const root = project({copy: REAL_HELIX})
-    const r = helix(root, ['next'])
+    const r = await helix(root, ['next'])
     expect(r).toMatchObject({code: 0, stderr: ''})
     expect(r.stdout).toMatch(/^helix-a5b7fac9 {2}\S.*\n$/)
   })
 
-  it('SPEC 5.3 tiers: a governed bead beats a higher-priority plain task; blocked label skipped', () => {
+  it('SPEC 5.3 tiers: a governed bead beats a higher-priority plain task; blocked label skipped', async () => {
     const root = project({
       beads: [
         {id: 'hx-plain', title: 'plain', priority: 0, created_at: '2026-01-01T00:00:00Z'},
@@ -24,23 +28,23 @@ describe('helix next', () => {
         {id: 'hx-gov0', title: 'governed but blocked', priority: 0, 'spec-id': 'S1', labels: ['blocked']},
       ],
     })
-    expect(helix(root, ['next']).stdout).toBe('hx-gov  governed\n')
-    expect(JSON.parse(helix(root, ['next', '--json']).stdout)).toEqual({id: 'hx-gov', title: 'governed'})
+    expect((await helix(root, ['next'])).stdout).toBe('hx-gov  governed\n')
+    expect(JSON.parse((await helix(root, ['next', '--json'])).stdout)).toEqual({id: 'hx-gov', title: 'governed'})
   })
 
-  it("honours an active run's skip list", () => {
+  it("honours an active run's skip list", async () => {
     const root = project({beads: [{id: 'hx-a', title: 'a', priority: 0}, {id: 'hx-b', title: 'b', priority: 1}]})
     const s = sleeper()
     kids.push(s.pid!)
     writeFileSync(path.join(root, '.ddx', 'helix.pid'), `${s.pid} ${new Date().toISOString()}\n`)
     writeFileSync(path.join(root, '.ddx', 'run-state.json'), JSON.stringify({pid: s.pid, skipped: [{id: 'hx-a', reason: 'x', attempts: 4}]}))
-    expect(helix(root, ['next']).stdout).toBe('hx-b  b\n')
+    expect((await helix(root, ['next'])).stdout).toBe('hx-b  b\n')
   })
 
-  it('nothing ready: "no ready issues"', () => {
+  it('nothing ready: "no ready issues"', async () => {
     const root = project({beads: [{id: 'hx-a', title: 'a', status: 'closed'}]})
-    expect(helix(root, ['next'])).toMatchObject({code: 0, stdout: 'no ready issues\n'})
-    expect(helix(root, ['next', '--json']).stdout).toBe('null\n')
+    expect(await helix(root, ['next'])).toMatchObject({code: 0, stdout: 'no ready issues\n'})
+    expect((await helix(root, ['next', '--json'])).stdout).toBe('null\n')
   })
 })
 
@@ -54,22 +58,22 @@ describe('helix doctor', () => {
     return {root, agent}
   }
 
-  it('healthy project: exit 0', () => {
+  it('healthy project: exit 0', async () => {
     const {root, agent} = healthy()
-    const r = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    const r = await helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(r.stdout).toMatch(/^ok +node: v\d+/m)
     expect(r.stdout).toMatch(/no problems found\n$/)
     expect(r.code).toBe(0)
   })
 
-  it('catches a stale lock directory and a stale pid file, with fixes; changes nothing', () => {
+  it('catches a stale lock directory and a stale pid file, with fixes; changes nothing', async () => {
     const {root, agent} = healthy()
     const lock = path.join(root, '.ddx', 'beads.lock')
     mkdirSync(lock)
     const old = new Date(Date.now() - 3600_000)
     utimesSync(lock, old, old)
     writeFileSync(path.join(root, '.ddx', 'helix.pid'), '999999999 2026-01-01T00:00:00Z\n')
-    const r = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    const r = await helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(r.code).toBe(1)
     expect(r.stdout).toMatch(/^FAIL +tracker lock: stale lock directory \.ddx\/beads\.lock/m)
     expect(r.stdout).toMatch(/fix: remove it: rm -r \.ddx\/beads\.lock/)
@@ -78,14 +82,14 @@ describe('helix doctor', () => {
     expect(readdirSync(path.join(root, '.ddx')).sort()).toEqual(['beads.jsonl', 'beads.lock', 'helix.pid'])
   })
 
-  it('a lock touched within the stale window (a live writer refreshes it) is not stale', () => {
+  it('a lock touched within the stale window (a live writer refreshes it) is not stale', async () => {
     const {root, agent} = healthy()
     mkdirSync(path.join(root, '.ddx', 'beads.lock'))
-    const r = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    const r = await helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(r.code).toBe(0)
   })
 
-  it("DDx's lock directory: stale when its writer pid is dead, held while it lives", () => {
+  it("DDx's lock directory: stale when its writer pid is dead, held while it lives", async () => {
     const {root, agent} = healthy()
     const lock = path.join(root, '.ddx', 'beads.lock')
     mkdirSync(lock)
@@ -93,7 +97,7 @@ describe('helix doctor', () => {
     writeFileSync(path.join(lock, 'acquired_at'), '2026-01-01T00:00:00Z\n')
     const old = new Date(Date.now() - 3600_000)
     utimesSync(lock, old, old)
-    const dead = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    const dead = await helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(dead.code).toBe(1)
     expect(dead.stdout).toMatch(/^FAIL +tracker lock: stale lock directory \.ddx\/beads\.lock \(last touched \d+s ago, DDx writer pid 999999999 is not running\)/m)
     const s = sleeper()
@@ -102,12 +106,12 @@ describe('helix doctor', () => {
     // a live writer took the lock after it started (else its pid counts as reused, SPEC 13.1)
     writeFileSync(path.join(lock, 'acquired_at'), new Date().toISOString() + '\n')
     utimesSync(lock, old, old)
-    const live = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    const live = await helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(live.stdout).toMatch(new RegExp(`^ok +tracker lock: held by DDx writer pid ${s.pid}`, 'm'))
     expect(live.code).toBe(0)
   })
 
-  it('SPEC 13.1: doctor shows a held lock\'s age and owner, and why a stale one is stale (future mtime, junk pid)', () => {
+  it('SPEC 13.1: doctor shows a held lock\'s age and owner, and why a stale one is stale (future mtime, junk pid)', async () => {
     const {root, agent} = healthy()
     const lock = path.join(root, '.ddx', 'beads.lock')
     mkdirSync(lock)
@@ -115,30 +119,30 @@ describe('helix doctor', () => {
     kids.push(s.pid!)
     writeFileSync(path.join(lock, 'pid'), `${s.pid}\n`)
     writeFileSync(path.join(lock, 'acquired_at'), new Date().toISOString() + '\n')
-    const held = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    const held = await helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(held.stdout).toMatch(new RegExp(`^ok +tracker lock: held by DDx writer pid ${s.pid} \\(touched \\d+s ago\\)$`, 'm'))
     const future = new Date(Date.now() + 120_000)
     utimesSync(lock, future, future)
-    const ahead = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    const ahead = await helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(ahead.code).toBe(1)
     expect(ahead.stdout).toMatch(/^FAIL +tracker lock: stale lock directory \.ddx\/beads\.lock \(mtime 1\d\ds in the future\)$/m)
     writeFileSync(path.join(lock, 'pid'), 'junk\n')
     const old = new Date(Date.now() - 3600_000)
     utimesSync(lock, old, old)
-    const junk = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    const junk = await helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(junk.stdout).toMatch(/^FAIL +tracker lock: stale lock directory \.ddx\/beads\.lock \(last touched \d+s ago, DDx lock with an empty or unreadable pid\)$/m)
     // helix's other locks are shown too, with age and staleness
     const rsLock = path.join(root, '.ddx', 'run-state.lock')
     mkdirSync(rsLock)
     utimesSync(rsLock, old, old)
-    const other = helix(root, ['doctor'], {HELIX_AGENT: agent})
+    const other = await helix(root, ['doctor'], {HELIX_AGENT: agent})
     expect(other.stdout).toMatch(/^WARN +lock: stale lock directory \.ddx\/run-state\.lock \(touched \d+s ago, not refreshed within the stale window\)$/m)
   })
 
-  it('missing implementation agent and malformed tracker are problems', () => {
+  it('missing implementation agent and malformed tracker are problems', async () => {
     const root = project()
     writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), '{"id":"a"}\n{oops\n')
-    const r = helix(root, ['doctor', '--json'], {HELIX_AGENT: 'no-such-agent-xyz'})
+    const r = await helix(root, ['doctor', '--json'], {HELIX_AGENT: 'no-such-agent-xyz'})
     expect(r.code).toBe(1)
     const j = JSON.parse(r.stdout)
     expect(j.problems).toBe(2)
@@ -148,18 +152,18 @@ describe('helix doctor', () => {
 })
 
 describe('helix next prints the title too, sanitized (issue 20)', () => {
-  it('a title with control characters cannot reach the terminal raw; --json keeps the data', () => {
+  it('a title with control characters cannot reach the terminal raw; --json keeps the data', async () => {
     const title = 'Fix \u001b]0;pwned\u0007 the \u202eparser'
     const root = project({beads: [{id: 'hx-t', title, priority: 0}]})
-    expect(helix(root, ['next']).stdout).toBe('hx-t  Fix ?]0;pwned? the ?parser\n')
-    expect(JSON.parse(helix(root, ['next', '--json']).stdout)).toEqual({id: 'hx-t', title})
+    expect((await helix(root, ['next'])).stdout).toBe('hx-t  Fix ?]0;pwned? the ?parser\n')
+    expect(JSON.parse((await helix(root, ['next', '--json'])).stdout)).toEqual({id: 'hx-t', title})
   })
 })
 
 describe('helix doctor outside a project', () => {
-  it('says "not a helix project" once', () => {
+  it('says "not a helix project" once', async () => {
     const dir = tempDirFor()
-    const r = helix(dir, ['doctor'])
+    const r = await helix(dir, ['doctor'])
     expect(r.code).toBe(1)
     expect(`${r.stdout}${r.stderr}`.match(/not a helix project/g)).toHaveLength(1)
   })

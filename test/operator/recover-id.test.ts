@@ -1,7 +1,8 @@
 /**
  * `helix recover <id>` (SPEC 13.3): release one named claim whose claimer is not live by
  * pid evidence, even when the age rule keeps it (a claimed-at in the future); refuse in
- * one line, exit 1, nothing changed, when it is live or cannot be checked.
+ * one line, exit 1, nothing changed, when it is live or cannot be checked. Each command
+ * runs in-process (test/support/in-process.ts); recover.e2e.test.ts spawns the CLI.
  */
 import {spawn, spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
@@ -11,15 +12,16 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {startTokenOf} from '../../src/proc/process-probe.js'
 import {processesOfDispatch} from '../../src/proc/tagged.js'
 import {trackProcess} from '../support/tmp.js'
-import {helix as runHelix, project, sleeper, waitFor} from './helpers.js'
+import {helixInProcess} from '../support/in-process.js'
+import {project, sleeper, waitFor} from './helpers.js'
 
 /**
  * `helix recover` first ends any dead run's leftover agents on this host (SPEC 14.5) and
  * says so; tests in other files running in parallel may leave such leftovers, so those
  * lines are not this test's output.
  */
-function helix(...a: Parameters<typeof runHelix>): ReturnType<typeof runHelix> {
-  const r = runHelix(...a)
+async function helix(...a: Parameters<typeof helixInProcess>): ReturnType<typeof helixInProcess> {
+  const r = await helixInProcess(...a)
   return {...r, stdout: r.stdout.split('\n').filter((l) => !/leftover agent process\(es\) of dead run/.test(l)).join('\n')}
 }
 
@@ -38,17 +40,17 @@ function setup(beads: Array<Record<string, unknown>>) {
 }
 
 describe('helix recover <id>', () => {
-  it('a future claimed-at with a dead pid: plain recover keeps it (no age evidence), --dry-run names it, recover <id> releases it', () => {
+  it('a future claimed-at with a dead pid: plain recover keeps it (no age evidence), --dry-run names it, recover <id> releases it', async () => {
     const t = setup([claim('hx-fut', {'claimed-pid': deadPid(), 'claim-token': 'tokfut'}), claim('hx-keep', {'claimed-pid': deadPid()})])
     const before = t.bytes()
-    const all = helix(t.root, ['recover'])
+    const all = await helix(t.root, ['recover'])
     expect(all.code).toBe(0)
     expect(all.stdout).toContain('helix: no orphaned claims to recover')
-    const dry = helix(t.root, ['recover', '--dry-run', 'hx-fut'])
+    const dry = await helix(t.root, ['recover', '--dry-run', 'hx-fut'])
     expect(dry.code).toBe(0)
     expect(dry.stdout).toMatch(/^helix: would release hx-fut \(claimed-at \S+ is in the future; pid=\d+ not running\)\n$/)
     expect(t.bytes().equals(before)).toBe(true)
-    const r = helix(t.root, ['recover', 'hx-fut'])
+    const r = await helix(t.root, ['recover', 'hx-fut'])
     expect([r.code, r.stderr]).toEqual([0, ''])
     expect(r.stdout).toMatch(/^helix: released hx-fut \(claimed-at \S+ is in the future; pid=\d+ not running\)\n$/)
     const after = t.read()
@@ -57,14 +59,14 @@ describe('helix recover <id>', () => {
     // only the named bead
     expect(after['hx-keep'].status).toBe('in_progress')
     // again: nothing to do, said once
-    const again = helix(t.root, ['recover', 'hx-fut'])
+    const again = await helix(t.root, ['recover', 'hx-fut'])
     expect([again.code, again.stdout]).toEqual([0, 'helix: hx-fut is not claimed (status open); nothing to recover\n'])
   })
 
-  it('an old claim with a reused pid (another start token) is released too', () => {
+  it('an old claim with a reused pid (another start token) is released too', async () => {
     const s = sleeper()
     const t = setup([claim('hx-reused', {'claimed-pid': s.pid, 'claimed-start': 'not-its-token', 'claimed-at': new Date(Date.now() - 60_000).toISOString()})])
-    const r = helix(t.root, ['recover', 'hx-reused'])
+    const r = await helix(t.root, ['recover', 'hx-reused'])
     expect(r.code).toBe(0)
     expect(r.stdout).toBe(`helix: released hx-reused (pid=${s.pid} now belongs to another process)\n`)
     expect(t.read()['hx-reused'].status).toBe('open')
@@ -100,26 +102,26 @@ describe('helix recover <id>: a live claimer is refused in one line, exit 1, the
     }
   })
 
-  it.each(['hx-alive', 'hx-agent', 'hx-far', 'hx-nopid', 'hx-alice'])('%s', (id) => {
-    const r = helix(t.root, ['recover', id])
+  it.each(['hx-alive', 'hx-agent', 'hx-far', 'hx-nopid', 'hx-alice'])('%s', async (id) => {
+    const r = await helix(t.root, ['recover', id])
     expect([id, r.code, r.stdout, r.stderr]).toEqual([id, 1, '', line[id]])
     // --dry-run refuses the same way
-    expect(helix(t.root, ['recover', '--dry-run', id]).code).toBe(1)
+    expect((await helix(t.root, ['recover', '--dry-run', id])).code).toBe(1)
     expect(t.bytes().equals(before)).toBe(true)
   })
 })
 
 describe('helix recover <id>: arguments', () => {
-  it("unknown ids and stray arguments are one line, exit 1; an id beginning with '-' works after --", () => {
+  it("unknown ids and stray arguments are one line, exit 1; an id beginning with '-' works after --", async () => {
     const t = setup([claim('-dash', {'claimed-pid': deadPid()})])
     const before = t.bytes()
-    expect(helix(t.root, ['recover', 'hx-nope'])).toEqual({code: 1, stdout: '', stderr: "helix: unknown bead 'hx-nope'\n"})
-    expect(helix(t.root, ['recover', 'hx-nope\u001b[2J'])).toEqual({code: 1, stdout: '', stderr: "helix: unknown bead 'hx-nope?[2J'\n"})
-    expect(helix(t.root, ['recover', 'a', 'b'])).toEqual({code: 1, stdout: '', stderr: "helix recover: unexpected argument 'b'\n"})
-    expect(helix(t.root, ['recover', '-dash']).code).toBe(1)
-    expect(helix(t.root, ['recover', '--worktrees', 'x'])).toEqual({code: 1, stdout: '', stderr: 'helix: --worktrees takes no bead id\n'})
+    expect(await helix(t.root, ['recover', 'hx-nope'])).toEqual({code: 1, stdout: '', stderr: "helix: unknown bead 'hx-nope'\n"})
+    expect(await helix(t.root, ['recover', 'hx-nope\u001b[2J'])).toEqual({code: 1, stdout: '', stderr: "helix: unknown bead 'hx-nope?[2J'\n"})
+    expect(await helix(t.root, ['recover', 'a', 'b'])).toEqual({code: 1, stdout: '', stderr: "helix recover: unexpected argument 'b'\n"})
+    expect((await helix(t.root, ['recover', '-dash'])).code).toBe(1)
+    expect(await helix(t.root, ['recover', '--worktrees', 'x'])).toEqual({code: 1, stdout: '', stderr: 'helix: --worktrees takes no bead id\n'})
     expect(t.bytes().equals(before)).toBe(true)
-    const r = helix(t.root, ['recover', '--', '-dash'])
+    const r = await helix(t.root, ['recover', '--', '-dash'])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^helix: released -dash \(claimed-at \S+ is in the future; pid=\d+ not running\)\n$/)
     expect(t.read()['-dash'].status).toBe('open')

@@ -2,8 +2,11 @@ import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {readRunState} from '../../src/state/run-state.js'
-import {helix, killQuietly, project, sleeper} from './helpers.js'
+import {helixInProcess as helix} from '../support/in-process.js'
+import {killQuietly, project, sleeper} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
+
+// status and next in-process (test/support/in-process.ts)
 
 const kids: number[] = []
 afterAll(() => kids.forEach(killQuietly))
@@ -19,18 +22,18 @@ describe('run-state with values of the wrong type', () => {
     expect((rs as unknown as Record<string, unknown>).keep_me).toBe(true)
   })
 
-  it('status, status --json and next still answer during an active run', () => {
+  it('status, status --json and next still answer during an active run', async () => {
     const root = project({beads: [{id: 'hx-a', title: 'a'}]})
     const s = sleeper()
     kids.push(s.pid!)
     writeFileSync(path.join(root, '.ddx', 'helix.pid'), `${s.pid} ${new Date().toISOString()}\n`)
     writeFileSync(path.join(root, '.ddx', 'run-state.json'), JSON.stringify({...MISTYPED, pid: s.pid}))
-    const text = helix(root, ['status'])
+    const text = await helix(root, ['status'])
     expect([text.code, text.stderr]).toEqual([0, ''])
     expect(text.stdout).toContain(`PID:     ${s.pid}`)
-    const json = helix(root, ['status', '--json'])
+    const json = await helix(root, ['status', '--json'])
     expect(json.code).toBe(0)
     expect(JSON.parse(json.stdout).running_bead).toBeNull()
-    expect(helix(root, ['next'])).toMatchObject({code: 0, stdout: 'hx-a  a\n', stderr: ''})
+    expect(await helix(root, ['next'])).toMatchObject({code: 0, stdout: 'hx-a  a\n', stderr: ''})
   })
 })

@@ -1,0 +1,111 @@
+/**
+ * 16.1 only inside a project: each command in-process (test/support/in-process.ts), what
+ * it refuses and writes. Through the built CLI (surface-project.e2e.test.ts): the fast
+ * path's refusals, help and --version, doctor's exit as a shell sees it.
+ */
+import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {helixInProcess as helix} from '../support/in-process.js'
+import {makeTempDir} from '../support/tmp.js'
+
+/** a temp dir, removed after the test (test/support/tmp.ts) */
+const temp = (prefix = 'helix-surface-'): string => makeTempDir(prefix)
+/** Every path under `dir` (files and directories), sorted: "nothing on disk changed". */
+function tree(dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, {withFileTypes: true})) {
+      const p = path.join(d, e.name)
+      out.push(path.relative(dir, p) + (e.isDirectory() ? '/' : ''))
+      if (e.isDirectory() && e.name !== '.git') walk(p)
+    }
+  }
+  walk(dir)
+  return out.sort()
+}
+
+const NOT_PROJECT = "helix: not a helix project (no .ddx/ here or above); run 'helix tracker init' at the project root\n"
+
+/** A git repository with no .ddx/ (and a subdirectory), an agent that leaves a marker if it ever runs, and what is on disk. */
+function outside(): {dir: string; sub: string; agent: string; marker: string; before: string[]} {
+  const dir = temp()
+  spawnSync('git', ['init', '-q'], {cwd: dir})
+  const sub = path.join(dir, 'sub')
+  mkdirSync(sub)
+  const marker = path.join(dir, 'agent-ran')
+  const agent = path.join(dir, 'agent.sh')
+  writeFileSync(agent, `#!/bin/sh\ntouch '${marker}'\necho COMPLETE\n`)
+  chmodSync(agent, 0o755)
+  return {dir, sub, agent, marker, before: tree(dir)}
+}
+
+/** every command once, from the git top level or a subdirectory in turn (all of them
+ * share findProjectRoot, whose walk up is unit-tested in test/util/root.test.ts) */
+async function refusesEach(o: {dir: string; sub: string}, commands: string[][]): Promise<void> {
+  for (const [i, args] of commands.entries()) {
+    const r = await helix(i % 2 ? o.sub : o.dir, args)
+    expect(r.code, `helix ${args.join(' ')}`).toBe(1)
+    expect(r.stderr, `helix ${args.join(' ')}`).toBe(NOT_PROJECT)
+    expect(r.stdout).toBe('')
+  }
+}
+
+describe('16.1 only inside a project', () => {
+  it('outside a project every run and operator command refuses in one line, exit 1, and writes nothing; an agent is never started', async () => {
+    const o = outside()
+    await refusesEach(o, [['status'], ['status', '--json'], ['next'], ['run', '--agent', o.agent, '--max-cycles', '1'], ['start', '--agent', o.agent], ['stop'], ['recover'], ['logs'], ['report'], ['unblock', 'hx-1'], ['check', '--agent', o.agent]])
+    expect(existsSync(o.marker)).toBe(false)
+    expect(tree(o.dir)).toEqual(o.before)
+  })
+
+  it('outside a project every tracker command refuses in one line, exit 1, and writes nothing', async () => {
+    const o = outside()
+    await refusesEach(o, [['tracker', 'create', 'A title'], ['tracker', 'ready'], ['tracker', 'ready', '--json'], ['tracker', 'status'], ['tracker', 'list'], ['tracker', 'blocked'], ['tracker', 'show', 'hx-1'], ['tracker', 'close', 'hx-1']])
+    expect(tree(o.dir)).toEqual(o.before)
+  })
+
+  it('an explicit DDX_BEAD_DIR is a project', async () => {
+    const dir = temp()
+    const beads = temp('helix-beads-')
+    writeFileSync(path.join(beads, 'beads.jsonl'), JSON.stringify({id: 'hx-1', title: 'One', status: 'open'}) + '\n')
+    const r = await helix(dir, ['tracker', 'ready'], {DDX_BEAD_DIR: beads})
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^hx-1 /)
+  })
+
+  it('tracker init: .ddx/ at the git top level with the runtime paths in .gitignore, once; git add -A then skips them', async () => {
+    const dir = temp()
+    spawnSync('git', ['init', '-q'], {cwd: dir})
+    writeFileSync(path.join(dir, '.gitignore'), 'node_modules/')
+    mkdirSync(path.join(dir, 'pkg'))
+    const r = await helix(path.join(dir, 'pkg'), ['tracker', 'init'])
+    expect(r.code).toBe(0)
+    expect(existsSync(path.join(dir, '.ddx', 'beads.jsonl'))).toBe(true)
+    expect(existsSync(path.join(dir, 'pkg', '.ddx'))).toBe(false)
+    expect(r.stdout).toContain('added to .gitignore: .helix/ .helix-logs/ .ddx/helix.pid .ddx/run-state.json .ddx/beads.lock/ .ddx/*.tmp*')
+    const ignore = readFileSync(path.join(dir, '.gitignore'), 'utf8')
+    expect(ignore).toBe('node_modules/\n# helix runtime files\n.helix/\n.helix-logs/\n.ddx/helix.pid\n.ddx/run-state.json\n.ddx/beads.lock/\n.ddx/*.tmp*\n')
+    // idempotent
+    const again = await helix(dir, ['tracker', 'init'])
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/^already initialized/)
+    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toBe(ignore)
+    // an agent's `git add -A` does not pick up helix's runtime files
+    for (const f of ['.ddx/helix.pid', '.ddx/run-state.json', '.ddx/beads.jsonl.tmp-1', '.helix/context.md', '.helix-logs/helix-1.log', '.ddx/beads.lock/pid']) {
+      mkdirSync(path.dirname(path.join(dir, f)), {recursive: true})
+      writeFileSync(path.join(dir, f), 'x')
+    }
+    spawnSync('git', ['add', '-A'], {cwd: dir})
+    const staged = spawnSync('git', ['diff', '--cached', '--name-only'], {cwd: dir, encoding: 'utf8'}).stdout.trim().split('\n').sort()
+    expect(staged).toEqual(['.ddx/beads.jsonl', '.ddx/config.yaml', '.gitattributes', '.gitignore'])
+  })
+
+  it('tracker init without git creates .ddx/ in the cwd', async () => {
+    const dir = temp()
+    expect((await helix(dir, ['tracker', 'init'])).code).toBe(0)
+    expect(existsSync(path.join(dir, '.ddx', 'beads.jsonl'))).toBe(true)
+    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toContain('.ddx/run-state.json\n')
+  })
+})
