@@ -5,7 +5,9 @@
 // The command class comes from src/ (vitest transforms it), oclif's Config from this
 // repository's package.json and manifest. The run gets `cwd` as its working directory
 // and the scrubbed environment of env.ts (plus `env`); both are restored afterwards,
-// as is anything written to process.exitCode. Not for concurrent use within one file.
+// as is anything written to process.exitCode, and a signal listener the command added and
+// did not take off (vitest reuses its forks: a listener left behind would answer the next
+// file's signals). Not for concurrent use within one file.
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -19,12 +21,16 @@ export interface InProcessResult {
   stderr: string
 }
 
+/** the signals a command may listen to (one-shots, run, logs, status --watch, dashboard) */
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
 /** a concrete command class (oclif's static `run` needs one it can construct) */
 type CommandClass = typeof Command
 
 /** Runs `Cmd` with `args` as `helix <id> <args>` would, capturing stdout, stderr and the exit code. */
 export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<InProcessResult> {
   const saved = {env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write}
+  const listening = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]))
   let stdout = ''
   let stderr = ''
   const capture = (add: (s: string) => void) =>
@@ -53,6 +59,9 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
     process.chdir(saved.cwd)
     process.env = saved.env
     process.exitCode = saved.exitCode
+    for (const [sig, before] of listening) {
+      for (const l of process.listeners(sig)) if (!before.has(l)) process.off(sig, l)
+    }
   }
   return {code, stdout, stderr}
 }
