@@ -135,3 +135,40 @@ describe('helix backfill / design / align / polish (in-process)', () => {
     expect(r.stderr).toContain('helix: polish failed (agent rc=1)')
   })
 })
+
+// SPEC 14.3: a one-shot does not pause; exit 4 through the built CLI is oneshot-health.e2e's
+describe('one-shot commands and agent health (in-process)', () => {
+  it('claude refusing as root: exit 4 with the non-root / IS_SANDBOX hint', async () => {
+    const p = stubProject()
+    p.script({review: ['replay:claude-2.1.197-as-root.txt']})
+    const r = await helix(p, ['review', '--claude'])
+    expect(r.code).toBe(4)
+    expect(r.stderr).toContain('helix: agent claude unavailable: --dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons; run helix as a non-root user, or set IS_SANDBOX=1 inside a container you trust')
+  })
+
+  it('codex out of quota: exit 4 with the reset time, no pause', async () => {
+    const p = stubProject()
+    p.script({check: ['quota:90']})
+    const t0 = Date.now()
+    const r = await helix(p, ['check'])
+    expect(r.code).toBe(4)
+    expect(r.stderr).toMatch(/^helix: codex quota exhausted; resets at \d\d:\d\d \(in (1m|2m)\) — You've hit your usage limit\. Try again in 90s\.$/m)
+    expect(Date.now() - t0).toBeLessThan(30_000)
+  })
+
+  it('command agent QUOTA with no usable time: exit 4, no reset time given', async () => {
+    const p = stubProject()
+    p.script({alignment: ['quota']})
+    const r = await helix(p, ['align', '--agent', p.paths.command])
+    expect(r.code).toBe(4)
+    expect(r.stderr).toContain(`helix: ${p.paths.command} quota exhausted; no reset time given, try again later`)
+  })
+
+  it('a command agent that reports no tokens gets no `0 tokens` in its completion line', async () => {
+    const p = stubProject()
+    p.script({check: ['next:WAIT']})
+    const r = await helix(p, ['check', '--agent', p.paths.command])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/complete \(rc=0, \d+s\) — log/)
+  })
+})
