@@ -75,7 +75,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   const common = path.resolve(root, (await run(['rev-parse', '--git-common-dir'])).stdout.trim())
   const log = (line: string) => deps.out.normal(line)
   // SPEC 19.3: --remote runs register the tracker merge driver, and say so once
-  const {registerMergeDriver} = await import('./merge-driver.js')
+  const {registerMergeDriver} = await import('../remote/merge-driver.js')
   const reg = dryRun ? {added: []} : await registerMergeDriver(root, env)
   if (reg.added.length > 0) deps.out.normal(`helix: registered the tracker merge driver (${reg.added.join(', ')})`)
   const local = createGitLanding({root, trackerDir: paths.dir, env, now: () => new Date(), log})

@@ -23,8 +23,8 @@ const handlers: Record<string, Handler> = {
 
 // the two an agent runs on every bead: one positional id, optionally --json
 const idHandlers: Record<string, IdHandler> = {
-  'tracker show': async (id, json) => (await import('../app/tracker-bead.js')).trackerShowOutput(id, {json}),
-  'tracker close': async (id, json) => (await import('../app/tracker-bead.js')).trackerCloseOutput(id, {json}),
+  'tracker show': async (id, json) => (await import('../tracker/show-close.js')).trackerShowOutput(id, {json}),
+  'tracker close': async (id, json) => (await import('../tracker/show-close.js')).trackerCloseOutput(id, {json}),
 }
 
 /** The handler key for argv (and the bead id, for show and close), or null when the fast path does not apply. */

@@ -5,7 +5,7 @@
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {HelixCommand} from './base-command.js'
 import {EXIT} from '../util/errors.js'
-import type {OneShotAction} from '../app/oneshot.js'
+import type {OneShotAction} from '../agents/oneshot.js'
 import {agentFlags, agentFlagsInput, type AgentFlagValues} from './agent-flags.js'
 
 /**
@@ -34,7 +34,7 @@ export function oneShotCommand(action: OneShotAction, description: string) {
 }
 
 export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction, scope: string | undefined, flags: AgentFlagValues): Promise<void> {
-  const {runOneShot} = await import('../app/oneshot.js')
+  const {runOneShot} = await import('../agents/oneshot.js')
   const {killAllAgentGroups} = await import('../proc/groups.js')
   const ac = new AbortController()
   let signalExit = 0
@@ -63,6 +63,11 @@ export async function runOneShotCommand(cmd: HelixCommand, action: OneShotAction
       dryRun: flags['dry-run'],
       signal: ac.signal,
       out: {stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t)},
+      openLog: async (logDir, at) => {
+        const {loadSessionLogger, openSessionLog} = await import('../output/session-log.js')
+        await loadSessionLogger()
+        return openSessionLog(logDir, at)
+      },
     })
   } finally {
     process.off('SIGINT', onSigint)

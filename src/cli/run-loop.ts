@@ -11,7 +11,7 @@ import {runLoop} from '../loop/orchestrator.js'
 import {OfflineAbort} from '../loop/stop.js'
 import type {LoopNotifier, LoopOptions} from '../loop/ports.js'
 import {attachLanding, realLoopDeps, type WiringInput} from '../app/wiring.js'
-import {createNotifier} from '../app/notify.js'
+import {createNotifier} from '../output/notify.js'
 import {linkedWorktreeProblem} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {parsePrFlags, type PrFlagInput} from './pr-flags.js'
@@ -98,8 +98,8 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   const real = realLoopDeps({...input, signal: ac.signal})
   const {deps, timeoutSec} = real
   // SPEC 20.3: the land check gates worktree attempts; say so when this run has none to gate
-  // (a --remote run gives every attempt a worktree, so its landings are always checked)
-  if (limits.landCheck && workers === 1 && !remoteFlags && !input.options.dryRun)
+  // (a --remote or --sandbox run gives every attempt a workspace of its own, so its landings are always checked)
+  if (limits.landCheck && workers === 1 && !remoteFlags && !sandbox && !input.options.dryRun)
     deps.out.both('helix: --land-check applies to worktree attempts (--workers 2 or more); with one worker the agent works in your checkout and nothing lands, so no check runs')
   const landCheck: Omit<LandCheckSpec, 'env'> | undefined = limits.landCheck ? {command: limits.landCheck, timeoutSec: limits.landCheckTimeoutSec, stallSec: limits.stallTimeoutSec, signal: ac.signal} : undefined
   if (limits.notify && !input.options.dryRun) deps.notify = makeNotifier(limits.notify, input.cwd, input.env, (line) => deps.out.normal(line))

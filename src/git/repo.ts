@@ -16,6 +16,7 @@
  * both update `refs/remotes/*`) goes through one in-process queue per git common
  * directory, so the workers of one host never collide on git's ref locks.
  */
+import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {git, type GitResult} from './run.js'
 
@@ -32,7 +33,7 @@ export type GitFailureKind = 'race' | 'unreachable' | 'rejected' | 'conflict'
 
 export type PushResult =
   | {ok: true; refs: PushedRef[]}
-  | {ok: false; kind: GitFailureKind; refs: PushedRef[]; message: string; blockingRef?: string}
+  | {ok: false; kind: GitFailureKind; refs: PushedRef[]; message: string; blockingRef?: string; detail?: string}
 
 export type FetchResult = {ok: true} | {ok: false; kind: GitFailureKind; message: string}
 
@@ -88,7 +89,10 @@ export function classifyPush(r: GitResult): PushResult {
   if (rejected.length > 0) {
     const race = rejected.some((x) => RACE.test(x.summary)) || lines.some((l) => RACE.test(l))
     const summary = rejected.find((x) => !/atomic push failed/.test(x.summary))?.summary ?? rejected[0]?.summary ?? ''
-    return {ok: false, kind: race ? 'race' : 'rejected', refs, message: race ? summary : mainLine(lines, r.code) === `git exited ${r.code}` ? summary : `${summary}: ${mainLine(lines, r.code)}`}
+    const cause = mainLine(lines, r.code)
+    // a race's message is the ref's summary; `detail` keeps git's own line of why (a lock, a hook's words)
+    if (race) return {ok: false, kind: 'race', refs, message: summary, ...(cause !== `git exited ${r.code}` ? {detail: `${summary}: ${cause}`} : {})}
+    return {ok: false, kind: 'rejected', refs, message: cause === `git exited ${r.code}` ? summary : `${summary}: ${cause}`}
   }
   if (r.code === 0) return {ok: true, refs}
   return {ok: false, kind: failureKind(lines), refs, message: mainLine(lines, r.code)}
@@ -129,11 +133,12 @@ export interface Repo {
   /** `merge-base --is-ancestor a b` */
   isAncestor(a: string, b: string, cwd?: string): Promise<boolean>
   mergeBase(a: string, b: string): Promise<string | null>
-  /** compare-and-set `update-ref ref new old` (`old` '' = must not exist; undefined = any) */
-  updateRef(ref: string, to: string, old?: string): Promise<boolean>
+  /** compare-and-set `update-ref [-m message] ref new old` (`old` '' = must not exist; undefined = any) */
+  updateRef(ref: string, to: string, old?: string, message?: string): Promise<boolean>
   /** compare-and-delete `update-ref -d ref old` (undefined: whatever it is) */
   deleteRef(ref: string, old?: string): Promise<boolean>
-  forEachRef(prefix: string): Promise<Array<{ref: string; sha: string}>>
+  /** the refs under one or more patterns (`for-each-ref` prefixes or globs), one process */
+  forEachRef(prefix: string | readonly string[]): Promise<Array<{ref: string; sha: string}>>
   worktreeAdd(dir: string, args: {branch?: string; newBranch?: string; at?: string}): Promise<GitResult>
   worktreeRemove(dir: string): Promise<GitResult>
   worktreeList(): Promise<WorktreeInfo[] | null>
@@ -144,6 +149,18 @@ export interface Repo {
   fetch(args: string[]): Promise<FetchResult>
   /** run `fn` in this clone's queue of remote work (fetch, push, tracking-ref updates) */
   serial<T>(fn: () => Promise<T>): Promise<T>
+  /** `rev-parse --verify -q <rev>^{commit}`: the commit `rev` names, or null */
+  commitOf(rev: string, cwd?: string): Promise<string | null>
+  /** `symbolic-ref -q HEAD` in `cwd`: the checked-out branch's full ref name, null when HEAD is detached */
+  headRef(cwd?: string): Promise<string | null>
+  /**
+   * One `rev-parse` in a worktree: whether a rebase is half done there (its
+   * `rebase-merge` or `rebase-apply` directory exists), and HEAD's full ref name
+   * (null when detached, or when git could not say).
+   */
+  rebaseState(cwd: string): Promise<{rebasing: boolean; head: string | null}>
+  /** `git -C cwd <args>` NUL-separated output (`-z`) as a list, empty on failure */
+  names(args: string[], cwd?: string): Promise<string[]>
 }
 
 const queues = new Map<string, Promise<unknown>>()
@@ -179,10 +196,10 @@ export function openRepo(dir: string, env: NodeJS.ProcessEnv, queueKey = path.re
     revParse: async (rev, cwd) => sha(await run(['rev-parse', '--verify', '-q', rev], cwd)),
     isAncestor: async (a, b, cwd) => (await run(['merge-base', '--is-ancestor', a, b], cwd)).code === 0,
     mergeBase: async (a, b) => sha(await run(['merge-base', a, b])),
-    updateRef: async (ref, to, old) => (await run(['update-ref', ref, to, ...(old === undefined ? [] : [old])])).code === 0,
+    updateRef: async (ref, to, old, message) => (await run(['update-ref', ...(message === undefined ? [] : ['-m', message]), ref, to, ...(old === undefined ? [] : [old])])).code === 0,
     deleteRef: async (ref, old) => (await run(['update-ref', '-d', ref, ...(old === undefined ? [] : [old])])).code === 0,
     async forEachRef(prefix) {
-      const r = await run(['for-each-ref', '--format=%(objectname) %(refname)', prefix])
+      const r = await run(['for-each-ref', '--format=%(objectname) %(refname)', ...(typeof prefix === 'string' ? [prefix] : prefix)])
       return r.stdout
         .split('\n')
         .filter(Boolean)
@@ -217,5 +234,17 @@ export function openRepo(dir: string, env: NodeJS.ProcessEnv, queueKey = path.re
         }
         return res
       }),
+    commitOf: async (rev, cwd) => sha(await run(['rev-parse', '--verify', '-q', `${rev}^{commit}`], cwd)),
+    async headRef(cwd) {
+      const r = await run(['symbolic-ref', '-q', 'HEAD'], cwd)
+      return r.code === 0 ? r.stdout.trim() || null : null
+    },
+    async rebaseState(cwd) {
+      const r = await run(['rev-parse', '--git-path', 'rebase-merge', '--git-path', 'rebase-apply', '--symbolic-full-name', 'HEAD'], cwd)
+      const [merge = '', apply = '', head = ''] = r.stdout.split('\n').map((l) => l.trim())
+      const rebasing = [merge, apply].some((p) => p !== '' && existsSync(path.resolve(cwd, p)))
+      return {rebasing, head: r.code === 0 && head.startsWith('refs/') ? head : null}
+    },
+    names: async (args, cwd) => (await run(args, cwd)).stdout.split('\0').filter(Boolean),
   }
 }

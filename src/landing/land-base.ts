@@ -10,10 +10,12 @@ import {writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import type {Repair, Workspace} from '../loop/ports.js'
 import {mergeTracker} from '../tracker/merge.js'
-import {firstLine, type GitResult} from '../git/run.js'
+import {firstLine} from '../git/run.js'
+import type {Repo} from '../git/repo.js'
 import {worktreeRel} from '../git/names.js'
+import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import type {Leftovers} from './preserve-work.js'
+import type {Leftovers, RebaseLook} from './preserve-work.js'
 
 export type Refused = {landed: false; reason: string; preservedRef: null}
 export type Landed = {landed: true; sha: string; from: string}
@@ -29,28 +31,28 @@ const MAX_LAND_ROUNDS = 3
 export interface LandBaseDeps {
   root: string
   now: () => Date
-  run: (args: string[], cwd: string) => Promise<GitResult>
-  ok: (args: string[], cwd: string) => Promise<string>
-  revParse: (rev: string, cwd?: string) => Promise<string | null>
+  /** the typed git layer on the project root */
+  git: () => Promise<Repo>
   base: () => Promise<string>
   baseTip: () => Promise<string>
   wtTop: (ws: {bead: string; attempt: number}) => string
   trackerFile: (f: string) => boolean
   checkedOutAt: (branch: string) => Promise<string | null>
   commitLeftovers: (ws: Workspace) => Promise<Leftovers>
-  abortRebase: (top: string) => Promise<void>
+  abortRebase: (top: string) => Promise<RebaseLook>
 }
 
 export function createLandBase(d: LandBaseDeps) {
-  const {root, run, ok, revParse, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase} = d
-  const nul = (s: string): string[] => s.split('\0').filter(Boolean)
+  const {root, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase} = d
+  const run = async (args: string[], cwd: string) => (await d.git()).run(args, cwd)
+  const names = async (args: string[], cwd: string) => (await d.git()).names(args, cwd)
 
   /**
    * The worktree's own tracker copy is neither read nor committed: put it back so a
    * rebase is not refused. `dirty`: its changed tracked files when already known.
    */
   async function discardTrackerCopy(top: string, dirty?: string[]): Promise<void> {
-    dirty ??= nul((await run(['diff', '--name-only', '-z', '--no-renames', 'HEAD'], top)).stdout).filter(trackerFile)
+    dirty ??= (await names(['diff', '--name-only', '-z', '--no-renames', 'HEAD'], top)).filter(trackerFile)
     if (dirty.length) await run(['restore', '--source=HEAD', '--staged', '--worktree', '--', ...dirty], top)
   }
 
@@ -69,7 +71,7 @@ export function createLandBase(d: LandBaseDeps) {
       }
       const c = await run(['-c', 'core.editor=true', 'rebase', '--continue'], top)
       if (c.code === 0) return []
-      files = nul((await run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout)
+      files = await names(['diff', '--name-only', '-z', '--diff-filter=U'], top)
       if (files.length === 0) return ['(rebase stopped)']
     }
     return files
@@ -81,10 +83,10 @@ export function createLandBase(d: LandBaseDeps) {
    * markers in the files.
    */
   async function rebaseOnto(top: string, onto: string, keep = false): Promise<Refused | NeedsRepair | null> {
-    if ((await run(['merge-base', '--is-ancestor', onto, 'HEAD'], top)).code === 0) return null
+    if (await (await d.git()).isAncestor(onto, 'HEAD', top)) return null
     const rb = await run(['rebase', '-q', '--no-autostash', onto], top)
     if (rb.code === 0) return null
-    let files = nul((await run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout)
+    let files = await names(['diff', '--name-only', '-z', '--diff-filter=U'], top)
     if (files.length > 0 && files.every(trackerFile)) {
       files = await mergeTrackerStops(top, files)
       if (files.length === 0) return null
@@ -105,20 +107,24 @@ export function createLandBase(d: LandBaseDeps) {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
-    await abortRebase(top)
+    // one look aborts a half-done rebase and tells the branch checked out (commits and the tracker copy leave it as it is)
+    const look = await abortRebase(top)
     // one status answers the common case: the agent committed everything, and at most the
     // worktree's own tracker copy differs (it is put back, never committed)
     const st = await run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], top)
-    const changed = st.code === 0 ? nul(st.stdout).map((e) => ({tracked: !e.startsWith('??'), file: e.slice(3)})) : null
+    const changed = st.code === 0 ? st.stdout.split('\0').filter(Boolean).map((e) => ({tracked: !e.startsWith('??'), file: e.slice(3)})) : null
+    let headKnown = !look.aborted && look.head !== null
     if (changed === null || changed.some((c) => !trackerFile(c.file))) {
+      // a commit runs the repository's hooks: ask for the branch again afterwards
+      headKnown = false
       const left = await commitLeftovers(ws)
       if (left.kind === 'failed') return refused('could not commit the work the agent left uncommitted')
       if (left.kind === 'refused') return refused(`a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`)
       await discardTrackerCopy(top)
     } else await discardTrackerCopy(top, changed.filter((c) => c.tracked).map((c) => c.file))
-    const head = await run(['symbolic-ref', '-q', 'HEAD'], top)
-    if (head.stdout.trim() !== `refs/heads/${ws.branch}`) return refused(`the worktree is no longer on its branch ${ws.branch}`)
-    const touched = nul((await run(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).stdout).filter(trackerFile)
+    const head = headKnown ? look.head : await (await d.git()).headRef(top)
+    if (head !== `refs/heads/${ws.branch}`) return refused(`the worktree is no longer on its branch ${ws.branch}`)
+    const touched = (await names(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).filter(trackerFile)
     if (touched.length) return refused(`the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`)
     const onto = await baseTip()
     return (await rebaseOnto(top, onto, keep)) ?? {onto}
@@ -128,26 +134,31 @@ export function createLandBase(d: LandBaseDeps) {
    * Under the land lock: move the base to the attempt's tip by fast-forward only
    * (SPEC 15.2, 18.3a). With `checked` (a land check passed on `rebasedOnto`, 20.3) a
    * base that moved is not rebased here: `moved`, so the candidate is checked again.
+   * With `keep` (20.4) a conflict met rebasing onto a base that moved meanwhile is a
+   * repair: the rebase stays stopped and the lock is released for the resolve.
    */
-  async function landLocked(ws: Workspace, rebasedOnto: string, checked = false): Promise<Landed | Refused | Moved> {
+  async function landLocked(ws: Workspace, rebasedOnto: string, checked = false, keep = false): Promise<Landed | Refused | Moved | NeedsRepair> {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     for (let round = 0; round < MAX_LAND_ROUNDS; round++) {
-      const cur = await baseTip()
+      // both tips in one for-each-ref; a tip it did not list is asked again, for that read's own error
+      const tips = await (await d.git()).forEachRef([`refs/heads/${b}`, `refs/heads/${ws.branch}`])
+      const cur = tips.find((t) => t.ref === `refs/heads/${b}`)?.sha ?? (await baseTip())
       if (checked && cur !== rebasedOnto) return {moved: true}
       // the base moved since the attempt was last rebased (another slot or process landed): rebase again
-      const rb = cur === rebasedOnto ? null : await rebaseOnto(top, cur)
+      const rb = cur === rebasedOnto ? null : await rebaseOnto(top, cur, keep)
       if (rb) return rb
+      const listed = cur === rebasedOnto ? tips.find((t) => t.ref === `refs/heads/${ws.branch}`)?.sha : undefined
       rebasedOnto = cur
-      const next = await ok(['rev-parse', `refs/heads/${ws.branch}`], root)
+      const next = listed ?? (await branchTip(ws.branch))
       const where = await checkedOutAt(b)
       if (where !== null) {
         // SPEC 18.3a: a checked-out base moves only by merge --ff-only in its own worktree, then is verified
         const m = await run(['merge', '--ff-only', '-q', '--no-edit', next], where)
         if (m.code !== 0) {
           const text = `${m.stderr}\n${m.stdout}`
-          if (/not possible to fast-forward/i.test(text) && (await revParse(`refs/heads/${b}`)) !== cur) {
+          if (/not possible to fast-forward/i.test(text) && (await (await d.git()).commitOf(`refs/heads/${b}`)) !== cur) {
             if (checked) return {moved: true}
             continue
           }
@@ -155,11 +166,10 @@ export function createLandBase(d: LandBaseDeps) {
           const at = where === root ? 'the project root' : sanitize(where)
           return refused(files.length ? `${at} has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in ${at} refused: ${sanitize(firstLine(m))}`)
         }
-        const after = await revParse(`refs/heads/${b}`)
+        const after = await (await d.git()).commitOf(`refs/heads/${b}`)
         if (after !== next) return refused(`the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`)
       } else {
-        const u = await run(['update-ref', '-m', `helix: landed ${ws.bead} attempt ${ws.attempt} ${d.now().toISOString()}`, `refs/heads/${b}`, next, cur], root)
-        if (u.code !== 0) {
+        if (!(await (await d.git()).updateRef(`refs/heads/${b}`, next, cur, `helix: landed ${ws.bead} attempt ${ws.attempt} ${d.now().toISOString()}`))) {
           if (checked) return {moved: true}
           continue
         }
@@ -167,6 +177,13 @@ export function createLandBase(d: LandBaseDeps) {
       return {landed: true, sha: next, from: cur}
     }
     return refused(`the base branch ${sanitize(b)} kept moving during landing`)
+  }
+
+  /** the attempt branch's tip (`rev-parse`; a branch that is gone is an error, as before) */
+  async function branchTip(branch: string): Promise<string> {
+    const r = await run(['rev-parse', `refs/heads/${branch}`], root)
+    if (r.code !== 0) throw new HelixError(`helix: git rev-parse failed: ${sanitize(firstLine(r))}`, EXIT.ERROR)
+    return r.stdout.trim()
   }
 
   return {readyToLand, landLocked, rebaseOnto}

@@ -8,7 +8,8 @@ import {existsSync, realpathSync} from 'node:fs'
 import {mkdir, rm} from 'node:fs/promises'
 import path from 'node:path'
 import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
-import {firstLine, git, gitEnv, type GitResult} from '../git/run.js'
+import {firstLine, type GitResult} from '../git/run.js'
+import type {Repo} from '../git/repo.js'
 import {assertAttempt, assertSafeId, branchName, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
 import {createLandLock} from '../git/land-lock.js'
 import {readAttemptMeta, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
@@ -20,6 +21,7 @@ import {errorMessage, HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {createLandBase, refused, type Landed, type NeedsRepair, type Refused} from './land-base.js'
 import {createPreserve} from './preserve-work.js'
+import {NEEDS_BRANCH, openLandingRepo, type LandingRepo} from './landing-repo.js'
 import {runLandCheck, writeCheckLog, type LandCheckSpec} from './land-check.js'
 import {createRepairCheck} from './repair-check.js'
 
@@ -44,18 +46,6 @@ export interface GitLandingOptions {
   landCheck?: Omit<LandCheckSpec, 'env'>
 }
 
-interface Repo {
-  /** repository top level of the root */
-  top: string
-  /** the root relative to `top`, `''` or ending in `/` */
-  prefix: string
-  commonDir: string
-  env: NodeJS.ProcessEnv
-  /** the tracker directory relative to `top` when it lies inside the repository */
-  trackerRel: string | null
-}
-
-const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a branch'
 /**
  * `git worktree add` / `remove` errors that mean another git process was writing or
  * removing an entry under .git/worktrees/ (another slot's add or cleanup): worth a retry
@@ -66,53 +56,27 @@ const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeou
 export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const root = path.resolve(opts.root)
   const log = opts.log ?? (() => {})
-  let repo: Repo | null = null
+  let repo: LandingRepo | null = null
   let baseName: string | null = null
   let excluded = false
   let lock: ReturnType<typeof createLandLock> | null = null
 
-  async function ctx(): Promise<Repo> {
-    if (repo) return repo
-    const env0 = gitEnv(opts.env)
-    const top = await git(['rev-parse', '--show-toplevel'], {cwd: root, env: env0})
-    if (top.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (${sanitize(root)} is not in a git repository); run 'git init' and commit once, or use --workers 1`, EXIT.ERROR)
-    const prefix = (await git(['rev-parse', '--show-prefix'], {cwd: root, env: env0})).stdout.trim()
-    const common = (await git(['rev-parse', '--git-common-dir'], {cwd: root, env: env0})).stdout.trim()
-    const named = (await git(['config', 'user.email'], {cwd: root, env: env0})).code === 0 && (await git(['config', 'user.name'], {cwd: root, env: env0})).code === 0
-    const topDir = top.stdout.trim()
-    const t = path.relative(topDir, path.resolve(opts.trackerDir))
-    repo = {
-      top: topDir,
-      prefix,
-      commonDir: path.resolve(root, common),
-      env: gitEnv(opts.env, named ? null : {name: 'helix', email: 'helix@localhost'}),
-      trackerRel: t && !t.startsWith('..') && !path.isAbsolute(t) ? t.split(path.sep).join('/') : null,
-    }
-    return repo
-  }
+  const ctx = async (): Promise<LandingRepo> => (repo ??= await openLandingRepo(root, opts.trackerDir, opts.env))
 
-  const run = async (args: string[], cwd: string): Promise<GitResult> => git(args, {cwd, env: (await ctx()).env})
-  const ok = async (args: string[], cwd: string): Promise<string> => {
-    const r = await run(args, cwd)
-    if (r.code !== 0) throw new HelixError(`helix: git ${args[0]} failed: ${sanitize(firstLine(r))}`, EXIT.ERROR)
-    return r.stdout.trim()
-  }
-  const revParse = async (rev: string, cwd = root): Promise<string | null> => {
-    const r = await run(['rev-parse', '--verify', '-q', `${rev}^{commit}`], cwd)
-    return r.code === 0 ? r.stdout.trim() : null
-  }
-  const refExists = async (ref: string): Promise<boolean> => (await run(['rev-parse', '--verify', '-q', ref], root)).code === 0
+  const typed = async (): Promise<Repo> => (await ctx()).git
+  const run = async (args: string[], cwd: string): Promise<GitResult> => (await typed()).run(args, cwd)
+  const revParse = async (rev: string, cwd = root): Promise<string | null> => (await typed()).commitOf(rev, cwd)
   const wtTop = (ws: {bead: string; attempt: number}): string => path.join(root, worktreeRel(ws.bead, ws.attempt))
   const trackerFile = (f: string): boolean => touchesTracker(f) || (repo?.trackerRel ? f === repo.trackerRel || f.startsWith(`${repo.trackerRel}/`) : false)
 
   const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).top, (await ctx()).env)
 
-  const {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef} = createPreserve({root, log, run, revParse, refExists, base, wtTop, trackerFile})
+  const {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef, listedPreserved} = createPreserve({git: typed, log, base, wtTop, trackerFile})
 
   async function base(): Promise<string> {
     if (baseName) return baseName
     await ctx()
-    const r = await run(['symbolic-ref', '-q', '--short', 'HEAD'], root)
+    const r = await (await typed()).run(['symbolic-ref', '-q', '--short', 'HEAD'])
     if (r.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (HEAD is detached in ${sanitize(root)}); run 'git switch <branch>' there, or use --workers 1`, EXIT.ERROR)
     const name = r.stdout.trim()
     if (name === 'helix' || name.startsWith('helix/'))
@@ -137,11 +101,20 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     excluded = true
   }
 
-  /** an attempt number is free when no branch, worktree directory or preserved ref uses it */
-  async function takenBy(bead: string): Promise<(n: number) => boolean> {
-    // one for-each-ref for both namespaces (ids are SAFE_ID: no glob characters)
-    const refs = new Set((await run(['for-each-ref', '--format=%(refname)', `refs/heads/helix/${bead}-*`, `refs/helix/preserved/${bead}/`], root)).stdout.split('\n'))
-    return (n) => existsSync(wtTop({bead, attempt: n})) || refs.has(`refs/heads/${branchName(bead, n)}`) || refs.has(preservedRefName(bead, n))
+  /**
+   * An attempt number is free when no branch, worktree directory or preserved ref
+   * uses it. One for-each-ref lists both namespaces (ids are SAFE_ID: no glob
+   * characters) and the base branch, whose tip the attempt starts from.
+   */
+  async function takenBy(bead: string): Promise<{taken: (n: number) => boolean; tip: string}> {
+    const b = await base()
+    const preserved = `refs/helix/preserved/${bead}/`
+    const listed = await (await typed()).forEachRef([`refs/heads/helix/${bead}-*`, preserved, `refs/heads/${b}`])
+    const refs = new Set(listed.map((r) => r.ref))
+    listedPreserved(bead, listed.filter((r) => r.ref.startsWith(preserved)).map((r) => r.ref))
+    // the base as listed; a base that is gone (or not a commit) is asked again, for baseTip's own error
+    const tip = listed.find((r) => r.ref === `refs/heads/${b}`)?.sha ?? (await baseTip())
+    return {taken: (n) => existsSync(wtTop({bead, attempt: n})) || refs.has(`refs/heads/${branchName(bead, n)}`) || refs.has(preservedRefName(bead, n)), tip}
   }
 
   async function prepare(bead: string, attempt: number, slot: number, meta?: Record<string, unknown>): Promise<Workspace> {
@@ -150,24 +123,24 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const r = await ctx()
     if (!excluded) await ensureExcludes()
     let n = attempt
-    const taken = await takenBy(bead)
+    const {taken, tip} = await takenBy(bead)
     while (taken(n)) n++
-    const tip = await baseTip()
     const top = wtTop({bead, attempt: n})
     await mkdir(path.dirname(top), {recursive: true})
     const branch = branchName(bead, n)
     // written before the worktree exists, so a crash at any later moment finds the claim's fingerprint (SPEC 18.2)
     await writeAttemptMeta(root, {bead, attempt: n, branch, base_tip: tip, started_at: opts.now().toISOString(), ...(meta ?? {})})
     const ws: Workspace = {slot, bead, attempt: n, dir: path.resolve(top, r.prefix || '.'), branch, baseTip: tip}
-    let add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
+    const g = await typed()
+    let add = await g.worktreeAdd(top, {newBranch: branch, at: tip})
     if (add.code !== 0 && ADMIN_RACE.test(add.stderr)) {
       // another git process touched .git/worktrees/ while this one was being made:
       // clean up and try once more
       await removeWorktree(ws, true)
       await settle(50)
       const made = await revParse(`refs/heads/${branch}`)
-      if (made) await run(['update-ref', '-d', `refs/heads/${branch}`, made], root)
-      add = await run(['worktree', 'add', '-q', '-b', branch, top, tip], root)
+      if (made) await g.deleteRef(`refs/heads/${branch}`, made)
+      add = await g.worktreeAdd(top, {newBranch: branch, at: tip})
     }
     if (add.code !== 0) {
       // a failing post-checkout hook (or a full disk) fails this attempt only, and leaves nothing behind (SPEC 18.3a)
@@ -188,11 +161,12 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
    */
   async function removeWorktree(ws: Workspace, prune = false): Promise<void> {
     const top = wtTop(ws)
+    const g = await typed()
     if (existsSync(top)) {
-      let r = await run(['worktree', 'remove', '--force', '--force', top], root)
+      let r = await g.worktreeRemove(top)
       if (r.code !== 0 && ADMIN_RACE.test(r.stderr)) {
         await settle(50)
-        r = await run(['worktree', 'remove', '--force', '--force', top], root)
+        r = await g.worktreeRemove(top)
       }
       if (r.code !== 0) {
         log(`helix: git worktree remove ${worktreeRel(ws.bead, ws.attempt)}: ${sanitize(firstLine(r))}; deleting the directory`)
@@ -200,18 +174,19 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
         prune = true
       }
     } else prune = true
-    if (prune) await run(['worktree', 'prune'], root)
+    if (prune) await g.worktreePrune()
   }
 
   /** compare-and-delete of the attempt's branch at `at` (a landing knows its tip), else at the value just read */
   async function deleteBranch(ws: Workspace, at?: string): Promise<void> {
     const ref = `refs/heads/${ws.branch}`
-    if (at && (await run(['update-ref', '-d', ref, at], root)).code === 0) {
+    const g = await typed()
+    if (at && (await g.deleteRef(ref, at))) {
       if (!existsSync(wtTop(ws))) await removeAttemptMeta(root, ws.bead, ws.attempt)
       return
     }
     const sha = await revParse(ref)
-    if (sha) await run(['update-ref', '-d', ref, sha], root)
+    if (sha) await g.deleteRef(ref, sha)
     if (!(await revParse(ref)) && !existsSync(wtTop(ws))) await removeAttemptMeta(root, ws.bead, ws.attempt)
   }
 
@@ -246,7 +221,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const top = wtTop(l)
     const b = await base()
     const fromMeta = typeof l.meta?.base_tip === 'string' && (await revParse(l.meta.base_tip)) ? l.meta.base_tip : null
-    const mb = l.tip ? (await run(['merge-base', l.tip, `refs/heads/${b}`], root)).stdout.trim() : ''
+    const mb = l.tip ? ((await (await typed()).mergeBase(l.tip, `refs/heads/${b}`)) ?? '') : ''
     return {slot, bead: l.bead, attempt: l.attempt, dir: path.resolve(top, r.prefix || '.'), branch: l.branch ?? branchName(l.bead, l.attempt), baseTip: fromMeta ?? (mb || (await baseTip()))}
   }
 
@@ -265,8 +240,9 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     if (l.detached || !(await revParse(`refs/heads/${ws.branch}`))) return null
     if (!existsSync(top)) {
       await mkdir(path.dirname(top), {recursive: true})
-      await run(['worktree', 'prune'], root)
-      const add = await run(['worktree', 'add', '-q', top, ws.branch], root)
+      const g = await typed()
+      await g.worktreePrune()
+      const add = await g.worktreeAdd(top, {branch: ws.branch})
       if (add.code !== 0) {
         log(`helix: could not re-add the worktree of ${l.bead} attempt ${l.attempt}: ${sanitize(firstLine(add))}`)
         await removeWorktree(ws)
@@ -284,7 +260,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     await deleteBranch(ws)
   }
 
-  const {readyToLand, landLocked, rebaseOnto} = createLandBase({root, now: opts.now, run, ok, revParse, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
+  const {readyToLand, landLocked, rebaseOnto} = createLandBase({root, now: opts.now, git: typed, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
   const {verifyRepair} = createRepairCheck({run, wtTop, commitLeftovers})
   let projectReal: string | null = null
   // SPEC 20.3: a candidate that lost 3 races is checked under the lock, so a waiting slot may wait a whole check
@@ -337,7 +313,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       const ready = await readyToLand(ws, o.repair === true)
       if (!('onto' in ready)) result = ready
       else if (opts.landCheck) result = await landChecked(ws, ready.onto, o)
-      else result = (await underLandLock(() => landLocked(ws, ready.onto))) as Landed | Refused
+      else result = (await underLandLock(() => landLocked(ws, ready.onto, false, o.repair === true))) as Landed | Refused | NeedsRepair
     } catch (error) {
       result = refused(sanitize(errorMessage(error).replace(/^helix: /, '')))
     }

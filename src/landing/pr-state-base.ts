@@ -5,10 +5,9 @@
  * to `refs/helix/state` by compare-and-set instead of to the protected base.
  * Everything else is the plain remote base.
  */
-import {mkdtemp, readFile, rm, writeFile, mkdir} from 'node:fs/promises'
-import path from 'node:path'
 import {parseTracker, serializeTracker} from '../tracker/codec.js'
 import type {RemoteBase} from '../remote/base.js'
+import {editTrackerText} from '../remote/scratch-tracker.js'
 import {applyOverlay, createStateRef, diffIntoOverlay, NEW_MARK, type Overlay, type StateRef} from '../remote/state-ref.js'
 
 export interface StateBase extends RemoteBase {
@@ -60,19 +59,7 @@ export function stateBase(plain: RemoteBase, o: {root: string; remote: string; e
         const baseText = await plain.trackerAt(tip)
         const base = parseTracker(baseText, 'base')
         const beforeText = view(baseText, ov)
-        await mkdir(o.scratch, {recursive: true})
-        const dir = await mkdtemp(path.join(o.scratch, 'state-edit-'))
-        let afterText: string
-        try {
-          const ddx = path.join(dir, '.ddx')
-          await mkdir(ddx)
-          const file = path.join(ddx, 'beads.jsonl')
-          await writeFile(file, beforeText)
-          await edit({root: dir, dir: ddx, file, lockDir: path.join(ddx, 'beads.lock'), pidFile: path.join(ddx, 'helix.pid'), runState: path.join(ddx, 'run-state.json'), logDir: path.join(dir, 'logs'), contextFile: path.join(dir, 'context.md')})
-          afterText = await readFile(file, 'utf8')
-        } finally {
-          await rm(dir, {recursive: true, force: true})
-        }
+        const afterText = await editTrackerText(o.scratch, 'state-edit', beforeText, edit)
         if (afterText === beforeText) return null
         const next = diffIntoOverlay(ov, parseTracker(beforeText, 'before'), parseTracker(afterText, 'after'), new Set(base.byId.keys()))
         // a bead closed at the base no longer needs its overlay

@@ -8,25 +8,22 @@
  * ever pushed to the base.
  */
 import {existsSync, realpathSync} from 'node:fs'
-import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {firstLine} from '../git/run.js'
 import {worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claim-refs.js'
-import {removeAttemptWorktree} from './remove-attempt.js'
-import {applyAttemptEdits} from '../remote/attempt-tracker.js'
 import {refLine} from '../remote/push.js'
 import type {RemoteBase} from '../remote/base.js'
 import {parseTracker} from '../tracker/codec.js'
-import {mutateTracker} from '../tracker/store.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {Forge, MergeMethod} from '../forge/types.js'
 import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
-import {checkCandidate, type LandCheckSpec} from './land-check.js'
+import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js'
 import type {Fleet} from '../remote/fleet.js'
 import {prBody, prBranch, prClaimMessage, prTitle} from './pr-shared.js'
-import {createRepairCheck} from './repair-check.js'
+import {createAttemptCopy} from './attempt-copy.js'
 
 export interface PrLandingOptions {
   root: string
@@ -55,7 +52,6 @@ export interface PrLandingOptions {
 export function createPrLanding(o: PrLandingOptions): LoopLanding {
   const {fleet, plain} = o
   const g = (args: string[], cwd = o.root) => plain.git(args, cwd)
-  const wtTop = (ws: Pick<Workspace, 'bead' | 'attempt'>) => path.join(o.root, worktreeRel(ws.bead, ws.attempt))
   let chain: Promise<unknown> = Promise.resolve()
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
     const p = chain.then(fn, fn)
@@ -63,49 +59,8 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     return p
   }
 
-  async function takeTrackerCopy(top: string): Promise<string> {
-    const file = path.join(top, o.trackerRel)
-    const text = existsSync(file) ? await readFile(file, 'utf8') : ''
-    await g(['update-index', '--no-skip-worktree', '--', o.trackerRel], top)
-    await g(['checkout', '-q', 'HEAD', '--', o.trackerRel], top)
-    return text
-  }
-
-  async function mergedTracker(ws: Workspace, agentText: string, onto: string): Promise<string> {
-    const before = parseTracker(await plain.trackerAt(ws.baseTip), 'before')
-    const after = parseTracker(agentText, 'after')
-    await mkdir(o.scratch, {recursive: true})
-    const dir = path.join(o.scratch, `pr-${ws.bead}-${ws.attempt}-${process.pid}`)
-    await rm(dir, {recursive: true, force: true})
-    await mkdir(path.join(dir, '.ddx'), {recursive: true})
-    const file = path.join(dir, '.ddx', 'beads.jsonl')
-    try {
-      await writeFile(file, await plain.trackerAt(onto))
-      await mutateTracker({root: dir, dir: path.join(dir, '.ddx'), file, lockDir: path.join(dir, '.ddx', 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}, (snap) => {
-        const changed = applyAttemptEdits(before, after, snap)
-        return {beads: changed.length > 0 ? snap.beads : null, result: null}
-      })
-      return await readFile(file, 'utf8')
-    } finally {
-      await rm(dir, {recursive: true, force: true})
-    }
-  }
-
-  const removeWorktree = (ws: Workspace) => removeAttemptWorktree(plain.repo, wtTop(ws), ws.branch)
-
-  /** the agent's tracker copy, kept while a resolve works on the attempt (SPEC 20.4): the worktree's file is back at HEAD by then */
-  const agentTexts = new Map<string, string>()
-  const key = (ws: Workspace) => `${ws.bead}-${ws.attempt}`
-
-  async function commitLeftovers(ws: Workspace) {
-    const top = wtTop(ws)
-    await g(['add', '-A'], top)
-    await g(['reset', '-q', '--', o.trackerRel], top)
-    if ((await g(['diff', '--cached', '--quiet'], top)).code === 0) return {kind: 'none' as const}
-    const c = await g(['commit', '-q', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
-    return c.code === 0 ? {kind: 'committed' as const} : {kind: 'refused' as const, why: firstLine(c), archive: ''}
-  }
-  const {verifyRepair} = createRepairCheck({run: (args, cwd) => g(args, cwd), wtTop, commitLeftovers})
+  const copy = createAttemptCopy({root: o.root, trackerRel: o.trackerRel, scratch: o.scratch, repo: plain.repo, run: (args, cwd) => g(args, cwd), trackerAt: (c) => plain.trackerAt(c)})
+  const {wtTop, takeTrackerCopy, mergedTracker, removeWorktree} = copy
 
   type Fail = {landed: false; reason: string; preservedRef: null; checkTail?: string[]}
   let projectReal: string | null = null
@@ -115,16 +70,11 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     const fail = (reason: string, checkTail?: string[]): Fail => ({landed: false, reason, preservedRef: null, ...(checkTail ? {checkTail} : {})})
     if (!existsSync(top)) return fail(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     const h = fleet.held.get(ws.bead)
-    const copy = await takeTrackerCopy(top)
-    const agentText = agentTexts.get(key(ws)) ?? copy
-    agentTexts.delete(key(ws))
+    // the agent's copy (after a resolve: the one kept beside the attempt, put back for it)
+    const agentText = await takeTrackerCopy(top)
     if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
-    await g(['add', '-A'], top)
-    await g(['reset', '-q', '--', o.trackerRel], top)
-    if ((await g(['diff', '--cached', '--quiet'], top)).code !== 0) {
-      const c = await g(['commit', '-q', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
-      if (c.code !== 0) return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(firstLine(c))}`)
-    }
+    const left = await copy.commitLeftovers(ws)
+    if (left.kind === 'refused') return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(left.why)}`)
     const tip = await plain.fetch()
     if (!tip) return fail(`the remote ${o.remote} is unreachable`)
     if ((await g(['merge-base', '--is-ancestor', tip, 'HEAD'], top)).code !== 0) {
@@ -137,7 +87,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
         const files = (await g(['diff', '--name-only', '--diff-filter=U'], top)).stdout.split('\n').filter(Boolean)
         // SPEC 20.4: the conflict stays in place for the loop's resolve rounds (src/loop/resolve-step.ts)
         if (repair && files.length > 0) {
-          agentTexts.set(key(ws), agentText)
+          await copy.putTrackerCopy(ws, agentText)
           return {landed: false, reason: `conflict in ${sanitize(files.slice(0, 5).join(', '))}`, preservedRef: null, repair: {kind: 'conflict', onto: tip, paths: files}}
         }
         await g(['rebase', '--abort'], top)
@@ -151,7 +101,14 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       projectReal ??= realpathSync(o.root)
       const c = await checkCandidate({...o.landCheck, ...(lo.signal ? {signal: lo.signal} : {})}, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
       if (lo.signal?.aborted) return fail('interrupted')
-      if (!c.passed) return fail(c.reason, c.run.tail)
+      if (!c.passed) {
+        // SPEC 20.4: a red check goes back to the agent as a conflict does
+        if (repair) {
+          await copy.putTrackerCopy(ws, agentText)
+          return {landed: false, reason: c.reason, preservedRef: null, repair: {kind: 'check', onto: tip, rc: c.run.rc, tail: c.run.tail, logFile: await writeCheckLog(ws.dir, c.run.output)}}
+        }
+        return fail(c.reason, c.run.tail)
+      }
       checked = `helix's land check passed on this branch rebased onto \`${tip.slice(0, 12)}\` (${Math.round(c.run.ms / 1000)}s).`
     }
     const text = await mergedTracker(ws, agentText, head)
@@ -195,15 +152,19 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
 
   return {
     ...o.inner,
-    verifyRepair,
+    verifyRepair: copy.verifyRepair,
     // rounds spent (SPEC 20.4): the rebase is aborted before the work is preserved
     async preserve(ws, reason) {
-      agentTexts.delete(key(ws))
+      copy.forget(ws)
       const top = wtTop(ws)
-      if (existsSync(top)) await g(['rebase', '--abort'], top)
+      // the agent's copy first (kept beside the attempt): git cannot abort a rebase over a file it must not see
+      if (existsSync(top)) {
+        await takeTrackerCopy(top)
+        await g(['rebase', '--abort'], top)
+      }
       return o.inner.preserve(ws, reason)
     },
-    commitsOf: async (ws, onto) => (await g(['log', '--reverse', '--format=%h %s', `${onto}..refs/heads/${ws.branch}`], wtTop(ws))).stdout.split('\n').filter(Boolean).slice(0, 50),
+    commitsOf: copy.commitsOf,
     async land(ws, opts) {
       let r: LandResult | Fail
       try {

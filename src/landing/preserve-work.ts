@@ -5,29 +5,41 @@
  * local.ts (the 400-line rule); the git context is passed in.
  */
 import {existsSync} from 'node:fs'
-import path from 'node:path'
 import type {Workspace} from '../loop/ports.js'
 import {firstLine, type GitResult} from '../git/run.js'
+import type {Repo} from '../git/repo.js'
 import {idProblem, preservedRefName} from '../git/names.js'
 import {sanitize} from '../util/sanitize.js'
 
 /** what became of the agent's uncommitted changes */
 export type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} | {kind: 'refused'; why: string; archive: string}
 
+/** what `abortRebase` found: whether it aborted a rebase, and HEAD's branch ref when it did not (one look answers both) */
+export type RebaseLook = {aborted: boolean; head: string | null}
+
+/** the newest of a bead's preserved refs `refs/helix/preserved/<id>/<n>` (the highest n), or null */
+export function latestPreserved(refs: Iterable<string>): string | null {
+  let best: {n: number; ref: string} | null = null
+  for (const ref of refs) {
+    const n = Number(ref.slice(ref.lastIndexOf('/') + 1))
+    if (Number.isSafeInteger(n) && (!best || n > best.n)) best = {n, ref}
+  }
+  return best?.ref ?? null
+}
+
 export interface PreserveDeps {
-  root: string
+  /** the typed git layer on the project root (its environment carries helix's identity when the repository has none) */
+  git: () => Promise<Repo>
   log: (line: string) => void
-  run: (args: string[], cwd: string) => Promise<GitResult>
-  revParse: (rev: string, cwd?: string) => Promise<string | null>
-  refExists: (ref: string) => Promise<boolean>
   base: () => Promise<string>
   wtTop: (ws: {bead: string; attempt: number}) => string
   trackerFile: (f: string) => boolean
 }
 
 export function createPreserve(d: PreserveDeps) {
-  const {root, log, run, revParse, refExists, base, wtTop, trackerFile} = d
-  const nul = (s: string): string[] => s.split('\0').filter(Boolean)
+  const {log, base, wtTop, trackerFile} = d
+  /** a bead's newest preserved ref as `prepare` just listed it, for the `preservedRef` the loop asks next (one for-each-ref less) */
+  const listed = new Map<string, string | null>()
 
   /**
    * Commit what the agent left uncommitted (never tracker files) as one commit,
@@ -45,38 +57,44 @@ export function createPreserve(d: PreserveDeps) {
       return {kind: 'failed'}
     }
     await abortRebase(top)
-    const add = await run(['add', '-A'], top)
+    const g = await d.git()
+    const add = await g.run(['add', '-A'], top)
     if (add.code !== 0) return fail(add)
-    const staged = nul((await run(['diff', '--cached', '--name-only', '-z', '--no-renames'], top)).stdout)
+    const staged = await g.names(['diff', '--cached', '--name-only', '-z', '--no-renames'], top)
     const tracker = staged.filter(trackerFile)
-    if (tracker.length) await run(['restore', '--staged', '--', ...tracker], top)
-    if ((await run(['diff', '--cached', '--quiet'], top)).code === 0) return {kind: 'none'}
+    if (tracker.length) await g.run(['restore', '--staged', '--', ...tracker], top)
+    if ((await g.run(['diff', '--cached', '--quiet'], top)).code === 0) return {kind: 'none'}
     const msg = `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`
-    const c = await run(['commit', '-q', '-m', msg], top)
+    const c = await g.run(['commit', '-q', '-m', msg], top)
     if (c.code === 0) return {kind: 'committed'}
-    const tree = await run(['write-tree'], top)
-    const head = await revParse('HEAD', top)
+    const tree = await g.run(['write-tree'], top)
+    const head = await g.commitOf('HEAD', top)
     if (tree.code !== 0 || !head) return fail(c)
-    const archived = await run(['commit-tree', tree.stdout.trim(), '-p', head, '-m', msg], top)
+    const archived = await g.run(['commit-tree', tree.stdout.trim(), '-p', head, '-m', msg], top)
     if (archived.code !== 0) return fail(archived)
     return {kind: 'refused', why: firstLine(c), archive: archived.stdout.trim()}
   }
 
   /** a rebase a killed helix left half done: put the branch back where it was */
-  async function abortRebase(top: string): Promise<void> {
-    const dirs = (await run(['rev-parse', '--git-path', 'rebase-merge', '--git-path', 'rebase-apply'], top)).stdout.split('\n').map((l) => l.trim())
-    if (dirs.some((p) => p && existsSync(path.resolve(top, p)))) await run(['rebase', '--abort'], top)
+  async function abortRebase(top: string): Promise<RebaseLook> {
+    const g = await d.git()
+    const look = await g.rebaseState(top)
+    if (!look.rebasing) return {aborted: false, head: look.head}
+    await g.run(['rebase', '--abort'], top)
+    return {aborted: true, head: null}
   }
 
   /** create-only (never overwrite) the preserved ref; the next free attempt number if another process took this one */
   async function keepRef(ws: Workspace, tip: string): Promise<string | null> {
+    const g = await d.git()
+    listed.delete(ws.bead)
     for (let n = ws.attempt; n < ws.attempt + 100; n++) {
       const ref = preservedRefName(ws.bead, n)
-      if ((await revParse(ref)) === tip) return ref
-      const r = await run(['update-ref', '-m', `helix: preserved ${ws.bead} attempt ${ws.attempt}`, ref, tip, ''], root)
+      if ((await g.commitOf(ref)) === tip) return ref
+      const r = await g.run(['update-ref', '-m', `helix: preserved ${ws.bead} attempt ${ws.attempt}`, ref, tip, ''])
       if (r.code === 0) return ref
       // only a ref that exists is "number taken"; a failed write (ENOSPC, EACCES) is a failure, not a reason to try /63
-      if (!(await refExists(ref))) {
+      if ((await g.revParse(ref)) === null) {
         log(`helix: could not write ${ref}: ${sanitize(firstLine(r))}`)
         return null
       }
@@ -86,23 +104,26 @@ export function createPreserve(d: PreserveDeps) {
 
   /** a branch whose tip is not in the preserved work (its worktree's HEAD was detached and moved) gets a ref of its own */
   async function keepBranchTip(ws: Workspace, kept: string | null): Promise<void> {
-    const bt = await revParse(`refs/heads/${ws.branch}`)
+    const g = await d.git()
+    const bt = await g.commitOf(`refs/heads/${ws.branch}`)
     if (!bt || bt === kept || bt === ws.baseTip) return
-    if (kept && (await run(['merge-base', '--is-ancestor', bt, kept], root)).code === 0) return
-    if ((await run(['merge-base', '--is-ancestor', bt, `refs/heads/${await base()}`], root)).code === 0) return
+    if (kept && (await g.isAncestor(bt, kept))) return
+    if (await g.isAncestor(bt, `refs/heads/${await base()}`)) return
     await keepRef(ws, bt)
   }
 
   async function preservedRef(bead: string): Promise<string | null> {
     if (idProblem(bead)) return null
-    const r = await run(['for-each-ref', '--format=%(refname)', `refs/helix/preserved/${bead}/`], root)
-    let best: {n: number; ref: string} | null = null
-    for (const ref of r.stdout.split('\n').map((l) => l.trim()).filter(Boolean)) {
-      const n = Number(ref.slice(ref.lastIndexOf('/') + 1))
-      if (Number.isSafeInteger(n) && (!best || n > best.n)) best = {n, ref}
-    }
-    return best?.ref ?? null
+    const seen = listed.get(bead)
+    listed.delete(bead)
+    if (seen !== undefined) return seen
+    return latestPreserved((await (await d.git()).forEachRef(`refs/helix/preserved/${bead}/`)).map((r) => r.ref))
   }
 
-  return {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef}
+  /** what `prepare` listed under `refs/helix/preserved/<id>/`; the next `preservedRef(id)` answers from it, once */
+  function listedPreserved(bead: string, refs: string[]): void {
+    listed.set(bead, latestPreserved(refs))
+  }
+
+  return {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef, listedPreserved}
 }

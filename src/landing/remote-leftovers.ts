@@ -94,6 +94,9 @@ export function createRemoteLeftovers(d: RemoteLeftoverDeps): LeftoverPort {
   async function adopt(l: LeftoverAttempt, slot: number): Promise<Workspace | null> {
     const j = judged.get(key(l))
     if (!j?.claim || j.act.kind !== 'finish') return null
+    // a resolve's stopped rebase with the agent's tracker copy put back (SPEC 20.4): the copy is
+    // kept beside the attempt first, or git could not abort the rebase over it
+    if (existsSync(wtTop(l))) await d.takeTrackerCopy(wtTop(l)).catch(() => '')
     const ws = await d.local.adopt?.(l, slot)
     if (!ws) return null
     const top = wtTop(l)

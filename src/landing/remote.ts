@@ -11,32 +11,40 @@
  * `preserve`) and pushed. Never a forced push, never a rewrite of the base.
  */
 import {existsSync, realpathSync} from 'node:fs'
-import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {firstLine} from '../git/run.js'
 import {assertAttempt, assertSafeId, branchName, preservedRefName, worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claim-refs.js'
-import {removeAttemptWorktree} from './remove-attempt.js'
-import {attemptTrackerFile, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
-import {parseAttemptName} from '../git/leftovers.js'
+import {writeAttemptMeta} from '../git/attempt-meta.js'
 import {createRemoteLeftovers} from './remote-leftovers.js'
-import {applyAttemptEdits} from '../remote/attempt-tracker.js'
 import {refLine} from '../remote/push.js'
 import {parseTracker} from '../tracker/codec.js'
 import {setFields} from '../tracker/ops.js'
-import {mutateTracker} from '../tracker/store.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import type {ProjectPaths} from '../util/root.js'
 import {notLandedNote} from '../loop/not-landed.js'
-import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import type {LandOptions, LandResult, LoopLanding, Repair, Workspace} from '../loop/ports.js'
 import {abortableSleep} from '../util/abort.js'
 import type {RemoteLandLock} from '../remote/land-lock.js'
-import {checkCandidate, type LandCheckSpec} from './land-check.js'
+import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js'
+import {createAttemptCopy} from './attempt-copy.js'
 import type {Fleet} from '../remote/fleet.js'
 
 /** SPEC 20.3: rounds of "checked, but the base moved" before the check runs under the land lock */
 export const CHECK_ROUNDS_OUTSIDE_LOCK = 3
+
+/**
+ * SPEC 20.1 retries a lost race without a bound, but a refusal that only reads like one
+ * (a stale lock file on the remote, a hook's words) never goes away: the same answer
+ * this many rounds in a row while the remote base does not move ends the landing.
+ */
+export const STUCK_RACE_ROUNDS = 20
+
+/** the reason of a landing whose push kept being refused the same race-like way, quoting git */
+export function stuckReason(remote: string, base: string, rounds: number, said: string): string {
+  return `the push to ${sanitize(remote)} was refused ${rounds} times in a row the same way while ${sanitize(base)} there did not move (git: ${sanitize(said).slice(0, 200)})`
+}
 
 export interface RemoteLandingOptions {
   root: string
@@ -60,6 +68,8 @@ export interface RemoteLandingOptions {
   landCheck?: LandCheckSpec
   /** SPEC 20.3: the cross-host lock of a candidate's last check round (set with `landCheck`) */
   landLock?: RemoteLandLock
+  /** same race-like refusal, base not moving: rounds before not landed (default STUCK_RACE_ROUNDS) */
+  stuckRaceRounds?: number
 }
 
 /** a lost race waits a random while before the next round, growing to about 2 s; a stop ends the wait */
@@ -79,8 +89,8 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
   const {fleet} = o
   const rb = fleet.rb
   const g = (args: string[], cwd = o.root, extra: NodeJS.ProcessEnv = {}) => rb.git(args, cwd, extra)
-  const wtTop = (ws: Pick<Workspace, 'bead' | 'attempt'>) => path.join(o.root, worktreeRel(ws.bead, ws.attempt))
-  const trackerFileIn = (top: string) => path.join(top, o.trackerRel)
+  const copy = createAttemptCopy({root: o.root, trackerRel: o.trackerRel, scratch: o.scratch, repo: rb.repo, run: (args, cwd) => g(args, cwd), trackerAt: (c) => rb.trackerAt(c)})
+  const {wtTop, fileIn: trackerFileIn, takeTrackerCopy, mergedTracker, removeWorktree} = copy
   let chain: Promise<unknown> = Promise.resolve()
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
     const p = chain.then(fn, fn)
@@ -119,63 +129,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     return ws
   }
 
-  /** the agent's tracker copy, then the file put back to HEAD so git sees a clean tracker */
-  async function takeTrackerCopy(top: string): Promise<string> {
-    const file = trackerFileIn(top)
-    let text = existsSync(file) ? await readFile(file, 'utf8') : ''
-    // the agent's copy outlives the file's restore (a kill before the push, SPEC 20.2)
-    const name = parseAttemptName(path.basename(top))
-    const saved = name ? attemptTrackerFile(o.root, name.bead, name.attempt) : null
-    const flagged = (await g(['ls-files', '-v', '--', o.trackerRel], top)).stdout.startsWith('S ')
-    if (saved && flagged) {
-      await mkdir(path.dirname(saved), {recursive: true})
-      await writeFile(saved, text)
-    } else if (saved && existsSync(saved)) text = await readFile(saved, 'utf8')
-    await g(['update-index', '--no-skip-worktree', '--', o.trackerRel], top)
-    await g(['checkout', '-q', 'HEAD', '--', o.trackerRel], top)
-    return text
-  }
-
-  async function commitLeftovers(ws: Workspace, top: string): Promise<string | null> {
-    await g(['add', '-A'], top)
-    await g(['reset', '-q', '--', o.trackerRel], top)
-    if ((await g(['diff', '--cached', '--quiet'], top)).code === 0) return null
-    // the repository's hooks are its owner's policy: a refusal means not landed
-    const c = await g(['commit', '-q', '-m', `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`], top)
-    return c.code === 0 ? null : `a hook refused the commit of the work left uncommitted: ${sanitize(firstLine(c))}`
-  }
-
-  async function mergedTracker(ws: Workspace, agentText: string, onto: string, deferred: ReadonlyArray<(p: ProjectPaths) => Promise<void>>): Promise<string> {
-    const before = parseTracker(await rb.trackerAt(ws.baseTip), 'before')
-    const after = parseTracker(agentText, 'after')
-    const ontoText = await rb.trackerAt(onto)
-    await mkdir(o.scratch, {recursive: true})
-    const dir = path.join(o.scratch, `land-${ws.bead}-${ws.attempt}-${process.pid}`)
-    await rm(dir, {recursive: true, force: true})
-    await mkdir(path.join(dir, '.ddx'), {recursive: true})
-    const file = path.join(dir, '.ddx', 'beads.jsonl')
-    try {
-      await writeFile(file, ontoText)
-      const p = {root: dir, dir: path.join(dir, '.ddx'), file, lockDir: path.join(dir, '.ddx', 'beads.lock'), pidFile: '', runState: '', logDir: '', contextFile: ''}
-      await mutateTracker(p, (snap) => {
-        const changed = applyAttemptEdits(before, after, snap)
-        return {beads: changed.length > 0 ? snap.beads : null, result: null}
-      })
-      // the attempt's own bookkeeping (spend, notes) rides in the same commit (SPEC 20.1); kept
-      // for the next round until the landing goes out
-      for (const edit of deferred) await edit(p)
-      return await readFile(file, 'utf8')
-    } finally {
-      await rm(dir, {recursive: true, force: true})
-    }
-  }
-
-  async function removeWorktree(ws: Workspace): Promise<void> {
-    await removeAttemptWorktree(rb.repo, wtTop(ws), ws.branch)
-    await removeAttemptMeta(o.root, ws.bead, ws.attempt)
-  }
-
-  type Failed = {landed: false; reason: string; preservedRef: null; agentText?: string; checkTail?: string[]}
+  type Failed = {landed: false; reason: string; preservedRef: null; agentText?: string; checkTail?: string[]; repair?: undefined}
   let projectReal: string | null = null
 
   async function attemptLand(ws: Workspace, lo: LandOptions): Promise<LandResult | Failed> {
@@ -195,8 +149,15 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     const agentText = await takeTrackerCopy(top)
     const fail = (reason: string, checkTail?: string[]): Failed => ({landed: false as const, reason, preservedRef: null, agentText, ...(checkTail ? {checkTail} : {})})
     if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
-    const refused = await commitLeftovers(ws, top)
-    if (refused) return fail(refused)
+    const left = await copy.commitLeftovers(ws)
+    if (left.kind === 'refused') return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(left.why)}`)
+    // SPEC 20.4: what the loop sends back to the agent; the worktree stays as it is, with the agent's tracker copy back in place
+    const needsRepair = async (reason: string, repair: Repair): Promise<LandResult> => {
+      await copy.putTrackerCopy(ws, agentText)
+      return {landed: false, reason, preservedRef: null, repair}
+    }
+    // a push refused the same race-like way while the base stays where it is: not a race after all
+    const stuck = {key: '', tip: '', rounds: 0}
     // while the base moves: a tracker conflict is resolved by bead id below, so git keeps ours during the rebase
     const attrs = path.join(o.scratch, 'attributes')
     await mkdir(o.scratch, {recursive: true})
@@ -220,8 +181,11 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         const rebase = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], top)
         if (rebase.code !== 0) {
           const files = (await g(['diff', '--name-only', '--diff-filter=U'], top)).stdout.split('\n').filter(Boolean)
+          const why = files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}` : `rebase failed: ${sanitize(firstLine(rebase))}`
+          // the tracker never stops the rebase (git keeps ours; it is merged by bead id below)
+          if (lo.repair && files.length > 0) return needsRepair(why, {kind: 'conflict', onto: tip, paths: files})
           await g(['rebase', '--abort'], top)
-          return fail(files.length ? `conflict in ${sanitize(files.slice(0, 5).join(', '))}` : `rebase failed: ${sanitize(firstLine(rebase))}`)
+          return fail(why)
         }
       }
       const head = (await rb.repo.revParse('HEAD', top)) ?? ''
@@ -236,7 +200,10 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         projectReal ??= realpathSync(o.root)
         const c = await checkCandidate(o.landCheck, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
         if (signal?.aborted) return fail(STOPPED)
-        if (!c.passed) return fail(c.reason, c.run.tail)
+        if (!c.passed) {
+          if (lo.repair) return needsRepair(c.reason, {kind: 'check', onto: tip, rc: c.run.rc, tail: c.run.tail, logFile: await writeCheckLog(ws.dir, c.run.output)})
+          return fail(c.reason, c.run.tail)
+        }
         checked = head
         // the check took a while: look at the base again before pushing
         continue
@@ -274,6 +241,11 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
       }
       if (p.kind !== 'race') return fail(`the push was refused: ${sanitize(refLine(p, `refs/heads/${o.base}`)?.summary ?? p.message)}`)
       o.onRace?.(ws.bead, round + 1, p.message)
+      const said = p.detail ?? p.message
+      stuck.rounds = said === stuck.key && tip === stuck.tip ? stuck.rounds + 1 : 1
+      stuck.key = said
+      stuck.tip = tip
+      if (stuck.rounds >= (o.stuckRaceRounds ?? STUCK_RACE_ROUNDS)) return fail(stuckReason(o.remote, o.base, stuck.rounds, said))
     }
   }
 
@@ -297,6 +269,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
 
   async function preserve(ws: Workspace, reason: string, agentText?: string): Promise<string | null> {
     const top = wtTop(ws)
+    copy.forget(ws)
     const text = existsSync(top) ? await takeTrackerCopy(top).catch(() => '') : (agentText ?? '')
     const ref = await o.local.preserve(ws, reason)
     if (ref?.startsWith('refs/helix/preserved/')) await pushPreserved(ref)
@@ -306,7 +279,8 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     const h = fleet.held.get(ws.bead)
     if (h && !h.lost) {
       const note = closedIn(agentText ?? text, ws.bead) ? notLandedNote(o.now(), reason, ref) : null
-      await fleet.endAttempt(ws.bead, {reason, count: !NOT_COUNTED.test(reason), note})
+      // a base that refuses even the bookkeeping (the landing's own trouble) still gets the claim released below
+      await fleet.endAttempt(ws.bead, {reason, count: !NOT_COUNTED.test(reason), note}).catch((error: unknown) => o.log(`helix: the bookkeeping of ${sanitize(ws.bead)} was not written: ${sanitize(errorMessage(error))}`))
     }
     await fleet.release(ws.bead)
     return ref
@@ -319,7 +293,8 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     } catch (error) {
       r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
     }
-    if (r.landed) return r
+    // SPEC 20.4: the worktree stays as it is for the resolve; the claim stays ours (renewed meanwhile)
+    if (r.landed || r.repair) return r
     const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
     return {landed: false, reason: r.reason, preservedRef: await preserve(ws, r.reason, 'agentText' in r ? r.agentText : undefined), ...tail}
   }
@@ -339,6 +314,8 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     ensureExcludes: o.local.ensureExcludes,
     prepare,
     land,
+    verifyRepair: copy.verifyRepair,
+    commitsOf: copy.commitsOf,
     preserve,
     keepBranch: o.local.keepBranch,
     preservedRef,

@@ -14,18 +14,24 @@
  * the sandbox too, so nothing of the clone's config, hooks or `.git` runs outside.
  * The worktree is fast-forwarded to what was fetched, and the real landing does
  * the rest. helix never runs git in the clone outside the sandbox.
+ *
+ * SPEC 20.4: a conflict or a red land check found there goes back to the agent in
+ * its clone (sandbox-repair.ts): the clone is kept while the repair is pending, and
+ * removed only when the attempt ends (landed, preserved, branch kept).
  */
-import {copyFile, mkdir, readdir, rm} from 'node:fs/promises'
+import {copyFile, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promises'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
-import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
-import {firstLine, git, gitEnv} from '../git/run.js'
+import type {LandOptions, LandResult, LoopLanding, Repair, Workspace} from '../loop/ports.js'
+import {firstLine, gitEnv} from '../git/run.js'
+import {openRepo} from '../git/repo.js'
 import {branchName, worktreeRel} from '../git/names.js'
 import {runScript} from '../proc/process.js'
 import {sandboxArgv, sandboxEnv, shellQuote, type SandboxSpec} from '../proc/sandbox.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {SandboxAttempts} from './sandbox-attempts.js'
+import {ABORT_STOPPED, createSandboxRepair} from './sandbox-repair.js'
 
 export interface SandboxLandingOptions {
   root: string
@@ -48,7 +54,7 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
   /** the real worktree behind each sandboxed workspace */
   const worktrees = new Map<string, Workspace>()
   const genv = gitEnv(o.env)
-  const run = (args: string[], cwd: string) => git(args, {cwd, env: genv})
+  const run = openRepo(root, genv).run
 
   /** the worktree's top: `ws.dir` less the root's prefix inside the repository */
   async function topOf(dir: string): Promise<string> {
@@ -103,23 +109,33 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     return sandboxArgv(o.spec, argv, {cwd: clone, rw: [clone], ro: [root, ...o.readable], env: o.env})
   }
 
+  /** a shell script run confined in the clone (its git is the agent's: config, hooks, `.git`) */
+  async function confinedSh(clone: string, script: string, args: string[]): Promise<{code: number; output: string}> {
+    const argv = confined(clone, ['/bin/sh', '-c', script, 'sh', ...args])
+    const r = await runScript(argv[0], {cwd: clone, args: argv.slice(1), env: sandboxEnv(o.spec, o.env), timeoutSec: o.timeoutSec})
+    return {code: r.code, output: r.output}
+  }
+  const sandboxRepair = createSandboxRepair(confinedSh)
+
   /**
    * The attempt's work into helix's worktree: leftovers committed in the sandbox,
    * the branch fetched (upload-pack confined, objects checked), the worktree
-   * fast-forwarded. Returns null, or why the work could not be taken.
+   * fast-forwarded. With `rewriteOnto` (after a resolve, SPEC 20.4) a rewritten
+   * history is taken too when it descends from that base tip: the worktree's branch
+   * is moved to it. Returns null, or why the work could not be taken.
    */
-  async function collect(sw: Workspace): Promise<string | null> {
+  async function collect(sw: Workspace, rewriteOnto?: string): Promise<string | null> {
     const wt = worktrees.get(key(sw))
     const a = o.attempts.get(sw.bead, sw.attempt)
     if (!wt || !a || !existsSync(a.clone)) return null
-    return collectFrom(a.clone, await topOf(wt.dir), sw)
+    return collectFrom(a.clone, await topOf(wt.dir), sw, rewriteOnto ? {onto: rewriteOnto, tracker: wt.trackerDir ? path.join(wt.trackerDir, path.basename(o.trackerFile)) : null} : undefined)
   }
 
-  async function collectFrom(clone: string, top: string, sw: {bead: string; attempt: number; branch: string}): Promise<string | null> {
+  async function collectFrom(clone: string, top: string, sw: {bead: string; attempt: number; branch: string}, rewrite?: {onto: string; tracker: string | null}): Promise<string | null> {
     const msg = `helix: uncommitted work of ${sw.bead} attempt ${sw.attempt}`
-    const script = 'git add -A && { git diff --cached --quiet || git commit -q -m "$1"; }'
-    const argv = confined(clone, ['/bin/sh', '-c', script, 'sh', msg])
-    const left = await runScript(argv[0], {cwd: clone, args: argv.slice(1), env: sandboxEnv(o.spec, o.env), timeoutSec: o.timeoutSec})
+    // a rebase a resolve (or a crash) left stopped is aborted first: the branch still names the work from before it
+    const script = `${ABORT_STOPPED}\ngit add -A && { git diff --cached --quiet || git commit -q -m "$1"; }`
+    const left = await confinedSh(clone, script, [msg])
     if (left.code !== 0) return `a hook refused the commit of the work left uncommitted: ${sanitize(left.output.trim().split('\n').pop() ?? '')}`
     const uploadPack = confined(clone, ['git', 'upload-pack']).map(shellQuote).join(' ')
     const f = await run(['-c', 'protocol.file.allow=always', '-c', 'transfer.fsckObjects=true', 'fetch', '-q', '--no-tags', '--no-recurse-submodules', `--upload-pack=${uploadPack}`, '--', clone, `refs/heads/${sw.branch}`], top)
@@ -128,9 +144,39 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     if (!sha) return 'could not take the work back from the sandbox: nothing fetched'
     const head = (await run(['rev-parse', '--verify', '-q', 'HEAD'], top)).stdout.trim()
     if (sha === head) return null
-    if ((await run(['merge-base', '--is-ancestor', head, sha], top)).code !== 0) return "the attempt's branch no longer starts at its base (history rewritten in the sandbox)"
+    if ((await run(['merge-base', '--is-ancestor', head, sha], top)).code !== 0) {
+      if (rewrite && (await run(['merge-base', '--is-ancestor', rewrite.onto, sha], top)).code === 0) return moveWorktree(top, sha, rewrite.tracker)
+      return "the attempt's branch no longer starts at its base (history rewritten in the sandbox)"
+    }
     const m = await run(['merge', '-q', '--ff-only', sha], top)
     return m.code === 0 ? null : `could not take the work back from the sandbox: ${sanitize(firstLine(m))}`
+  }
+
+  /**
+   * `fn` on helix's worktree with the worktree's own tracker copy (--remote) out of
+   * git's way: that file is not the branch's and stays as it is, but git refuses to
+   * abort a rebase over a skip-worktree file that differs from what it must write.
+   */
+  async function keepingTrackerCopy<T>(top: string, tracker: string | null, fn: () => Promise<T>): Promise<T> {
+    const rel = tracker ? path.relative(top, tracker) : null
+    const kept = tracker && rel && !rel.startsWith('..') && existsSync(tracker) ? await readFile(tracker) : null
+    const skip = kept && rel ? (await run(['ls-files', '-v', '--', rel], top)).stdout.startsWith('S ') : false
+    if (skip && rel) {
+      await run(['update-index', '--no-skip-worktree', '--', rel], top)
+      await run(['checkout', '-q', 'HEAD', '--', rel], top)
+    }
+    try {
+      return await fn()
+    } finally {
+      if (kept && tracker) await writeFile(tracker, kept)
+      if (skip && rel) await run(['update-index', '--skip-worktree', '--', rel], top)
+    }
+  }
+
+  /** SPEC 20.4: helix's own worktree (never the operator's checkout) moved to the resolved history */
+  async function moveWorktree(top: string, sha: string, tracker: string | null): Promise<string | null> {
+    const m = await keepingTrackerCopy(top, tracker, () => run(['reset', '-q', '--hard', sha], top))
+    return m.code === 0 ? null : `could not take the resolved work back from the sandbox: ${sanitize(firstLine(m))}`
   }
 
   async function cleanup(sw: Workspace): Promise<void> {
@@ -147,6 +193,22 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
   }
 
   const real = (sw: Workspace): Workspace => worktrees.get(key(sw)) ?? sw
+
+  /**
+   * SPEC 20.4: the situation the inner landing left in helix's worktree, put into
+   * the agent's clone (confined). A conflict: the worktree's stopped rebase is
+   * aborted (its branch back on the attempt's work) and the clone's branch rebased
+   * onto the same tip, stopping on the same conflict. A red check: the clone's branch
+   * moved to the candidate checked. The clone stays until the attempt ends. Returns
+   * null, or why the repair cannot go to the agent.
+   */
+  async function giveToClone(wt: Workspace, clone: string, repair: Repair): Promise<string | null> {
+    const top = await topOf(wt.dir)
+    const tracker = wt.trackerDir ? path.join(wt.trackerDir, path.basename(o.trackerFile)) : null
+    if (repair.kind === 'conflict') await keepingTrackerCopy(top, tracker, () => run(['rebase', '--abort'], top))
+    const candidate = (await run(['rev-parse', '--verify', '-q', 'HEAD'], top)).stdout.trim()
+    return sandboxRepair.sendBack(clone, wt.branch, repair, candidate)
+  }
 
   /**
    * SPEC 18.2 with --sandbox: a run that died left clones behind. At the next start
@@ -192,12 +254,40 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
         await cleanup(sw)
         return {landed: false, reason: why, preservedRef: ref}
       }
-      // the work is back in helix's own worktree: the land check runs there (confined when the landing confines it);
-      // a conflict is not sent back to the agent, whose clone is gone (recorded in docs/decisions.md)
-      const r = await inner.land(wt, {...opts, repair: false})
+      // the work is back in helix's own worktree: the land check runs there (confined when the landing confines it).
+      // SPEC 20.4: a conflict or a red check goes back to the agent in its clone (a leftover adopted without one: not landed)
+      const a = o.attempts.get(sw.bead, sw.attempt)
+      const canRepair = opts?.repair === true && a !== undefined && existsSync(a.clone) && worktrees.has(key(sw))
+      const r = await inner.land(wt, {...opts, repair: canRepair})
+      if (!r.landed && r.repair && a) {
+        const lost = await giveToClone(wt, a.clone, r.repair)
+        if (!lost) return r
+        const ref = await inner.preserve(wt, lost)
+        await cleanup(sw)
+        return {landed: false, reason: lost, preservedRef: ref}
+      }
       await cleanup(sw)
       return r
     },
+    ...(inner.verifyRepair
+      ? {
+          /**
+           * SPEC 20.4 after a resolve in the clone: its state read by a confined git, its
+           * work collected (a history rewritten onto the base tip included), then the
+           * inner landing's checks on helix's worktree (markers, descends, leftovers)
+           */
+          async verifyRepair(sw: Workspace, repair: Repair): Promise<string | null> {
+            const a = o.attempts.get(sw.bead, sw.attempt)
+            if (!a || !existsSync(a.clone) || !worktrees.has(key(sw))) return "the attempt's sandbox is gone"
+            const bad = await sandboxRepair.cloneState(a.clone, sw.branch)
+            if (bad) return bad
+            const why = await collect(sw, repair.onto)
+            if (why) return why
+            return inner.verifyRepair!(real(sw), repair)
+          },
+        }
+      : {}),
+    ...(inner.commitsOf ? {commitsOf: (sw: Workspace, onto: string) => inner.commitsOf!(real(sw), onto)} : {}),
     async preserve(sw: Workspace, reason: string): Promise<string | null> {
       const wt = real(sw)
       const why = await collect(sw)

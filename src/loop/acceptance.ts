@@ -4,9 +4,12 @@
  */
 import type {Bead} from '../tracker/types.js'
 import {statusOf} from './selection.js'
-import type {RunScope} from './scope.js'
+import type {Scope} from './scope.js'
 
-export async function acceptanceGate(r: RunScope, n: number, id: string, worktree?: string): Promise<void> {
+/** the acceptance scripts, the failure beads they file and the ledger's record of them */
+export type AcceptanceScope = Scope<{d: 'gates' | 'tracker' | 'out'; ledger: 'supervisory' | 'save'; run: 'log' | 'now'}>
+
+export async function acceptanceGate(r: AcceptanceScope, n: number, id: string, worktree?: string): Promise<void> {
   const scripts = await r.d.gates.acceptanceScripts()
   if (scripts.length === 0) return
   const failures: string[] = []

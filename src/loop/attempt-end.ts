@@ -6,19 +6,44 @@
 import type {DispatchResult} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
 import type {AttemptCtx, Completed} from './attempt-state.js'
-import {blockIfOverBudget, hasBeadCaps} from './bead-budget.js'
+import {blockIfOverBudget, hasBeadCaps, type BudgetScope} from './bead-budget.js'
 import {BLOCK_AFTER_ATTEMPTS, backoffSeconds} from './backoff.js'
-import {maybeCloseFocusedEpic} from './epic.js'
+import {maybeCloseFocusedEpic, type EpicScope} from './epic.js'
 import type {AttemptEndKind} from './systemic.js'
 import {blockedReason, failureArrow, failureLineOf, fit, trackerLockLineOf, type FailedOutcome} from './wording.js'
-import {periodicAlignment} from './review.js'
-import {anySelectable} from './selectable.js'
+import {periodicAlignment, type AlignmentScope} from './review.js'
+import {anySelectable, type SelectableScope} from './selectable.js'
 import {Stop, type Step} from './stop.js'
-import type {LedgerScope, LineScope, RunScope} from './scope.js'
+import type {Scope} from './scope.js'
+
+/** the lines an attempt prints: the terminal, the clock and its slot's tag */
+export type LineScope = Scope<{d: 'out'; ledger: 'state'; run: 't' | 'slotTag'}>
+/** ending a cycle: the slot's worker entry and a save */
+export type EndCycleScope = Scope<{ledger: 'endAttempt' | 'save'}>
+/** blocking a bead: the skip list, its label and note, the line and the notification */
+export type BlockScope = Scope<{d: 'out' | 'tracker'; ledger: 'skip'; run: 't' | 'now' | 'notify'}>
+/** a completed attempt: the counts, the context file, a periodic alignment, the max-cycles end */
+export type CompletedScope = EndCycleScope &
+  AlignmentScope &
+  EpicScope &
+  SelectableScope &
+  Scope<{d: 'context' | 'tracker'; o: 'reviewEvery' | 'once' | 'maxCycles'; ledger: 'completed' | 'state'; run: 'systemic' | 'contextMd' | 'focusedEpic' | 'workers' | 'alignDue'}>
+/** a failed attempt: the systemic check, the counts, backoff or blocking, orphan recovery */
+export type FailedScope = EndCycleScope &
+  BlockScope &
+  BudgetScope &
+  Scope<{
+    d: 'out' | 'tracker' | 'agents' | 'recoverOrphans' | 'env'
+    o: 'timeoutSec' | 'stallTimeoutSec'
+    ledger: 'state' | 'failedAttempt' | 'clearBackoff' | 'focus' | 'attemptsOf' | 'backoff' | 'save'
+    run: 't' | 'slotTag' | 'now' | 'log' | 'notify' | 'systemic' | 'focusedEpic'
+  }>
+/** the attempt as its lines name it */
+type Named = Pick<AttemptCtx, 'slot' | 'n' | 'target'>
 
 export const DRIFT_REASON = 'queue drift: upstream governance fields changed during execution'
 
-export async function completedAttempt(r: RunScope, a: AttemptCtx, _outcome: 'COMPLETE' | 'SALVAGED'): Promise<Step> {
+export async function completedAttempt(r: CompletedScope, a: AttemptCtx, _outcome: 'COMPLETE' | 'SALVAGED'): Promise<Step> {
   r.systemic.record({bead: a.target.id, kind: 'ok', line: null, durationMs: 0})
   const c = r.ledger.completed()
   await endCycle(r, a)
@@ -59,7 +84,7 @@ function endKind(outcome: FailedOutcome): AttemptEndKind {
   }
 }
 
-export async function failedAttempt(r: RunScope, a: AttemptCtx, res: DispatchResult, outcome: FailedOutcome, reason: string): Promise<Step> {
+export async function failedAttempt(r: FailedScope, a: AttemptCtx, res: DispatchResult, outcome: FailedOutcome, reason: string): Promise<Step> {
   const id = a.target.id
   const w = r.slotTag(a.slot)
   r.d.out.summary(`helix: [${r.t()}] ${w}cycle ${a.n}: ${sanitize(id)} ${failureArrow(outcome, reason, {timeoutSec: r.o.timeoutSec, stallTimeoutSec: r.o.stallTimeoutSec})}`)
@@ -106,7 +131,7 @@ export async function failedAttempt(r: RunScope, a: AttemptCtx, res: DispatchRes
 }
 
 /** skip list + label `blocked` added + note appended once */
-export async function block(r: RunScope, id: string, reason: string, attempts: number): Promise<void> {
+export async function block(r: BlockScope, id: string, reason: string, attempts: number): Promise<void> {
   r.ledger.skip(id, reason, attempts)
   r.d.out.summary(`helix: [${r.t()}] BLOCKED ${sanitize(id)} after ${attempts} attempts`)
   const snap = await r.d.tracker.read()
@@ -118,7 +143,7 @@ export async function block(r: RunScope, id: string, reason: string, attempts: n
   if (!already) await r.d.tracker.appendNote(id, `BLOCKED [${r.now().toISOString()}]: ${reason}`)
 }
 
-export function completeLine(r: LineScope, a: AttemptCtx, res: DispatchResult, outcome: Completed): void {
+export function completeLine(r: LineScope, a: Named, res: DispatchResult, outcome: Completed): void {
   const st = r.ledger.state
   const c = st.completed_cycles + 1
   const w = r.slotTag(a.slot)
@@ -127,7 +152,7 @@ export function completeLine(r: LineScope, a: AttemptCtx, res: DispatchResult, o
   else r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
 }
 
-export async function endCycle(r: Pick<LedgerScope, 'ledger'>, a: AttemptCtx): Promise<void> {
+export async function endCycle(r: EndCycleScope, a: Pick<AttemptCtx, 'slot'>): Promise<void> {
   r.ledger.endAttempt(a.slot)
   await r.ledger.save('running')
 }

@@ -16,34 +16,59 @@ import type {DispatchResult} from '../agents/types.js'
 import type {CycleRecord} from '../state/types.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
-import {acceptanceGate} from './acceptance.js'
+import {acceptanceGate, type AcceptanceScope} from './acceptance.js'
 import {assertNever, isTerminal, type AttemptCtx, type AttemptState, type Terminal} from './attempt-state.js'
-import {DRIFT_REASON, completeLine} from './attempt-end.js'
-import {budgetStop, dispatch} from './dispatch.js'
-import {blockIfOverBudget, recordBeadSpend} from './bead-budget.js'
+import {DRIFT_REASON, completeLine, type LineScope} from './attempt-end.js'
+import {budgetStop, dispatch, type DispatchScope} from './dispatch.js'
+import {blockIfOverBudget, recordBeadSpend, type BudgetScope, type SpendScope} from './bead-budget.js'
 import {fingerprint, fingerprintDiff, sameFingerprint} from './fingerprint.js'
 import {failureReason, titleSuffix, type FailedOutcome} from './wording.js'
-import {land} from './land-step.js'
+import {land, type LandScope} from './land-step.js'
 import {takeCheckTail} from './resolve-step.js'
 import {classifyOutcome, openChildIds} from './outcome.js'
 import type {Workspace} from './ports.js'
-import {review, reviewWanted} from './review.js'
+import {review, reviewWanted, type ReviewScope, type ReviewWantedScope} from './review.js'
 import {readyList, statusOf, type Selection} from './selection.js'
-import type {LedgerScope, RunScope} from './scope.js'
-import {abandonWorkspace, settle} from './settle.js'
+import type {Scope} from './scope.js'
+import {abandonWorkspace, settle, type SettleScope} from './settle.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import {errorMessage} from '../util/errors.js'
 import {idProblem} from '../git/names.js'
 
 export type {AttemptCtx, AttemptState, Completed} from './attempt-state.js'
 
+/** the claim: epic focus, the fresh read, the bead's budget, the claim, the worktree, the worker entry and the cycle's lines */
+export type ClaimScope = BudgetScope &
+  Scope<{
+    d: 'tracker' | 'out' | 'context' | 'landing' | 'alwaysWorktree' | 'gates'
+    o: 'timeoutSec' | 'autoReview' | 'reviewThreshold'
+    ledger: 'focus' | 'skip' | 'attemptsOf' | 'save' | 'beginAttempt' | 'setWorker'
+    run: 'focusedEpic' | 'contextMd' | 'workers' | 'exclude' | 'now' | 'inFlight' | 'slotTag' | 't'
+  }>
+/** the implementation call: the prompt (with earlier work and the land check's tail), the budget, the dispatch */
+export type ImplementScope = DispatchScope & Scope<{d: 'landing' | 'agents' | 'trackerDir'; o: 'signal'; ledger: 'dispatched'; run: 'contextMd' | 'aborted'}>
+/** the outcome: the re-read, the bead's spend, the classification, batch closes */
+export type ClassifyScope = SpendScope & Scope<{d: 'tracker'; ledger: 'closed'; run: 'log'}>
+/** a cycle's record in the ledger */
+export type RecordScope = Scope<{ledger: 'recordCycle'; run: 'now'}>
+/** what the outcome means: on to the gate, or an end */
+export type JudgeScope = RecordScope & LineScope & Scope<{d: 'out'; o: 'timeoutSec' | 'stallTimeoutSec'; ledger: 'closed' | 'clearBackoff'; run: 'inFlight' | 'log'}>
+/** the acceptance gate and the post-implementation review */
+export type GateScope = AcceptanceScope & ReviewWantedScope & ReviewScope & Scope<{o: 'autoReview'; ledger: 'implementationDone'}>
+/**
+ * One attempt from its selection to its end: every stage's scope together, and the
+ * run is one. The attempt's own context (slot, claim token, workspace) is its
+ * `AttemptCtx`, made at the claim and handed from state to state.
+ */
+export type AttemptScope = ClaimScope & ImplementScope & ClassifyScope & JudgeScope & GateScope & LandScope & SettleScope
+
 /** One attempt from selection to its end; the step says whether the run goes on. */
-export async function runAttempt(r: RunScope, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<Step> {
+export async function runAttempt(r: AttemptScope, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<Step> {
   return runFrom(r, {kind: 'selected', slot, snap, sel})
 }
 
 /** Drive an attempt from any state to its end (a resumed attempt starts at `gated`, SPEC 18.2). */
-export async function runFrom(r: RunScope, s0: AttemptState): Promise<Step> {
+export async function runFrom(r: AttemptScope, s0: AttemptState): Promise<Step> {
   let s = s0
   try {
     while (!isTerminal(s)) s = await advance(r, s)
@@ -55,7 +80,7 @@ export async function runFrom(r: RunScope, s0: AttemptState): Promise<Step> {
   }
 }
 
-export async function advance(r: RunScope, s: Exclude<AttemptState, Terminal>): Promise<AttemptState> {
+export async function advance(r: AttemptScope, s: Exclude<AttemptState, Terminal>): Promise<AttemptState> {
   switch (s.kind) {
     case 'selected':
       return claim(r, s.slot, s.snap, s.sel)
@@ -75,7 +100,7 @@ export async function advance(r: RunScope, s: Exclude<AttemptState, Terminal>): 
 }
 
 /** the acceptance gate and the post-implementation review of a completed attempt */
-async function gate(r: RunScope, s: Extract<AttemptState, {kind: 'gated'}>): Promise<AttemptState> {
+async function gate(r: GateScope, s: Extract<AttemptState, {kind: 'gated'}>): Promise<AttemptState> {
   r.ledger.implementationDone(s.a.slot)
   await acceptanceGate(r, s.a.n, s.a.target.id, s.a.ws?.dir)
   if (r.o.autoReview && (await reviewWanted(r, s.a.mark, s.a.ws))) {
@@ -88,7 +113,7 @@ async function gate(r: RunScope, s: Extract<AttemptState, {kind: 'gated'}>): Pro
   return {kind: 'reviewed', a: s.a, res: s.res, outcome: s.outcome}
 }
 
-async function claim(r: RunScope, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<AttemptState> {
+async function claim(r: ClaimScope, slot: number, snap: TrackerSnapshot, sel: Selection): Promise<AttemptState> {
   const target = sel.target as Bead
   if (sel.epicFocus && sel.epicFocus !== r.focusedEpic) {
     r.ledger.focus(sel.epicFocus)
@@ -173,7 +198,7 @@ async function claim(r: RunScope, slot: number, snap: TrackerSnapshot, sel: Sele
   return {kind: 'claimed', a}
 }
 
-async function implement(r: RunScope, a: AttemptCtx): Promise<AttemptState> {
+async function implement(r: ImplementScope, a: AttemptCtx): Promise<AttemptState> {
   let contextMd = r.contextMd
   if (a.ws && r.d.landing) {
     // a retry after NOT LANDED starts from the new base; the earlier work is named, not applied
@@ -205,7 +230,7 @@ function stopped(a: AttemptCtx, step: Step, why: string): Terminal {
   return {kind: 'stopped', a, step, why, claim: {do: 'keep'}, freeSlot: false, counted: false}
 }
 
-async function classify(r: RunScope, a: AttemptCtx, res: DispatchResult): Promise<AttemptState> {
+async function classify(r: ClassifyScope, a: AttemptCtx, res: DispatchResult): Promise<AttemptState> {
   const after = await r.d.tracker.read()
   const id = a.target.id
   const health = res.verdict.health
@@ -229,7 +254,7 @@ async function classify(r: RunScope, a: AttemptCtx, res: DispatchResult): Promis
   return {kind: 'classified', a, res: {...res, rc}, outcome: c.outcome, after, bead: c.bead, newChildren: c.newChildren}
 }
 
-export function record(r: Pick<LedgerScope, 'ledger' | 'now'>, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord['outcome'], reason: string | null): CycleRecord {
+export function record(r: RecordScope, a: AttemptCtx, res: DispatchResult, outcome: CycleRecord['outcome'], reason: string | null): CycleRecord {
   const ended = r.now()
   const rec: CycleRecord = {
     n: a.n,
@@ -251,7 +276,7 @@ export function record(r: Pick<LedgerScope, 'ledger' | 'now'>, a: AttemptCtx, re
 }
 
 /** what the outcome means for the attempt: on to the gate, or its end */
-async function judge(r: RunScope, s: Extract<AttemptState, {kind: 'classified'}>): Promise<AttemptState> {
+async function judge(r: JudgeScope, s: Extract<AttemptState, {kind: 'classified'}>): Promise<AttemptState> {
   const {a, res, after, bead} = s
   const id = a.target.id
   switch (s.outcome) {

@@ -8,7 +8,14 @@ import type {Bead} from '../tracker/types.js'
 import {spendOf, type Spend} from '../tracker/spend-fields.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import type {RunScope} from './scope.js'
+import type {Scope} from './scope.js'
+
+/** the per-bead caps, from the options */
+export type CapsScope = Scope<{o: 'maxBeadTokens' | 'maxBeadCost'}>
+/** adding a dispatch's spend to its bead */
+export type SpendScope = Scope<{d: 'tracker'; run: 'log'}>
+/** blocking a bead at its cap: the tracker's label and note, the skip list, the line and the notification */
+export type BudgetScope = CapsScope & Scope<{d: 'tracker' | 'out'; ledger: 'attemptsOf' | 'skip' | 'clearBackoff'; run: 't' | 'now' | 'notify'}>
 
 export interface BeadCaps {
   maxBeadTokens?: number
@@ -22,13 +29,13 @@ export function beadOverBudget(spend: Spend, caps: BeadCaps): string | null {
   return null
 }
 
-const caps = (r: RunScope): BeadCaps => ({maxBeadTokens: r.o.maxBeadTokens, maxBeadCost: r.o.maxBeadCost})
+const caps = (r: CapsScope): BeadCaps => ({maxBeadTokens: r.o.maxBeadTokens, maxBeadCost: r.o.maxBeadCost})
 
 /** a per-bead cap is set (without one, nothing is read to check it) */
-export const hasBeadCaps = (r: RunScope): boolean => (r.o.maxBeadTokens ?? 0) > 0 || (r.o.maxBeadCost ?? 0) > 0
+export const hasBeadCaps = (r: CapsScope): boolean => (r.o.maxBeadTokens ?? 0) > 0 || (r.o.maxBeadCost ?? 0) > 0
 
 /** adds a dispatch's spend to its bead; a failed write is logged, never fatal (the run's own totals still count) */
-export async function recordBeadSpend(r: RunScope, id: string, tokens: number, costUsd: number): Promise<void> {
+export async function recordBeadSpend(r: SpendScope, id: string, tokens: number, costUsd: number): Promise<void> {
   if (tokens <= 0 && costUsd <= 0) return
   try {
     await r.d.tracker.addSpend(id, tokens, costUsd)
@@ -38,7 +45,7 @@ export async function recordBeadSpend(r: RunScope, id: string, tokens: number, c
 }
 
 /** blocks `b` when it reached its cap; true when it did (the caller does not dispatch it) */
-export async function blockIfOverBudget(r: RunScope, b: Bead | undefined): Promise<boolean> {
+export async function blockIfOverBudget(r: BudgetScope, b: Bead | undefined): Promise<boolean> {
   if (!b) return false
   const over = beadOverBudget(spendOf(b), caps(r))
   if (!over) return false

@@ -9,10 +9,31 @@ import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from '../age
 import {sanitize} from '../util/sanitize.js'
 import {budgetReached, durationText, hhmm, planQuotaPause} from './systemic.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {RunScope} from './scope.js'
+import type {Scope} from './scope.js'
 import {windowOf} from './quota-state.js'
 import {shortAgentName, stallWords, timeoutWords} from './wording.js'
-import {recordBeadSpend} from './bead-budget.js'
+import {recordBeadSpend, type SpendScope} from './bead-budget.js'
+
+/** the run's budgets against its totals */
+export type BudgetStopScope = Scope<{o: 'maxTokens' | 'maxCost'; ledger: 'state'}>
+/** one agent call: the agents port, its lines, the slot's pid and output, the totals, the agent's health */
+export type DispatchScope = BudgetStopScope &
+  SpendScope &
+  Scope<{
+    d: 'agents' | 'out'
+    o: 'signal' | 'stallTimeoutSec' | 'timeoutSec'
+    ledger: 'output' | 'agentPid' | 'addTokens' | 'quotaEvent'
+    run: 'log' | 'workers' | 't' | 'now' | 'notify'
+  }>
+/** a quota pause: the plan, the sleep, the paused phase and its notifications */
+export type PauseScope = Scope<{
+  d: 'out' | 'sleep'
+  o: 'maxQuotaWaitSec' | 'signal'
+  ledger: 'quota' | 'quotaEvent' | 'pause' | 'resume' | 'save'
+  run: 't' | 'now' | 'notify' | 'aborted'
+}>
+/** a call that pauses on a quota answer and runs again */
+export type PausingScope = DispatchScope & PauseScope
 
 export interface DispatchExtra {
   beadId?: string
@@ -23,14 +44,14 @@ export interface DispatchExtra {
 }
 
 /** The stop once a budget is reached: no further dispatch starts (SPEC 14.6); null while under it. */
-export function budgetStop(r: RunScope): Stop | null {
+export function budgetStop(r: BudgetStopScope): Stop | null {
   const s = r.ledger.state
   const line = budgetReached({maxTokens: r.o.maxTokens, maxCost: r.o.maxCost}, s.total_tokens, s.total_cost_usd ?? 0)
   return line ? new Stop('budget', line, line.replace(/^helix: /, '')) : null
 }
 
 /** One agent call; a Stop when the run must stop (budget reached before it, the agent unavailable after it). */
-export async function dispatch(r: RunScope, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
+export async function dispatch(r: DispatchScope, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
   const over = budgetStop(r)
   if (over) return over
   const log = r.log as SessionLogLike
@@ -102,7 +123,7 @@ export async function dispatch(r: RunScope, agent: AgentSpec, action: ActionName
 }
 
 /** A quota pause (SPEC 14.3): 'continue' after the sleep, or the stop (beyond --max-quota-wait, interrupt). */
-export async function pauseForQuota(r: RunScope, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
+export async function pauseForQuota(r: PauseScope, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
   r.ledger.quotaEvent({kind: 'quota', now: r.now()})
   try {
     return await pause(r, agent, resetAt, message)
@@ -111,7 +132,7 @@ export async function pauseForQuota(r: RunScope, agent: AgentSpec, resetAt: stri
   }
 }
 
-async function pause(r: RunScope, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
+async function pause(r: PauseScope, agent: AgentSpec, resetAt: string | null, message: string): Promise<Step> {
   const now = r.now()
   const w = windowOf(r.ledger.quota, now)
   const plan = planQuotaPause({now, resetAt, pauseStart: w.start, probe: w.probe, maxWaitSec: r.o.maxQuotaWaitSec ?? 21600})
@@ -133,7 +154,7 @@ async function pause(r: RunScope, agent: AgentSpec, resetAt: string | null, mess
 }
 
 /** review, check and the drain actions: a quota answer pauses the run, then the same call runs again */
-export async function dispatchPausing(r: RunScope, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
+export async function dispatchPausing(r: PausingScope, agent: AgentSpec, action: ActionName, prompt: string, x: DispatchExtra = {}): Promise<DispatchResult | Stop> {
   for (;;) {
     const res = await dispatch(r, agent, action, prompt, x)
     if (res instanceof Stop || res.verdict.health.kind !== 'quota' || r.aborted) return res

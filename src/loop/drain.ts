@@ -1,13 +1,16 @@
 /** Queue drain (SPEC 5.7): the check agent's NEXT_ACTION and the bounded follow-up actions. */
 import {judgeAction} from '../agents/judge.js'
-import {dispatchPausing} from './dispatch.js'
+import {dispatchPausing, type PausingScope} from './dispatch.js'
 import {anySelectable} from './selectable.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {RunScope} from './scope.js'
+import type {RunScope, Scope} from './scope.js'
+
+/** a drain or periodic action: its prompt, the phase, the call, the backfill report's existence */
+export type ActionScope = PausingScope & Scope<{d: 'agents' | 'gates'; ledger: 'save'}>
 import {alignedSinceBuild, backfilledSinceBuild, breakerDue, passesExhausted} from './drain-state.js'
 
 /** a drain/periodic action; true when it succeeded, the Stop when the run must stop */
-export async function runAction(r: RunScope, action: 'alignment' | 'plan' | 'polish' | 'backfill', scope: string): Promise<boolean | Stop> {
+export async function runAction(r: ActionScope, action: 'alignment' | 'plan' | 'polish' | 'backfill', scope: string): Promise<boolean | Stop> {
   const prompt = await r.d.agents.prompt(action, {scope})
   await r.ledger.save(action)
   const res = await dispatchPausing(r, r.d.agents.impl, action, prompt)

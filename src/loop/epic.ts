@@ -6,13 +6,16 @@ import type {TrackerSnapshot} from '../tracker/types.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {openChildIds} from './outcome.js'
-import {review} from './review.js'
+import {review, type ReviewScope} from './review.js'
 import {statusOf} from './selection.js'
 import {Stop, type Step} from './stop.js'
-import type {RunScope} from './scope.js'
+import type {Scope} from './scope.js'
+
+/** closing the focused epic: the tracker, the focus, and its review */
+export type EpicScope = ReviewScope & Scope<{d: 'out' | 'tracker'; o: 'autoReview'; ledger: 'focus' | 'closed' | 'save'; run: 'focusedEpic' | 'skip'}>
 
 /** Focused epic with no open children left: close it (not a cycle), review, release. */
-export async function maybeCloseFocusedEpic(r: RunScope, snap: TrackerSnapshot): Promise<Step | 'none'> {
+export async function maybeCloseFocusedEpic(r: EpicScope, snap: TrackerSnapshot): Promise<Step | 'none'> {
   const epicId = r.focusedEpic
   if (!epicId) return 'none'
   const epic = snap.byId.get(epicId)

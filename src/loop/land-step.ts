@@ -2,15 +2,20 @@
 import type {DispatchResult} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
 import type {AttemptCtx, AttemptState, Completed} from './attempt-state.js'
-import {DRIFT_REASON, completeLine} from './attempt-end.js'
+import {DRIFT_REASON, completeLine, type LineScope} from './attempt-end.js'
 import {fingerprint, sameFingerprint} from './fingerprint.js'
 import {statusOf} from './selection.js'
-import type {RunScope} from './scope.js'
-import {landWithRepair, landedLine} from './resolve-step.js'
+import type {Scope} from './scope.js'
+import {landWithRepair, landedLine, type ResolveScope} from './resolve-step.js'
 import {interruptStop} from './stop.js'
 
+/** a worker's landing: the drift re-check, the landing port (and its resolve rounds), the cycle's commits, its lines */
+export type LandScope = ResolveScope &
+  LineScope &
+  Scope<{d: 'landing' | 'tracker' | 'gates' | 'out'; o: 'land' | 'signal'; ledger: 'amendCycle'; run: 't' | 'slotTag' | 'aborted'}>
+
 /** SPEC 15.2: a worker's completed attempt lands on the base after a drift re-check; N=1 has nothing to land */
-export async function land(r: RunScope, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
+export async function land(r: LandScope, a: AttemptCtx, res: DispatchResult, outcome: Completed): Promise<AttemptState> {
   const ws = a.ws
   if (!ws || !r.d.landing) {
     // one worker: the agent committed in the checkout; the record keeps those commits

@@ -7,14 +7,17 @@
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {statusOf} from './selection.js'
-import type {LedgerScope} from './scope.js'
+import type {Scope} from './scope.js'
+
+/** reopening a bead NOT LANDED: the tracker, the landing port's record of an owed reopen, the ledger's reopen mark */
+export type ReopenScope = Scope<{d: 'tracker' | 'landing' | 'out'; ledger: 'reopened'; run: 'log' | 'now'}>
 
 export function notLandedNote(at: Date, why: string, ref: string | null): string {
   return `NOT LANDED [${at.toISOString()}]: ${why}${ref ? `; work kept at ${ref}` : ''}`
 }
 
 /** reopen `id` with a NOT LANDED note; never throws (an unwritable reopen is recorded as owed) */
-export async function reopenNotLanded(r: LedgerScope, id: string, why: string, ref: string | null): Promise<boolean> {
+export async function reopenNotLanded(r: ReopenScope, id: string, why: string, ref: string | null): Promise<boolean> {
   const note = notLandedNote(r.now(), why, ref)
   r.ledger.reopened(id)
   try {
@@ -35,7 +38,7 @@ export async function reopenNotLanded(r: LedgerScope, id: string, why: string, r
 }
 
 /** after an attempt that did not land: reopen its bead when the agent had closed it */
-export async function reopenIfClosed(r: LedgerScope, id: string, why: string, ref: string | null): Promise<void> {
+export async function reopenIfClosed(r: ReopenScope, id: string, why: string, ref: string | null): Promise<void> {
   let closed: boolean
   try {
     const b = (await r.d.tracker.read()).byId.get(id)

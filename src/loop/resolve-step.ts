@@ -9,19 +9,29 @@
 import type {ResolveBrief} from '../agents/types.js'
 import {sanitize} from '../util/sanitize.js'
 import type {AttemptCtx} from './attempt-state.js'
-import {recordBeadSpend} from './bead-budget.js'
-import {dispatchPausing} from './dispatch.js'
+import {recordBeadSpend, type SpendScope} from './bead-budget.js'
+import {dispatchPausing, type PausingScope} from './dispatch.js'
 import type {LandCheckEvent, LandOptions, LandResult, Repair, Workspace} from './ports.js'
 import {Stop, interruptStop} from './stop.js'
-import type {RunScope} from './scope.js'
+import type {Scope} from './scope.js'
+
+/** the lines of a landing: the clock, the slot's tag, the land check's lines in the session log */
+export type LandLineScope = Scope<{d: 'out'; run: 't' | 'slotTag' | 'log' | 'workers'}>
+/** a landing with resolve rounds: the landing port, the agent, the tracker (to see a resolve left it alone) */
+export type ResolveScope = LandLineScope &
+  PausingScope &
+  SpendScope &
+  Scope<{d: 'landing' | 'agents' | 'tracker' | 'trackerDir'; o: 'resolveAttempts' | 'landCheck' | 'signal'; run: 'aborted'}>
+/** the attempt as its lines name it */
+type Named = Pick<AttemptCtx, 'slot' | 'n' | 'target'>
 
 export const DEFAULT_RESOLVE_ATTEMPTS = 2
 
-/** the last lines of a bead's failed land check, for its next attempt's prompt (SPEC 20.3) */
-const checkTails = new WeakMap<RunScope, Map<string, string[]>>()
+/** the last lines of a bead's failed land check, for its next attempt's prompt (SPEC 20.3); kept per run (the scope handed to the stages is the run) */
+const checkTails = new WeakMap<object, Map<string, string[]>>()
 
 /** The execution-context note of a bead whose last landing failed its land check (consumed once). */
-export function takeCheckTail(r: RunScope, bead: string): string {
+export function takeCheckTail(r: object, bead: string): string {
   const m = checkTails.get(r)
   const tail = m?.get(bead)
   if (!tail) return ''
@@ -31,12 +41,12 @@ export function takeCheckTail(r: RunScope, bead: string): string {
 
 export type LandEnd = {kind: 'result'; lr: LandResult; rounds: number} | {kind: 'stop'; stop: Stop; reason: string}
 
-function head(r: RunScope, a: AttemptCtx): string {
+function head(r: Pick<LandLineScope, 't' | 'slotTag'>, a: Named): string {
   return `helix: [${r.t()}] ${r.slotTag(a.slot)}cycle ${a.n}:`
 }
 
 /** `… land check passed (43s)` / `… land check FAILED (rc=1, 12s): <last line> — log LA–LB` */
-function checkLine(r: RunScope, a: AttemptCtx, ev: LandCheckEvent): void {
+function checkLine(r: LandLineScope, a: Named, ev: LandCheckEvent): void {
   const id = sanitize(a.target.id)
   const secs = Math.round(ev.ms / 1000)
   if (ev.passed) {
@@ -55,7 +65,7 @@ function checkLine(r: RunScope, a: AttemptCtx, ev: LandCheckEvent): void {
   r.d.out.both(`${head(r, a)} ${id} land check FAILED (${how})${last ? `: ${last}` : ''} — log ${range}`)
 }
 
-async function brief(r: RunScope, a: AttemptCtx, ws: Workspace, repair: Repair, problem: string | undefined): Promise<ResolveBrief> {
+async function brief(r: Scope<{d: 'landing'; o: 'landCheck'}>, ws: Workspace, repair: Repair, problem: string | undefined): Promise<ResolveBrief> {
   const commits = r.d.landing?.commitsOf ? await r.d.landing.commitsOf(ws, repair.onto) : []
   const b: ResolveBrief = {kind: repair.kind, baseTip: repair.onto, branch: ws.branch, commits}
   if (repair.kind === 'conflict') b.paths = repair.paths
@@ -69,7 +79,7 @@ async function brief(r: RunScope, a: AttemptCtx, ws: Workspace, repair: Repair, 
 }
 
 /** the bead as the tracker holds it, to see that a resolve left it alone */
-async function beadText(r: RunScope, id: string): Promise<string> {
+async function beadText(r: Scope<{d: 'tracker'}>, id: string): Promise<string> {
   return JSON.stringify((await r.d.tracker.read()).byId.get(id) ?? null)
 }
 
@@ -79,7 +89,7 @@ async function beadText(r: RunScope, id: string): Promise<string> {
  * that found the agent unavailable, a budget, an interrupt; the worktree is then
  * still there for the caller to preserve).
  */
-export async function landWithRepair(r: RunScope, a: AttemptCtx, ws: Workspace, res0: {text?: string}): Promise<LandEnd> {
+export async function landWithRepair(r: ResolveScope, a: AttemptCtx, ws: Workspace, res0: {text?: string}): Promise<LandEnd> {
   const landing = r.d.landing!
   const id = a.target.id
   const max = r.o.resolveAttempts ?? DEFAULT_RESOLVE_ATTEMPTS
@@ -95,7 +105,7 @@ export async function landWithRepair(r: RunScope, a: AttemptCtx, ws: Workspace, 
     const what = repair.kind === 'conflict' ? `CONFLICT in ${repair.paths.length} file(s)` : 'land check failed'
     r.d.out.both(`${head(r, a)} ${sanitize(id)} ${what} → resolve (${sanitize(agent.name)})`)
     const before = await beadText(r, id)
-    const prompt = await r.d.agents.prompt('resolve', {beadId: id, root: ws.dir, repair: await brief(r, a, ws, repair, problem)})
+    const prompt = await r.d.agents.prompt('resolve', {beadId: id, root: ws.dir, repair: await brief(r, ws, repair, problem)})
     const trackerDir = ws.trackerDir ?? r.d.trackerDir
     const res = await dispatchPausing(r, agent, 'resolve', prompt, {beadId: id, claimToken: a.token, slot: a.slot, cwd: ws.dir, ...(trackerDir ? {env: {DDX_BEAD_DIR: trackerDir}} : {})})
     rounds++
@@ -134,7 +144,7 @@ export async function landWithRepair(r: RunScope, a: AttemptCtx, ws: Workspace, 
 }
 
 /** the landed line: `resolved, landed <id>` after a resolve, else the plain one */
-export function landedLine(r: RunScope, a: AttemptCtx, lr: Extract<LandResult, {landed: true}>, resolved: boolean): string {
+export function landedLine(r: Pick<LandLineScope, 't' | 'slotTag'>, a: Named, lr: Extract<LandResult, {landed: true}>, resolved: boolean): string {
   const k = lr.commits.length
   const tail = `landed ${sanitize(a.target.id)} (${k} commit${k === 1 ? '' : 's'}, ${sanitize(lr.sha.slice(0, 12))})`
   return resolved ? `${head(r, a)} resolved, ${tail}` : `helix: [${r.t()}] ${r.slotTag(a.slot)}${tail}`

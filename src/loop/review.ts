@@ -4,14 +4,22 @@
  * the periodic alignment pass.
  */
 import {judgeAction, type Judgement} from '../agents/judge.js'
-import {dispatchPausing, type DispatchExtra} from './dispatch.js'
-import {runAction} from './drain.js'
+import {dispatchPausing, type DispatchExtra, type PausingScope} from './dispatch.js'
+import {runAction, type ActionScope} from './drain.js'
 import type {Workspace} from './ports.js'
 import {Stop, interruptStop, type Step} from './stop.js'
-import type {RunScope} from './scope.js'
+import type {Scope} from './scope.js'
+
+/** the review threshold against the change's size */
+export type ReviewWantedScope = Scope<{d: 'gates'; o: 'reviewThreshold'; run: 'log'}>
+/** a review: the prompt, the call, the verdict, the findings it filed */
+export type ReviewScope = PausingScope &
+  Scope<{d: 'out' | 'tracker' | 'agents' | 'trackerDir'; o: 'signal'; ledger: 'save' | 'state' | 'supervisory'; run: 't' | 'now' | 'log' | 'aborted'}>
+/** the periodic alignment pass */
+export type AlignmentScope = ActionScope & Scope<{d: 'out'; o: 'signal'; ledger: 'drainEvent'; run: 'aborted'}>
 import {sanitize} from '../util/sanitize.js'
 
-export async function reviewWanted(r: RunScope, mark: string | null, ws?: Workspace | null): Promise<boolean> {
+export async function reviewWanted(r: ReviewWantedScope, mark: string | null, ws?: Workspace | null): Promise<boolean> {
   if (r.o.reviewThreshold <= 0) return true
   // with workers the attempt's change is in its worktree, measured from the tip it started on (SPEC 15.1)
   const changed = ws ? await r.d.gates.changedSince(ws.baseTip, ws.dir) : await r.d.gates.changedSince(mark)
@@ -24,7 +32,7 @@ export async function reviewWanted(r: RunScope, mark: string | null, ws?: Worksp
 }
 
 /** post-implementation (or epic) review; unreadable review stops the run */
-export async function review(r: RunScope, id: string, n?: number, slot?: number, worktree?: string): Promise<Step> {
+export async function review(r: ReviewScope, id: string, n?: number, slot?: number, worktree?: string): Promise<Step> {
   r.d.out.normal(`helix: [${r.t()}] post-implementation review of ${sanitize(id)}`)
   const before = await r.d.tracker.read()
   const prompt = await r.d.agents.prompt('review', {scope: id, ...(worktree ? {root: worktree} : {})})
@@ -54,7 +62,7 @@ export async function review(r: RunScope, id: string, n?: number, slot?: number,
   return 'continue'
 }
 
-export async function periodicAlignment(r: RunScope, c: number): Promise<Step> {
+export async function periodicAlignment(r: AlignmentScope, c: number): Promise<Step> {
   r.d.out.normal(`helix: periodic alignment after ${c} completed cycles`)
   const ok = await runAction(r, 'alignment', 'repo')
   if (r.aborted) return interruptStop(r.o.signal)

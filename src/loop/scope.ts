@@ -1,11 +1,12 @@
 /**
- * What a stage of the run loop may use of the run it belongs to (issue 30): the
- * ports, the options, the ledger and the run's shared bookkeeping. `Run`
- * (supervisor.ts) implements it; every stage (attempt, landing, review, dispatch,
- * the scheduler, reconcile) takes a `RunScope`, never the class. This module is a
- * leaf of the loop: it imports types only, and none from a stage, so no stage
- * imports the module that imports the scheduler (no import cycle, type-only
- * imports included: scripts/check-imports.mjs counts them).
+ * What a stage of the run loop may use of the run it belongs to (issue 30). `RunScope`
+ * is the whole shared surface: the ports, the options, the ledger and the run's
+ * bookkeeping; `Run` (run.ts) implements it, and the run-level parts (the scheduler,
+ * the drain, reconcile, build-once) take it. An attempt's stages take less: each
+ * declares a `Scope<…>` of exactly what it touches (below). This module is a leaf of
+ * the loop: it imports types only, and none from a stage, so no stage imports the
+ * module that imports the scheduler (no import cycle, type-only imports included:
+ * scripts/check-imports.mjs counts them).
  */
 import type {SessionLogLike} from '../agents/types.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
@@ -51,12 +52,31 @@ export interface RunScope {
   errorStop(error: unknown): Stop
 }
 
-/**
- * The narrow scopes (issue 30): what an end of an attempt touches, and no more.
- * A `RunScope` is one of each, so callers pass the run as they have it.
- */
-/** the ledger, the tracker and the landing port: reopening, recording, preserving */
-export type LedgerScope = Pick<RunScope, 'd' | 'ledger' | 'log' | 'now'>
-/** the lines an attempt prints: the clock and its slot's tag */
-export type LineScope = Pick<RunScope, 'd' | 'ledger' | 't' | 'slotTag'>
+/** the run's own members a stage may name: every member of `RunScope` but its ports, options and ledger */
+export type RunMember = Exclude<keyof RunScope, 'd' | 'o' | 'ledger'>
 
+/** what a stage names of the run, by part: ports (`d`), options (`o`), ledger operations and the run's own members */
+export interface Needs {
+  d?: keyof LoopDeps
+  o?: keyof LoopOptions
+  ledger?: keyof RunLedger
+  run?: RunMember
+}
+
+type Part<N, K extends keyof Needs> = N extends {[P in K]: infer V} ? V : never
+
+/**
+ * A stage's scope (issue 30): exactly the ports, options, ledger operations and run
+ * members `N` names, and nothing else. Each stage declares its own next to its code
+ * (`ClaimScope` in attempt.ts, `DispatchScope` in dispatch.ts, …); a stage that calls
+ * another takes the intersection of both. The run is every scope at once: `Run`
+ * implements `RunScope`, and a `RunScope` is assignable to any `Scope<N>`, so the
+ * scheduler hands the run itself to an attempt — no copy, since stages write shared
+ * members (`contextMd`, `exclude`, `alignDue`) the next attempt must see. A unit test
+ * can build a scope by hand from the fakes with only what the stage declares.
+ */
+export type Scope<N extends Needs> = {
+  readonly d: Pick<LoopDeps, Extract<Part<N, 'd'>, keyof LoopDeps>>
+  readonly o: Pick<LoopOptions, Extract<Part<N, 'o'>, keyof LoopOptions>>
+  readonly ledger: Pick<RunLedger, Extract<Part<N, 'ledger'>, keyof RunLedger>>
+} & Pick<RunScope, Extract<Part<N, 'run'>, RunMember>>

@@ -6,13 +6,30 @@
  */
 import {sanitize} from '../util/sanitize.js'
 import {assertNever, type AttemptCtx, type AttemptState, type ClaimEnd, type Terminal} from './attempt-state.js'
-import {DRIFT_REASON, completedAttempt, endCycle, failedAttempt} from './attempt-end.js'
-import {pauseForQuota} from './dispatch.js'
-import {reopenIfClosed, reopenNotLanded} from './not-landed.js'
-import type {LedgerScope, RunScope} from './scope.js'
+import {DRIFT_REASON, completedAttempt, endCycle, failedAttempt, type CompletedScope, type EndCycleScope, type FailedScope} from './attempt-end.js'
+import {pauseForQuota, type PauseScope} from './dispatch.js'
+import {reopenIfClosed, reopenNotLanded, type ReopenScope} from './not-landed.js'
+import type {Scope} from './scope.js'
 import type {Step} from './stop.js'
 
-export async function settle(r: RunScope, s: Terminal): Promise<Step> {
+/** keeping a workspace's work on a preserved ref, and reopening what the agent closed */
+export type AbandonScope = ReopenScope & Scope<{d: 'landing'; ledger: 'state' | 'amendCycle'}>
+/** what becomes of the claim: released while still ours, reopened, reopened NOT LANDED */
+type ClaimScope = ReopenScope & Scope<{d: 'tracker'; run: 'releaseClaim'}>
+/** every end of an attempt: the claim, the slot, the ledger's worker entry, the workspace, and the bookkeeping of each end */
+export type SettleScope = CompletedScope &
+  FailedScope &
+  PauseScope &
+  AbandonScope &
+  ClaimScope &
+  EndCycleScope &
+  Scope<{
+    d: 'tracker' | 'out' | 'landing' | 'agents' | 'context'
+    ledger: 'endAttempt' | 'skip' | 'attemptsOf' | 'amendCycle' | 'focus' | 'completed'
+    run: 'inFlight' | 'releaseClaim' | 't' | 'slotTag' | 'contextMd'
+  }>
+
+export async function settle(r: SettleScope, s: Terminal): Promise<Step> {
   switch (s.kind) {
     case 'landed':
       // the claim ended with the agent's close (or stays with the pull request); the slot let go at the outcome
@@ -84,7 +101,7 @@ export async function settle(r: RunScope, s: Terminal): Promise<Step> {
   }
 }
 
-async function endClaim(r: RunScope, a: AttemptCtx, c: ClaimEnd): Promise<void> {
+async function endClaim(r: ClaimScope, a: AttemptCtx, c: ClaimEnd): Promise<void> {
   switch (c.do) {
     case 'release':
       await r.releaseClaim(c.snap ?? (await r.d.tracker.read()), a.target.id, a.token)
@@ -105,7 +122,7 @@ async function endClaim(r: RunScope, a: AttemptCtx, c: ClaimEnd): Promise<void> 
 }
 
 /** every non-landing end of a worker's attempt keeps its work on a preserved ref and removes the worktree */
-export async function abandonWorkspace(r: LedgerScope, s: AttemptState, reason: string): Promise<void> {
+export async function abandonWorkspace(r: AbandonScope, s: AttemptState, reason: string): Promise<void> {
   const a = 'a' in s ? s.a : null
   if (!a?.ws || !r.d.landing) return
   const ws = a.ws

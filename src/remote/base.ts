@@ -5,11 +5,12 @@
  * (`read-tree`, `update-index`, `write-tree`, `commit-tree`), so no checkout is
  * touched; a non-fast-forward means fetch and apply again. Never a forced push.
  */
-import {mkdtemp, readFile, rm, writeFile, mkdir} from 'node:fs/promises'
+import {mkdtemp, rm, writeFile, mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {firstLine, gitEnv, type GitResult} from '../git/run.js'
 import {openRepo, type Repo, type FetchResult} from '../git/repo.js'
 import type {ProjectPaths} from '../util/root.js'
+import {editTrackerText} from './scratch-tracker.js'
 import type {PushResult} from './push.js'
 
 export interface RemoteBaseOptions {
@@ -121,19 +122,7 @@ export function createRemoteBase(o: RemoteBaseOptions): RemoteBase {
       const t = await fetch()
       if (!t) return 'unreachable'
       const before = await trackerAt(t)
-      await mkdir(o.scratch, {recursive: true})
-      const dir = await mkdtemp(path.join(o.scratch, 'edit-'))
-      let after: string
-      try {
-        const ddx = path.join(dir, '.ddx')
-        await mkdir(ddx)
-        const file = path.join(ddx, 'beads.jsonl')
-        await writeFile(file, before)
-        await edit({root: dir, dir: ddx, file, lockDir: path.join(ddx, 'beads.lock'), pidFile: path.join(ddx, 'helix.pid'), runState: path.join(ddx, 'run-state.json'), logDir: path.join(dir, 'logs'), contextFile: path.join(dir, 'context.md')})
-        after = await readFile(file, 'utf8')
-      } finally {
-        await rm(dir, {recursive: true, force: true})
-      }
+      const after = await editTrackerText(o.scratch, 'edit', before, edit)
       if (after === before) return 'unchanged'
       const commit = await trackerCommit(t, after, message)
       const p = await repo.push([o.remote, `${commit}:refs/heads/${o.base}`])

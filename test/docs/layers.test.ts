@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
@@ -82,5 +82,32 @@ describe('layers (docs/architecture.md ↔ scripts/check-imports.mjs)', () => {
     const reexport = check(project({...files, 'state/p.ts': "export type {Q} from './q.js'\nexport const p = 1\n"}))
     expect(reexport.code).toBe(1)
     expect(reexport.out).toMatch(/import cycle: state\/p\.ts → state\/q\.ts → state\/p\.ts/)
+  })
+
+  it('fails on a cycle with no value edge at all: inline `type` specifiers, a multi-line `import type`, an `export type … from`', () => {
+    const files = {
+      'loop/a.ts': "import {type B} from './b.js'\nexport interface A {b: B}\n",
+      'loop/b.ts': "import type {\n  C,\n} from './c.js'\nexport interface B {c: C}\n",
+      'loop/c.ts': "export interface C {n: number}\n",
+    }
+    const clean = check(project(files))
+    expect(clean.out).toMatch(/3 modules, layers one-way, no cycles/)
+    expect(clean.code).toBe(0)
+    const knot = check(project({...files, 'loop/c.ts': "export type {A as CA} from './a.js'\nexport interface C {n: number}\n"}))
+    expect(knot.code).toBe(1)
+    expect(knot.out).toMatch(/import cycle: loop\/a\.ts → loop\/b\.ts → loop\/c\.ts → loop\/a\.ts/)
+    expect(knot.out).toContain('1 problem(s)')
+  })
+
+  it('fails on the real src/ with the knot RunScope broke tied again (scope.ts naming Run by `import type`)', () => {
+    const src = path.join(makeTempDir('helix-layers-'), 'src')
+    cpSync(path.join(repo, 'src'), src, {recursive: true})
+    expect(check(src).code).toBe(0)
+    // run.ts imports scope.ts (Run implements RunScope) and the scheduler; scope.ts naming Run closes the loop
+    appendFileSync(path.join(src, 'loop', 'scope.ts'), "\nimport type {Run} from './run.js'\nexport type RunOf = Run\n")
+    const r = check(src)
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(/import cycle: [^\n]*loop\/scope\.ts/)
+    expect(r.out).toMatch(/import cycle: [^\n]*loop\/run\.ts/)
   })
 })

@@ -13,6 +13,12 @@ const REMOVED = new Set(['src/cli/direct.ts', 'src/cli/direct-core.ts', 'src/cli
 const MOVED = new Set([
   'src/status/',
   'src/app/land-base.ts',
+  'src/app/merge-driver.ts',
+  'src/app/notify.ts',
+  'src/app/oneshot.ts',
+  'src/app/sandbox-oneshot.ts',
+  'src/app/tracker-bead.ts',
+  'src/app/tracker-report.ts',
   'src/app/pr-resolve.ts',
   'src/status/doctor-check.ts',
   'src/app/land-check.ts',

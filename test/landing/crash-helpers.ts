@@ -8,6 +8,7 @@ import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'nod
 import path from 'node:path'
 import {REPO, runCli, startCli} from '../support/cli.js'
 import {git as g, gitEnv, GIT_ISOLATION} from '../support/git.js'
+import {helixInProcess} from '../support/in-process.js'
 import {helixProjectSync} from '../support/project.js'
 
 export {BIN, REPO} from '../support/cli.js'
@@ -123,6 +124,18 @@ export function runSync(p: Project, workers: number, more: string[] = [], cwd = 
 export function helix(p: Project, args: string[], cwd = p.root) {
   const r = runCli(args, {cwd, env: p.env})
   return {code: r.code, out: (r.stdout ?? '') + (r.stderr ?? '')}
+}
+
+/** runSync in the test's own process (src/; the agents are still processes): for what a run prints and writes */
+export async function runIn(p: Project, workers: number, more: string[] = [], cwd = p.root) {
+  const r = await helixInProcess(cwd, p.args(workers, more), p.env)
+  return {code: r.code, stdout: r.stdout, stderr: r.stderr, out: r.stdout + r.stderr}
+}
+
+/** helix in the test's own process */
+export async function helixIn(p: Project, args: string[], cwd = p.root) {
+  const r = await helixInProcess(cwd, args, p.env)
+  return {code: r.code, out: r.stdout + r.stderr}
 }
 
 export function start(p: Project, workers: number, more: string[] = []): {child: ChildProcess; done: Promise<{code: number | null; signal: NodeJS.Signals | null}>; output: () => string} {

@@ -1,13 +1,14 @@
 // SPEC 18.1a / 18.2: every end of a --workers attempt that is not a landing
 // reopens the bead the agent closed; a run killed between the close and the
-// landing is finished by the next start. Real git, the built CLI, a stub agent.
+// landing is finished by the next start. Real git, a stub agent; the built CLI where a signal
+// ends the run, the rest in the test's own process.
 import {existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {trackProcess} from '../support/tmp.js'
-import {g, helix, invariant, landedCount, project, runSync, start, waitFor} from './crash-helpers.js'
+import {g, helixIn, invariant, landedCount, project, runIn, start, waitFor} from './crash-helpers.js'
 
-describe('done means landed (built CLI)', () => {
+describe('done means landed', () => {
   it('SIGTERM after the agent closed its bead: exit 143, the bead reopened with NOT LANDED naming the preserved ref', async () => {
     const p = project(['hx-a'], {'hx-a': {sleepAfterCloseMs: 60_000}})
     const run = start(p, 2, ['--no-auto-review'])
@@ -36,9 +37,9 @@ describe('done means landed (built CLI)', () => {
     expect(invariant(p, ['hx-a'])).toEqual([])
   })
 
-  it('QUOTA after the close: the bead is reopened, not counted completed', () => {
+  it('QUOTA after the close: the bead is reopened, not counted completed', async () => {
     const p = project(['hx-a'], {'hx-a': {answer: 'HELIX_AGENT_STATUS: QUOTA 7200', rc: 1}})
-    const r = runSync(p, 2, ['--no-auto-review', '--max-quota-wait', '0'])
+    const r = await runIn(p, 2, ['--no-auto-review', '--max-quota-wait', '0'])
     expect(r.out).not.toMatch(/1 completed/)
     const a = p.tracked().get('hx-a')
     expect(a?.status).toBe('open')
@@ -66,27 +67,27 @@ describe('done means landed (built CLI)', () => {
     expect(p.tracked().get('hx-a')?.status).toBe('closed')
     expect(landedCount(p.root, 'hx-a')).toBe(0)
     // doctor FAILs on the closed bead whose work is off the base, and --dry-run lists what the start would do
-    const doc = helix(p, ['doctor'])
+    const doc = await helixIn(p, ['doctor'])
     expect(doc.code).not.toBe(0)
     expect(doc.out).toMatch(/FAIL.*closed bead hx-a has its work off main \(attempt 1, 1 commit\(s\)/)
-    const dry = helix(p, ['run', '--dry-run', '--workers', '2', '--agent', 'true'])
+    const dry = await helixIn(p, ['run', '--dry-run', '--workers', '2', '--agent', 'true'])
     expect(dry.out).toMatch(/helix: would resume hx-a attempt 1: closed, 1 commit not on main to land/)
     expect(dry.out).toMatch(/helix: would keep hx-b attempt 1 \(1 commit\)|would remove .*hx-b-1/)
     expect(p.tracked().get('hx-a')?.status).toBe('closed')
     p.setPlans({})
-    const r = runSync(p, 2, ['--no-auto-review'])
+    const r = await runIn(p, 2, ['--no-auto-review'])
     expect(r.out).toMatch(/helix: \[\d\d:\d\d:\d\d\] resuming hx-a attempt 1 after a crash: 1 commit\(s\) to land/)
     expect(r.code).toBe(0)
     expect(landedCount(p.root, 'hx-a')).toBe(1)
     expect(p.tracked().get('hx-a')?.status).toBe('closed')
     expect(p.tracked().get('hx-b')?.status).toBe('closed')
     expect(invariant(p, ['hx-a', 'hx-b'])).toEqual([])
-    expect(helix(p, ['doctor']).out).not.toMatch(/not landed/)
+    expect((await helixIn(p, ['doctor'])).out).not.toMatch(/not landed/)
   })
 
-  it('a ready bead whose id cannot name a ref is skipped with a reason; the others land', () => {
+  it('a ready bead whose id cannot name a ref is skipped with a reason; the others land', async () => {
     const p = project(['hx-b'], {}, {extra: [{id: 'hx-a.lock'}, {id: 'hx-ü'}]})
-    const r = runSync(p, 2, ['--no-auto-review'])
+    const r = await runIn(p, 2, ['--no-auto-review'])
     expect(r.out).toMatch(/helix: {3}hx-a\.lock — its id cannot name a git branch or ref/)
     expect(r.out).toMatch(/helix: {3}hx-ü — its id cannot name a git branch or ref/)
     expect(p.tracked().get('hx-b')?.status).toBe('closed')
@@ -98,7 +99,7 @@ describe('done means landed (built CLI)', () => {
   it('helix run inside an attempt worktree (or on a helix/* branch) refuses in one line, exit 1', async () => {
     const p = project(['hx-a'])
     g(p.root, 'worktree', 'add', '-q', '-b', 'helix/hx-a-1', path.join(p.root, '.helix', 'worktrees', 'hx-a-1'))
-    const r = helix(p, ['run', '--workers', '2', '--agent', 'true'], path.join(p.root, '.helix', 'worktrees', 'hx-a-1'))
+    const r = await helixIn(p, ['run', '--workers', '2', '--agent', 'true'], path.join(p.root, '.helix', 'worktrees', 'hx-a-1'))
     expect(r.code).toBe(1)
     expect(r.out.trim().split('\n')).toHaveLength(1)
     expect(r.out).toMatch(/^helix run: the checkout is on helix's attempt branch helix\/hx-a-1; run helix in the project's main worktree/)

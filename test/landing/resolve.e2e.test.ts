@@ -1,4 +1,5 @@
-// SPEC 20.3–20.4 end to end (built CLI, real git, the stub agent): six beads whose
+// SPEC 20.3–20.4 end to end (helix run in-process, real git, the stub agent closing its bead through
+// the built CLI): six beads whose
 // agents all edit the same line of one file, three workers, a land check, and a
 // scripted resolve that merges the line. One bead's work always fails the check.
 // Every other bead is implemented once and lands once; no conflict marker and no red
@@ -6,6 +7,7 @@
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {helixInProcess} from '../support/in-process.js'
 import {helixProject} from '../support/project.js'
 
 const IDS = ['hx-a', 'hx-b', 'hx-c', 'hx-d', 'hx-e', 'hx-f']
@@ -15,7 +17,7 @@ const MARKER = /^(<<<<<<< |=======|>>>>>>> )/m
 const CHECK = `echo "checking $HELIX_BEAD_ID attempt $HELIX_ATTEMPT on $HELIX_LAND_BASE"; if test -e red.txt; then echo "red.txt must not exist"; exit 1; fi; ! grep -qE '^(<<<<<<< |=======|>>>>>>> )' shared.txt`
 const ident = {GIT_AUTHOR_NAME: 'agent', GIT_AUTHOR_EMAIL: 'agent@example.com', GIT_COMMITTER_NAME: 'agent', GIT_COMMITTER_EMAIL: 'agent@example.com'}
 
-describe('land check and resolve (built CLI)', () => {
+describe('land check and resolve', () => {
   it('six beads on one line, three workers: conflicts are resolved, the red bead never lands, nothing is redone', async () => {
     await using p = await helixProject({
       beads: IDS.map((id) => ({id})),
@@ -32,7 +34,7 @@ describe('land check and resolve (built CLI)', () => {
     p.git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'shared file')
     const base = p.git('symbolic-ref', '--short', 'HEAD')
     const start = p.git('rev-parse', 'HEAD')
-    const r = p.helix(['run', '--workers', '3', '--land-check', CHECK, '--no-auto-review', '--summary'], ident)
+    const r = await helixInProcess(p.root, ['run', '--workers', '3', '--land-check', CHECK, '--no-auto-review', '--summary'], {...p.env, ...ident})
     const out = r.stderr
     if (process.env.HELIX_TEST_SHOW) process.stdout.write(out)
     const calls = p.calls()

@@ -2,7 +2,8 @@
  * SPEC 15.4 end to end: a real `helix run --workers 2 --summary` in a git repo writes one
  * session log whose dispatch records carry `slot` and `bead`; each summary pointer reads
  * `log LA–LB (wN) in <path>`, and pasting it into `helix logs --lines` prints exactly
- * that slot's records of the range.
+ * that slot's records of the range. The run is the built CLI (its agents call `helix status` and
+ * `helix tracker close` through the PATH shim while it runs); `helix logs` runs in-process.
  */
 import {execFileSync, spawnSync} from 'node:child_process'
 import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
@@ -10,6 +11,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
+import {helixInProcess} from '../support/in-process.js'
 
 const GIT_ISOLATED = {GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
 const gitEnv: NodeJS.ProcessEnv = {...process.env, ...GIT_ISOLATED}
@@ -38,7 +40,7 @@ fi
 `
 
 describe('helix run --workers 2: per-slot log pointers', () => {
-  it("each pointer names its slot and helix logs prints exactly that slot’s records; status showed each agent's pid", () => {
+  it("each pointer names its slot and helix logs prints exactly that slot’s records; status showed each agent's pid", async () => {
     const base = makeTempDir('helix-slots-')
     const root = path.join(base, 'repo')
     mkdirSync(path.join(root, '.ddx'), {recursive: true})
@@ -91,7 +93,7 @@ describe('helix run --workers 2: per-slot log pointers', () => {
       const slot = Number(m[3].slice(1))
       const bead = recs.find((x) => x.slot === slot && x.msg === 'dispatch')!.bead as string
       const [from, to] = m[2].match(/\d+/g)!.map(Number)
-      const out = runCli(['logs', '--lines', `log ${m[2]} in ${logFile}`], {cwd: root, env})
+      const out = await helixInProcess(root, ['logs', '--lines', `log ${m[2]} in ${logFile}`], env)
       expect(out.code, out.stderr).toBe(0)
       const shown = out.stdout.trimEnd().split('\n')
       // exactly the records of that slot in the range, with their own line numbers

@@ -6,7 +6,7 @@ import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createLandBase} from '../../src/landing/land-base.js'
-import {git} from '../../src/git/run.js'
+import {openRepo} from '../../src/git/repo.js'
 import {makeTempDir} from '../support/tmp.js'
 import {g, gitTestEnv} from './helpers.js'
 
@@ -24,9 +24,7 @@ function rebaser(root: string) {
   return createLandBase({
     root,
     now: () => new Date(),
-    run: (args, cwd) => git(args, {cwd, env: gitTestEnv}),
-    ok: unused,
-    revParse: unused,
+    git: async () => openRepo(root, gitTestEnv),
     base: unused,
     baseTip: unused,
     wtTop: () => root,

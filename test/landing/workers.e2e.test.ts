@@ -7,7 +7,8 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
 import {waitFor} from '../support/wait.js'
-import {runCli, startCli} from '../support/cli.js'
+import {startCli} from '../support/cli.js'
+import {helixInProcess} from '../support/in-process.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 
@@ -102,8 +103,9 @@ if (action === 'implementation') {
   return {root, stub, env, args, calls, tracked}
 }
 
+/** the run in the test's own process (src/; the agents are processes): what it lands and leaves */
 function run(p: ReturnType<typeof project>, workers: number, more: string[] = []) {
-  return runCli(p.args(workers, more), {cwd: p.root, env: p.env})
+  return helixInProcess(p.root, p.args(workers, more), p.env)
 }
 
 function clean(root: string): void {
@@ -112,8 +114,9 @@ function clean(root: string): void {
   expect(g(root, 'rev-list', '--merges', '--count', 'main')).toBe('0')
 }
 
-describe('helix run --workers (built CLI)', () => {
-  it('4 beads with 4 workers: all landed on main, linear, nothing left, operator changes untouched byte for byte', () => {
+// in-process runs; the SIGTERM test is the built CLI, as the signal needs a process
+describe('helix run --workers', () => {
+  it('4 beads with 4 workers: all landed on main, linear, nothing left, operator changes untouched byte for byte', async () => {
     const ids = ['hx-a', 'hx-b', 'hx-c', 'hx-d']
     const p = project(
       ids.map((id) => ({id})),
@@ -122,7 +125,7 @@ describe('helix run --workers (built CLI)', () => {
     const dirty = 'readme\noperator edit \r\n\u0001\n'
     writeFileSync(path.join(p.root, 'README.md'), dirty)
     writeFileSync(path.join(p.root, 'scratch.txt'), 'untracked\n')
-    const r = run(p, 4)
+    const r = await run(p, 4)
     expect(r.code, r.stderr).toBe(0)
     const tracked = p.tracked()
     for (const id of ids) expect(tracked.get(id)?.status).toBe('closed')
@@ -145,12 +148,12 @@ describe('helix run --workers (built CLI)', () => {
     expect(r.stdout + r.stderr).toMatch(/w[1-4]/)
   })
 
-  it('a chain A ← B: B starts only after A landed, and its worktree has A’s change', () => {
+  it('a chain A ← B: B starts only after A landed, and its worktree has A’s change', async () => {
     const p = project(
       [{id: 'hx-a'}, {id: 'hx-b', dependencies: [{issue_id: 'hx-b', depends_on_id: 'hx-a', type: 'blocks'}]}],
       {'hx-a': {file: 'from-a.ts', text: 'a\n', sleepMs: 500}, 'hx-b': {file: 'from-b.ts', text: 'b\n'}},
     )
-    const r = run(p, 4)
+    const r = await run(p, 4)
     expect(r.code, r.stderr).toBe(0)
     const c = p.calls()
     const aEnd = c.find((x) => x.bead === 'hx-a' && x.phase === 'end')!
@@ -162,12 +165,12 @@ describe('helix run --workers (built CLI)', () => {
   })
 
   // SPEC 15.2's conflict path, which 20.0 keeps for --resolve-attempts 0 (resolve: test/landing/resolve.e2e.test.ts)
-  it('two beads editing the same line (--resolve-attempts 0): one lands, the other is preserved, reopened, retried on the new base and lands', () => {
+  it('two beads editing the same line (--resolve-attempts 0): one lands, the other is preserved, reopened, retried on the new base and lands', async () => {
     const p = project([{id: 'hx-x'}, {id: 'hx-y'}], {
       'hx-x': {file: 'shared.ts', text: 'X\nline2\nline3\n', sleepMs: 800},
       'hx-y': {file: 'shared.ts', text: 'Y\nline2\nline3\n', sleepMs: 800},
     })
-    const r = run(p, 2, ['--resolve-attempts', '0'])
+    const r = await run(p, 2, ['--resolve-attempts', '0'])
     expect(r.code, r.stderr).toBe(0)
     const t = p.tracked()
     expect(t.get('hx-x')?.status).toBe('closed')
@@ -181,10 +184,10 @@ describe('helix run --workers (built CLI)', () => {
     clean(p.root)
   })
 
-  it('--land none: each completed attempt stays on its branch, the base is unchanged, the beads closed', () => {
+  it('--land none: each completed attempt stays on its branch, the base is unchanged, the beads closed', async () => {
     const p = project([{id: 'hx-a'}, {id: 'hx-b'}], {'hx-a': {file: 'a.ts', text: 'a\n'}, 'hx-b': {file: 'b.ts', text: 'b\n'}})
     const base = g(p.root, 'rev-parse', 'main')
-    const r = run(p, 2, ['--land', 'none'])
+    const r = await run(p, 2, ['--land', 'none'])
     expect(r.code, r.stderr).toBe(0)
     expect(g(p.root, 'rev-parse', 'main')).toBe(base)
     expect(g(p.root, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/helix/')).toBe('helix/hx-a-1\nhelix/hx-b-1')
@@ -204,7 +207,7 @@ describe('helix run --workers (built CLI)', () => {
     await waitFor(() => p.calls().filter((c) => c.phase === 'committed').length === 3, 60_000)
     const agents = p.calls().filter((c) => c.phase === 'start').map((c) => c.pid as number)
     for (const a of agents) trackProcess(a)
-    const st = runCli(['status', '--json'], {cwd: p.root, env: p.env})
+    const st = await helixInProcess(p.root, ['status', '--json'], p.env)
     const status = JSON.parse(st.stdout)
     const workers = status.workers ?? status.active_run?.workers ?? status.run_state?.workers
     expect(Array.isArray(workers)).toBe(true)

@@ -2,6 +2,7 @@ import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'nod
 import path from 'node:path'
 import {runCli, startCli, type CliResult} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
+import {helixInProcess, type InProcessResult} from '../support/in-process.js'
 import {helixProjectSync, type HelixProject, type StubCall} from '../support/project.js'
 
 export {BIN, REPO} from '../support/cli.js'
@@ -29,6 +30,11 @@ export type Result = CliResult
 
 export function helix(p: Project, args: string[], extra: Record<string, string> = {}): Result {
   return runCli(args, {cwd: p.root, env: {...p.env, ...extra}})
+}
+
+/** `helix <args>` in the test's own process (src/, no node start): for what a run prints, writes and refuses */
+export function helixIn(p: Project, args: string[], extra: Record<string, string> = {}): Promise<InProcessResult> {
+  return helixInProcess(p.root, args, {...p.env, ...extra})
 }
 
 export function helixAsync(p: Project, args: string[], extra: Record<string, string> = {}) {

@@ -6,7 +6,7 @@
 import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {beads, helix, project, runState, writeExecutable, type Project} from './e2e-helpers.js'
+import {beads, helix, helixIn, project, runState, writeExecutable, type Project} from './e2e-helpers.js'
 
 const made: Project[] = []
 afterEach(() => {
@@ -48,10 +48,10 @@ console.log('done ' + id)
 
 const RUN = ['run', '--no-auto-review', '--summary']
 
-describe('agent health e2e', () => {
-  it('quota pause: resumes after a 2 s reset and completes the bead; nothing counted against it', () => {
+describe('agent health (in-process runs, one exit code through the built CLI)', () => {
+  it('quota pause: resumes after a 2 s reset and completes the bead; nothing counted against it', async () => {
     const {p, agent} = agentProject([{id: 'hx-q'}], {'hx-q': ['quota:soon', 'close']})
-    const r = helix(p, [...RUN, '--agent', agent])
+    const r = await helixIn(p, [...RUN, '--agent', agent])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/quota exhausted; pausing until \d\d:\d\d \(in \d+s\)/)
     expect(beads(p).get('hx-q')!.status).toBe('closed')
@@ -60,6 +60,7 @@ describe('agent health e2e', () => {
     expect(s.completed_cycles).toBe(1)
   })
 
+  // exit 4 as a shell sees it (the built CLI); the other runs here are in the test's own process
   it('quota beyond --max-quota-wait: exit 4, stop_reason quota, bead open', () => {
     const {p, agent} = agentProject([{id: 'hx-q'}], {'hx-q': ['quota:2099-01-01T00:00:00Z']})
     const r = helix(p, [...RUN, '--agent', agent, '--max-quota-wait', '60'])
@@ -69,9 +70,9 @@ describe('agent health e2e', () => {
     expect(beads(p).get('hx-q')!.status).toBe('open')
   })
 
-  it('unavailable command agent: exit 4, bead open, no label, no note', () => {
+  it('unavailable command agent: exit 4, bead open, no label, no note', async () => {
     const {p, agent} = agentProject([{id: 'hx-u'}], {'hx-u': ['unavailable:not logged in']})
-    const r = helix(p, [...RUN, '--agent', agent])
+    const r = await helixIn(p, [...RUN, '--agent', agent])
     expect(r.code, r.stderr).toBe(4)
     expect(r.stderr).toMatch(/helix: agent .*agent\.mjs unavailable: not logged in/)
     const b = beads(p).get('hx-u')!
@@ -81,9 +82,9 @@ describe('agent health e2e', () => {
     expect(runState(p)).toMatchObject({stop_reason: 'agent_unavailable', stop_message: 'not logged in'})
   })
 
-  it('the same fast failure on two beads in a row is systemic: exit 4, no label, the second attempt not counted', () => {
+  it('the same fast failure on two beads in a row is systemic: exit 4, no label, the second attempt not counted', async () => {
     const {p, agent} = agentProject([{id: 'hx-a', priority: 0}, {id: 'hx-b', priority: 1}], {default: ['fail:ERROR: backend 503 (request #)']})
-    const r = helix(p, [...RUN, '--agent', agent], {HELIX_BACKOFF_SLEEP: ''})
+    const r = await helixIn(p, [...RUN, '--agent', agent], {HELIX_BACKOFF_SLEEP: ''})
     expect(r.code, r.stderr).toBe(4)
     expect(r.stderr).toMatch(/helix: agent .* unavailable: ERROR: backend 503 \(request \d+\)/)
     const s = runState(p)
@@ -95,13 +96,13 @@ describe('agent health e2e', () => {
     }
   })
 
-  it('a run appends one runs.jsonl record and adds the runtime lines to .gitignore once', () => {
+  it('a run appends one runs.jsonl record and adds the runtime lines to .gitignore once', async () => {
     const {p, agent} = agentProject([{id: 'hx-a'}], {})
-    const r = helix(p, [...RUN.filter((a) => a !== '--summary'), '--agent', agent])
+    const r = await helixIn(p, [...RUN.filter((a) => a !== '--summary'), '--agent', agent])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr.match(/added helix's runtime paths to \.gitignore/g)).toHaveLength(1)
     expect(readFileSync(path.join(p.root, '.gitignore'), 'utf8')).toContain('.helix-logs/')
-    const again = helix(p, [...RUN.filter((a) => a !== '--summary'), '--agent', agent])
+    const again = await helixIn(p, [...RUN.filter((a) => a !== '--summary'), '--agent', agent])
     expect(again.stderr).not.toContain('.gitignore')
     const lines = readFileSync(path.join(p.root, '.helix-logs', 'runs.jsonl'), 'utf8').trim().split('\n')
     expect(lines).toHaveLength(2)
@@ -116,12 +117,12 @@ describe('agent health e2e', () => {
     [['--max-quota-wait', '0x'], '--max-quota-wait'],
     [['--workers', '0'], '--workers'],
     [['--notify', '/nonexistent/notifier'], '--notify'],
-  ])('bad %j: one line naming the flag, exit 1, nothing on disk', (args, flag) => {
+  ])('bad %j: one line naming the flag, exit 1, nothing on disk', async (args, flag) => {
     const p = project([{id: 'hx-a'}])
     made.push(p)
     const before = readdirSync(p.root).sort()
     const tracker = readFileSync(p.tracker, 'utf8')
-    const r = helix(p, ['run', ...args])
+    const r = await helixIn(p, ['run', ...args])
     expect(r.code).toBe(1)
     const lines = r.stderr.trimEnd().split('\n')
     expect(lines).toHaveLength(1)
@@ -132,10 +133,10 @@ describe('agent health e2e', () => {
     expect(readFileSync(p.tracker, 'utf8')).toBe(tracker)
   })
 
-  it('--dry-run with no agent installed prints the command line, marks the agent, exit 0', () => {
+  it('--dry-run with no agent installed prints the command line, marks the agent, exit 0', async () => {
     const p = project([{id: 'hx-a'}])
     made.push(p)
-    const r = helix(p, ['run', '--dry-run', '--agent', 'no-such-agent-xyz'])
+    const r = await helixIn(p, ['run', '--dry-run', '--agent', 'no-such-agent-xyz'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^command: no-such-agent-xyz.*\(not found on PATH\)$/m)
     expect(r.stdout).toContain('--- prompt ---')

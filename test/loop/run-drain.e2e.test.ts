@@ -1,16 +1,17 @@
 import {existsSync, readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {beads, calls, helix, implOrder, project, runState, writeExecutable} from './e2e-helpers.js'
+import {beads, calls, helixIn, implOrder, project, runState, writeExecutable} from './e2e-helpers.js'
 import {BIN} from '../support/cli.js'
 
-// helix run end to end, part 1 of 3 (split for the suite's parallel workers): the drain itself —
+// helix run in the test's own process (src/; the stub agents are real processes), part 1 of 3
+// (split for the suite's parallel workers): the drain itself —
 // order, batches, failure and backoff, drift, epics. Parts 2 and 3: run-review, run-control.
 
 const NO_REVIEW = ['--no-auto-review']
 
-describe('helix run end to end (built CLI, stub agents)', () => {
-  it('drains to STOP in priority and dependency order, skipping ineligible beads; --review-every aligns every N completed cycles', () => {
+describe('helix run end to end (in-process, stub agents)', () => {
+  it('drains to STOP in priority and dependency order, skipping ineligible beads; --review-every aligns every N completed cycles', async () => {
     const p = project(
       [
         {id: 'hx-a', priority: 1},
@@ -23,7 +24,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       ],
       {check: ['next:STOP']},
     )
-    const r = helix(p, ['run', ...NO_REVIEW, '--codex', '--review-every', '2'])
+    const r = await helixIn(p, ['run', ...NO_REVIEW, '--codex', '--review-every', '2'])
     expect(r.code).toBe(0)
     expect(implOrder(p)).toEqual(['hx-a', 'hx-c', 'hx-b'])
     expect(calls(p).map((c) => c.action)).toEqual(['implementation', 'implementation', 'alignment', 'implementation', 'check'])
@@ -47,7 +48,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect((calls(p).find((c) => c.action === 'implementation') as unknown as {prompt: string}).prompt).toContain('# HELIX Execution Context')
   })
 
-  it('batch mode: siblings sharing a spec-id ride along; only the target decides; every closed bead is counted', () => {
+  it('batch mode: siblings sharing a spec-id ride along; only the target decides; every closed bead is counted', async () => {
     const p = project(
       [
         {id: 'hx-a', priority: 1, 'spec-id': 'FEAT-1'},
@@ -58,7 +59,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       ],
       {implementation: {'hx-a': ['close close-batch'], default: ['close']}, check: ['next:STOP']},
     )
-    const r = helix(p, ['run', ...NO_REVIEW])
+    const r = await helixIn(p, ['run', ...NO_REVIEW])
     expect(r.code).toBe(0)
     // at most 2 siblings join the target
     expect(r.stderr).toMatch(/helix: \[\d\d:\d\d:\d\d\] ready=5, cycle=1, issue=hx-a, batch=3 issues \(hx-a, hx-b, hx-c\)\n/)
@@ -72,9 +73,9 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect([...s.closed_beads].sort()).toEqual(['hx-a', 'hx-b', 'hx-c', 'hx-d', 'hx-z'])
   })
 
-  it('failure → backoff → block → report; a second run leaves the blocked bead alone', () => {
+  it('failure → backoff → block → report; a second run leaves the blocked bead alone', async () => {
     const p = project([{id: 'hx-bad', labels: ['keep'], notes: 'original'}, {id: 'hx-ok', priority: 3}], {implementation: {'hx-bad': ['fail'], default: ['close']}, check: ['next:WAIT']})
-    const r = helix(p, ['run', ...NO_REVIEW])
+    const r = await helixIn(p, ['run', ...NO_REVIEW])
     expect(r.code).toBe(0)
     // HELIX_BACKOFF_SLEEP=0: no wait, so the top-priority bead is retried at once
     expect(implOrder(p)).toEqual(['hx-bad', 'hx-bad', 'hx-bad', 'hx-bad', 'hx-ok'])
@@ -93,10 +94,10 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(text).toContain('## Blocked Issues')
     expect(text).toContain('### hx-bad')
     expect(text).toMatch(new RegExp(`- Reason: ${why.source}`))
-    expect(helix(p, ['tracker', 'blocked']).stdout).toMatch(why)
-    expect(helix(p, ['status']).stdout).toMatch(why)
+    expect((await helixIn(p, ['tracker', 'blocked'])).stdout).toMatch(why)
+    expect((await helixIn(p, ['status'])).stdout).toMatch(why)
     expect(runState(p)).toMatchObject({stop_reason: 'blocked', skipped: [{id: 'hx-bad', attempts: 4}]})
-    const again = helix(p, ['run', ...NO_REVIEW])
+    const again = await helixIn(p, ['run', ...NO_REVIEW])
     expect(again.code).toBe(0)
     expect(implOrder(p)).toHaveLength(5)
     expect(beads(p).get('hx-bad')!.notes).toBe(bad.notes)
@@ -104,7 +105,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
 
   // One drift end to end (a dependency added through the real CLI by the agent); each of
   // the 6 fingerprint fields is covered by orchestrator.test.ts's DRIFT cases.
-  it('drift (closed → reopened) on a dependency the agent added, and a non-drift edit completes', () => {
+  it('drift (closed → reopened) on a dependency the agent added, and a non-drift edit completes', async () => {
     const p = project(
       [{id: 'hx-d5'}, {id: 'hx-ok'}, {id: 'hx-other', status: 'closed'}],
       {
@@ -118,9 +119,9 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     // hx-d5: dependency drift through the real CLI, by a command agent
     writeExecutable(
       path.join(p.binDir, 'depagent'),
-      `#!/bin/sh\nif [ "$HELIX_ACTION" = implementation ] && [ "$HELIX_BEAD_ID" = hx-d5 ]; then\n  ${process.execPath} ${BIN} tracker dep add "$HELIX_BEAD_ID" hx-other >/dev/null\nfi\nexec ${path.join(p.binDir, 'codex')} "$@"\n`,
+      `#!/bin/sh\nif [ "$HELIX_ACTION" = implementation ] && [ "$HELIX_BEAD_ID" = hx-d5 ]; then\n  NODE_ENV=production ${process.execPath} ${BIN} tracker dep add "$HELIX_BEAD_ID" hx-other >/dev/null\nfi\nexec ${path.join(p.binDir, 'codex')} "$@"\n`,
     )
-    const r = helix(p, ['run', ...NO_REVIEW, '--agent', path.join(p.binDir, 'depagent')])
+    const r = await helixIn(p, ['run', ...NO_REVIEW, '--agent', path.join(p.binDir, 'depagent')])
     expect(r.code).toBe(0)
     const t = beads(p)
     expect(r.stderr).toContain(`helix: queue drift detected for hx-d5; refusing stale completion`)
@@ -133,7 +134,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(runState(p).completed_cycles).toBe(1)
   })
 
-  it('epic focus with auto-close, and decomposition promoting a bead to an epic', () => {
+  it('epic focus with auto-close, and decomposition promoting a bead to an epic', async () => {
     const p = project(
       [
         {id: 'hx-ep', issue_type: 'epic', priority: 1},
@@ -144,7 +145,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       ],
       {implementation: {'hx-big': ['create-children:2', 'close'], default: ['close']}, check: ['next:WAIT']},
     )
-    const r = helix(p, ['run', ...NO_REVIEW])
+    const r = await helixIn(p, ['run', ...NO_REVIEW])
     expect(r.code).toBe(0)
     expect(r.stderr).toContain('helix: epic focus: hx-ep → child hx-ep1')
     expect(r.stderr).toContain('helix: epic hx-ep complete — closing')

@@ -3,14 +3,14 @@ import {hostname} from 'node:os'
 import path from 'node:path'
 import {spawn} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
-import {beads, calls, helix, implOrder, project, runState} from './e2e-helpers.js'
+import {beads, calls, helixIn, implOrder, project, runState} from './e2e-helpers.js'
 import {trackProcess} from '../support/tmp.js'
 
-// helix run end to end, part 2 of 3: orphans at start, review verdicts, output modes and agent flags.
+// helix run in the test's own process (stub agents), part 2 of 3: orphans at start, review verdicts, output modes and agent flags.
 
 const NO_REVIEW = ['--no-auto-review']
 
-describe('helix run end to end (built CLI, stub agents)', () => {
+describe('helix run end to end (in-process, stub agents)', () => {
   it('orphan matrix at start: stale reclaimed; live pid, fresh, other owner skipped or ignored; other host by age', async () => {
     const sleeper = trackProcess(spawn('sleep', ['60'], {stdio: 'ignore'}))
     const old = '2026-01-01T00:00:00Z'
@@ -27,7 +27,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       {check: ['next:WAIT']},
     )
     try {
-      const r = helix(p, ['run', ...NO_REVIEW])
+      const r = await helixIn(p, ['run', ...NO_REVIEW])
       expect(r.code).toBe(0)
       expect(r.stderr).toMatch(/helix: reclaiming orphaned hx-stale \(age=\d+s, pid=999999 dead\)/)
       expect(r.stderr).toContain(`claimed by PID ${sleeper.pid} which is still alive, skipping`)
@@ -52,9 +52,9 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     ['CLEAN', 'review:CLEAN', 0, null],
     ['ISSUES_FOUND', ['review:ISSUES_FOUND:2', 'review:CLEAN'], 0, 'helix: review reported 2 issue(s), 2 filed as tracker issues'],
     ['garbage', 'review:garbage', 1, 'helix: review output missing REVIEW_STATUS trailer'],
-  ])('review %s', (_name, step, code, line) => {
+  ])('review %s', async (_name, step, code, line) => {
     const p = project([{id: 'hx-r1'}, {id: 'hx-r2'}], {review: Array.isArray(step) ? step : [step], check: ['next:WAIT']})
-    const r = helix(p, ['run', '--review-threshold', '0'])
+    const r = await helixIn(p, ['run', '--review-threshold', '0'])
     expect(r.code).toBe(code)
     expect(r.stderr).toMatch(/helix: \[\d\d:\d\d:\d\d\] post-implementation review of hx-r1/)
     if (line) expect(r.stderr).toContain(line)
@@ -74,9 +74,9 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     }
   })
 
-  it('summary mode: stdout empty, exact stderr lines, log ranges point at exactly the agent output', () => {
+  it('summary mode: stdout empty, exact stderr lines, log ranges point at exactly the agent output', async () => {
     const p = project([{id: 'hx-s1'}, {id: 'hx-s2'}], {implementation: {'hx-s2': ['fail'], default: ['close']}, check: ['next:WAIT']})
-    const r = helix(p, ['run', '--summary', ...NO_REVIEW, '--max-cycles', '1'])
+    const r = await helixIn(p, ['run', '--summary', ...NO_REVIEW, '--max-cycles', '1'])
     expect(r.code).toBe(0)
     expect(r.stdout).toBe('')
     const lines = r.stderr.trimEnd().split('\n')
@@ -100,9 +100,9 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(records.filter((x) => x.stream === 'agent' && x.dispatch === 1)).toHaveLength(last - first + 1)
   })
 
-  it('--claude: stream-json agent, tokens summed into the run, log range in summary mode', () => {
+  it('--claude: stream-json agent, tokens summed into the run, log range in summary mode', async () => {
     const p = project([{id: 'hx-c1'}], {implementation: ['tokens:1234 close']})
-    const r = helix(p, ['run', '--claude', '-s', '--no-auto-review', '--max-cycles', '1'])
+    const r = await helixIn(p, ['run', '--claude', '-s', '--no-auto-review', '--max-cycles', '1'])
     expect(r.code).toBe(0)
     expect(r.stdout).toBe('')
     expect(r.stderr).toMatch(/claude complete \(rc=0, \d+s, 1,234 tokens\) — log L\d+–L\d+ in \//)
@@ -111,9 +111,9 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(runState(p)).toMatchObject({agent: 'claude', total_tokens: 1234})
   })
 
-  it('--model goes to the implementation agent, not to a review agent of another kind; the claim token reaches the agent', () => {
+  it('--model goes to the implementation agent, not to a review agent of another kind; the claim token reaches the agent', async () => {
     const p = project([{id: 'hx-m1'}], {check: ['next:WAIT']})
-    const r = helix(p, ['run', '--model', 'm-one', '--effort', 'low', '--review-threshold', '0'])
+    const r = await helixIn(p, ['run', '--model', 'm-one', '--effort', 'low', '--review-threshold', '0'])
     expect(r.code).toBe(0)
     const all = calls(p) as unknown as Array<{action: string; as?: string; argv: string[]}>
     const impl = all.find((c) => c.action === 'implementation')!

@@ -1,7 +1,7 @@
 import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {createNotifier, notifyArgv, validateNotify} from '../../src/app/notify.js'
+import {createNotifier, notifyArgv, validateNotify} from '../../src/output/notify.js'
 import {pidAlive} from '../../src/state/pidfile.js'
 import {makeTempDir} from '../support/tmp.js'
 import {waitFor} from '../support/wait.js'

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // A command agent for the --land pr resolve tests (SPEC 20.4 on a pull request).
 // PR_AGENT_GATE / PR_AGENT_GATE_BEAD: that bead's implementation writes <gate>.waiting and waits for the gate file.
-// Every call appends {action, bead, cwd, log} to $PR_AGENT_LOG (`log`: the first
-// line of .helix/land-check.log when there is one).
+// Every call appends {action, bead, cwd, log, tracker} to $PR_AGENT_LOG (`log`: the first
+// line of .helix/land-check.log when there is one; `tracker`: the bead's status in DDX_BEAD_DIR).
 //  - implementation: writes shared.txt = "<bead>" (so two beads' pull requests
 //    conflict outside the tracker), commits, closes the bead with the real CLI.
 //  - resolve: PR_AGENT_RESOLVE=none does nothing. Otherwise a rebase in progress is
@@ -21,7 +21,10 @@ const git = (...a) => execFileSync('git', a, {env, encoding: 'utf8'}).trim()
 const gitPath = (p) => path.resolve(git('rev-parse', '--git-path', p))
 const action = /resolve action/i.test(first) ? 'resolve' : /implementation/i.test(first) ? 'implementation' : 'other'
 const logFile = path.join('.helix', 'land-check.log')
-const record = {action, bead, env_action: process.env.HELIX_ACTION ?? null, cwd: process.cwd(), log: existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n')[0] : null}
+// `tracker`: the bead's status in the tracker the agent was given (DDX_BEAD_DIR), when it has one
+const trackerFile = process.env.DDX_BEAD_DIR ? path.join(process.env.DDX_BEAD_DIR, 'beads.jsonl') : ''
+const tracker = trackerFile && existsSync(trackerFile) ? (readFileSync(trackerFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((b) => b.id === bead)?.status ?? null) : null
+const record = {action, bead, env_action: process.env.HELIX_ACTION ?? null, cwd: process.cwd(), log: existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n')[0] : null, tracker}
 if (process.env.PR_AGENT_LOG) appendFileSync(process.env.PR_AGENT_LOG, JSON.stringify(record) + '\n')
 
 if (action === 'implementation' && bead) {

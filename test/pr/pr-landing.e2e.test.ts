@@ -1,15 +1,15 @@
 // `helix run --remote origin --land pr` through the built CLI (npm run build first) against a
 // PROTECTED bare remote and the gh stand-in (fixtures/forge/gh, gh 2.23's shapes: see its header
 // and gh's manual, `gh pr view --help` JSON FIELDS). Only the forge is a stand-in: git, the
-// remote, the hook and helix are real.
-import {mkdirSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+// remote, the hook and helix are real. `status --remote` runs in-process here; the refusals
+// without gh are pr-refusals.test.ts's.
+import {readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
-import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
-import {makeTempDir} from '../support/tmp.js'
+import {GIT_ISOLATION} from '../support/git.js'
+import {helixInProcess} from '../support/in-process.js'
 import {waitFor} from '../support/wait.js'
 import {startHost, tipBeads} from '../remote/fleet-harness.js'
-import {hostCli} from '../remote/helpers.js'
 import {bead, g, protectedForge, stateOverlay} from './helpers.js'
 
 const PR = ['--land', 'pr', '--pr-poll', '1']
@@ -86,12 +86,13 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     f.gh('forge', 'checks', '1', 'pending')
     // what the run's last look saw is reused for a minute (test/pr/pr-status.test.ts): without it the forge is asked
     rmSync(path.join(dir, '.helix', 'pull-requests.json'), {force: true})
-    const st = hostCli(dir, ['status', '--remote', 'origin', '--json'], {...f.env})
-    expect(st.status, st.stderr).toBe(0)
+    const status = (...args: string[]) => helixInProcess(dir, ['status', '--remote', 'origin', ...args], {...GIT_ISOLATION, ...f.env})
+    const st = await status('--json')
+    expect(st.code, st.stderr).toBe(0)
     expect((JSON.parse(st.stdout) as {pull_requests: unknown[]}).pull_requests).toEqual([
       expect.objectContaining({bead: 'hx-1', url: 'https://forge.test/team/repo/pull/1', state: 'open', checks: 'pending', mergeable: 'mergeable', age_s: expect.any(Number)}),
     ])
-    const text = hostCli(dir, ['status', '--remote', 'origin'], {...f.env})
+    const text = await status()
     expect(text.stdout).toMatch(/hx-1 claimed by host-a \(awaiting merge, age \d+s\)/)
     expect(text.stdout).toMatch(/ {2}hx-1 https:\/\/forge\.test\/team\/repo\/pull\/1 \(age \d+s, checks pending, mergeable\): task hx-1/)
     const mainBefore = g(f.bare, 'rev-parse', 'main')
@@ -112,25 +113,4 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     expect(g(f.bare, 'rev-parse', 'main')).toBe(mainBefore)
     expect(f.pushes().filter((p) => p.ref === 'refs/heads/main')).toEqual([])
   }, 240_000)
-
-  it('gh missing, or gh auth status failing: one line, exit 4, nothing claimed', () => {
-    const f = protectedForge([bead('hx-1')])
-    const dir = f.clone('host-a')
-    // a PATH with git and nothing else: no gh anywhere
-    const bin = path.join(makeTempDir('helix-nogh-'), 'bin')
-    mkdirSync(bin)
-    symlinkSync(spawnSync('sh', ['-c', 'command -v git'], {encoding: 'utf8'}).stdout.trim(), path.join(bin, 'git'))
-    const run = (env: NodeJS.ProcessEnv) => hostCli(dir, ['run', '--remote', 'origin', '--land', 'pr', '--agent', 'true', '--no-auto-review'], {...env})
-    const missing = run({PATH: bin})
-    expect(missing.status, missing.stderr).toBe(4)
-    expect(missing.stderr.trim()).toBe("helix: helix run --land pr: GitHub's CLI 'gh' is not installed (install gh, then log in with 'gh auth login')")
-    const out = run({...f.env, FORGE_LOGGED_OUT: '1'})
-    expect(out.status, out.stderr).toBe(4)
-    expect(out.stderr.trim()).toMatch(/^helix: helix run --land pr: 'gh auth status' failed \(You are not logged into any GitHub hosts\. .*\): log in with 'gh auth login'$/)
-    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/')).toBe('')
-    // --land pr without --remote is bad input
-    const noRemote = hostCli(dir, ['run', '--land', 'pr'], {...f.env})
-    expect(noRemote.status).toBe(1)
-    expect(noRemote.stderr.trim()).toMatch(/^helix: --land pr needs --remote <name>/)
-  })
 })

@@ -1,4 +1,6 @@
 // Bare remotes and host clones for the SPEC 19 tests: the rig's (test/support/git.ts).
+import {chmodSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
 import {runCli} from '../support/cli.js'
 import {bareRemote, GIT_ISOLATION, type Remote} from '../support/git.js'
 import {g, gitTestEnv} from '../landing/helpers.js'
@@ -24,4 +26,33 @@ export function bead(id: string, extra: Record<string, unknown> = {}): Record<st
 export function hostCli(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): {status: number | null; stdout: string; stderr: string} {
   const r = runCli(args, {cwd, env: {...GIT_ISOLATION, ...env}})
   return {status: r.code, stdout: r.stdout, stderr: r.stderr}
+}
+
+/**
+ * A pre-receive hook on `bare` that refuses every landing (an update of main together
+ * with the deletion of a claim ref) with `say` on stderr, in git's words for a lost race
+ * or a lock, appending a line to `log` each time when given. Tracker-only commits,
+ * claims and preserved refs go through.
+ */
+export function refuseEveryLanding(bare: string, say: string, log?: string): void {
+  const hook = path.join(bare, 'hooks', 'pre-receive')
+  writeFileSync(
+    hook,
+    `#!/bin/sh
+main=0; release=0
+while read old new ref; do
+  case "$ref" in
+    refs/heads/main) main=1 ;;
+    refs/helix/claims/*) [ "$new" = 0000000000000000000000000000000000000000 ] && release=1 ;;
+  esac
+done
+if [ $main = 1 ] && [ $release = 1 ]; then
+  ${log ? `echo lost >> '${log}'` : ':'}
+  echo "${say}" >&2
+  exit 1
+fi
+exit 0
+`,
+  )
+  chmodSync(hook, 0o755)
 }

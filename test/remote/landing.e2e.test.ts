@@ -10,14 +10,14 @@ import type {Workspace} from '../../src/loop/ports.js'
 import {closeBead} from '../../src/tracker/ops.js'
 import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
 
-function host(root: string, name: string, leaseSec = 30) {
+function host(root: string, name: string, leaseSec = 30, env: NodeJS.ProcessEnv = gitTestEnv) {
   const fleet = createFleet({
     root,
     remote: 'origin',
     base: 'main',
     trackerRel: '.ddx/beads.jsonl',
     scratch: path.join(root, '.git', 'helix-remote'),
-    env: gitTestEnv,
+    env,
     host: name,
     runId: `${name}-run`,
     pid: process.pid,
@@ -138,8 +138,10 @@ describe('remote landing', () => {
 
   it('failed attempts are counted on the bead at the base: every host backs off, and the fourth blocks it fleet-wide', async () => {
     const f = makeFleet([bead('hx-1')])
-    const a = host(f.clone('a'), 'a')
-    const b = host(f.clone('b'), 'b')
+    // an hour's backoff (HELIX_BACKOFF_SLEEP): the first one, 5 s, ran out before the checks below at load 30
+    const env = {...gitTestEnv, HELIX_BACKOFF_SLEEP: '3600'}
+    const a = host(f.clone('a'), 'a', 30, env)
+    const b = host(f.clone('b'), 'b', 30, env)
     for (let n = 1; n <= 4; n++) {
       const c = await a.fleet.tracker.claim('hx-1')
       if (!c.ok) throw new Error(c.message)

@@ -2,13 +2,17 @@
 // shim first on PATH kill -9s helix (its parent) the first time helix runs
 // `push --atomic`; both agents have committed and closed by then (a barrier). A plain
 // `helix run` refuses to land the leftovers locally; the restart with --remote lands both
-// beads without running the agent again, and leaves no worktree or helix/* branch.
+// beads without running the agent again, and leaves no worktree or helix/* branch. The
+// hosts are built-CLI processes (the kill is the point); the plain run's refusal, doctor
+// and recover between them run in-process (test/support/in-process.ts).
 import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {GIT_ISOLATION} from '../support/git.js'
+import {helixInProcess} from '../support/in-process.js'
 import {makeTempDir} from '../support/tmp.js'
-import {bead, g, hostCli, makeFleet, remoteRefs} from './helpers.js'
+import {bead, g, makeFleet, remoteRefs} from './helpers.js'
 import {AGENT, BIN, events, fleetProblems, startHost, tipBeads} from './fleet-harness.js'
 
 /** a `git` that kill -9s its parent (helix) on the first `push --atomic`, and runs the real git otherwise */
@@ -48,19 +52,19 @@ describe('a --remote host killed before its landing push', () => {
     expect(wt()).toHaveLength(2)
 
     // a plain run does not land a --remote run's attempts on the local base
-    const plain = hostCli(dir, ['run', '--agent', AGENT, '--workers', '2', '--no-auto-review', '--review-every', '0'], {HELIX_HOST: 'hA', FLEET_LOG: log, FLEET_HELIX: BIN})
-    expect(plain.status, plain.stdout + plain.stderr).toBe(1)
+    const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => helixInProcess(dir, args, {...GIT_ISOLATION, ...env})
+    const plain = await cli(['run', '--agent', AGENT, '--workers', '2', '--no-auto-review', '--review-every', '0'], {HELIX_HOST: 'hA', FLEET_LOG: log, FLEET_HELIX: BIN})
+    expect(plain.code, plain.stdout + plain.stderr).toBe(1)
     expect(plain.stderr + plain.stdout).toMatch(/helix: b[12] attempt 1 was left by 'helix run --remote origin'; run 'helix run --remote origin' to finish it/)
     expect(wt()).toHaveLength(2)
     expect(g(dir, 'log', '--format=%s', 'main').split('\n')).toEqual(['seed'])
 
     // doctor and recover agree with the remote: the advice names the --remote run; recover keeps them
-    const cli = (...args: string[]) => hostCli(dir, args)
     const trackerBefore = readFileSync(path.join(dir, '.ddx', 'beads.jsonl'), 'utf8')
-    const doc = cli('doctor')
+    const doc = await cli(['doctor'])
     expect(doc.stdout + doc.stderr).toMatch(/b1 attempt 1 \(\d+ commit\(s\)\) of a 'helix run --remote origin' that ended/)
     expect(doc.stdout + doc.stderr).not.toMatch(/'helix run' finishes and lands it/)
-    const rec = cli('recover', '--worktrees')
+    const rec = await cli(['recover', '--worktrees'])
     expect(rec.stdout + rec.stderr).toMatch(/kept worktree \.helix\/worktrees\/b1-1: it belongs to 'helix run --remote origin'/)
     expect(wt()).toHaveLength(2)
     // the checkout's tracker is not the queue: nothing reopened there

@@ -4,17 +4,22 @@
 // Before 20.1 about one trial in three printed "the remote origin is unreachable" (git's
 // own ref lock between one host's workers) and redid a finished bead. Every trial: every
 // bead lands at its first attempt, no "unreachable" line, no NOT LANDED, and at most one
-// helix commit per bead on the base.
+// helix commit per bead on the base. The smoke (npm test) runs one trial of one round beside
+// one busy loop (npm test's other workers load the two cores already); the full run 5 trials of
+// two rounds beside two.
 import {spawn} from 'node:child_process'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {trials} from '../support/stress.js'
+import {STRESS_FULL, trials} from '../support/stress.js'
 import {trackProcess} from '../support/tmp.js'
 import {bead, g, makeFleet, remoteRefs} from './helpers.js'
 import {events, fleetProblems, startHost} from './fleet-harness.js'
 
 const HOSTS = ['host-a', 'host-b']
 const WORKERS = 3
+/** rounds per trial: each round, every host's three workers finish together */
+const ROUNDS = STRESS_FULL ? 2 : 1
+const BUSY_LOOPS = STRESS_FULL ? 2 : 1
 
 /** busy loops beside the test (tracked: the rig kills them if the test does not) */
 function cpuLoad(n: number): Array<{kill: () => void}> {
@@ -29,12 +34,12 @@ describe('hosts whose agents finish together, under CPU load', () => {
     const n = trials(5, 1)
     const results: string[] = []
     for (let t = 0; t < n; t++) {
-      // two rounds: each host's three workers finish together twice
-      const ids = Array.from({length: 2 * HOSTS.length * WORKERS}, (_, i) => `hx-${t}-${String(i + 1).padStart(2, '0')}`)
+      // each round, every host's three workers finish together (the barrier's groups are of six)
+      const ids = Array.from({length: ROUNDS * HOSTS.length * WORKERS}, (_, i) => `hx-${t}-${String(i + 1).padStart(2, '0')}`)
       const f = makeFleet(ids.map((id) => bead(id)))
       const log = path.join(f.dir, 'agents.jsonl')
       const barrier = path.join(f.dir, 'barrier')
-      const load = cpuLoad(2)
+      const load = cpuLoad(BUSY_LOOPS)
       try {
         const env = {FLEET_SLEEP_MS: '100', FLEET_BARRIER_DIR: barrier, FLEET_BARRIER_N: String(HOSTS.length * WORKERS), FLEET_BARRIER_MS: '90000'}
         const hosts = HOSTS.map((h) => startHost(f.clone(h), h, log, ['--workers', String(WORKERS), '--lease', '30'], env))

@@ -4,12 +4,15 @@
 // fast-forward), while its writes outside the clone (the root checkout, the real
 // tracker, the root's refs) fail. `check` runs with nothing writable: its write into
 // the real tracker directory fails too. The filed bead is then built like any other.
+// The one-shot commands (align, check) run in-process (test/support/in-process.ts): what
+// their sandboxed agent could do is the point, not helix's own process.
 import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
+import {helixInProcess} from '../support/in-process.js'
 import {testEnv} from '../support/env.js'
 
 const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
@@ -126,19 +129,19 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: drain actions (SPEC 21.1)', () 
       ].join('\n'),
     )
     const tip0 = g(p.root, 'rev-parse', 'main')
-    const a = await runCli(['align'], {cwd: p.root, env: p.env, timeoutMs: 60_000})
+    const a = await helixInProcess(p.root, ['align'], p.env)
     expect(a.code, a.stdout + a.stderr).toBe(0)
     expect(a.stdout).toMatch(/ACT align edit ok/)
     expect(a.stdout).toMatch(/ACT align commit fail/)
     expect(a.stdout).toMatch(/ACT align home fail/)
     expect(readFileSync(path.join(p.root, 'README.md'), 'utf8')).toBe('readme\nedited\n')
     expect(g(p.root, 'rev-parse', 'main')).toBe(tip0)
-    const c = await runCli(['check'], {cwd: p.root, env: p.env, timeoutMs: 60_000})
+    const c = await helixInProcess(p.root, ['check'], p.env)
     expect(c.stdout, c.stderr).toMatch(/ACT check root fail/)
     expect(existsSync(path.join(p.root, 'check-pwned'))).toBe(false)
     // the same project without the sandbox: the agent can commit (so the test can fail)
     writeFileSync(path.join(p.root, '.helix', 'config.json'), JSON.stringify({sandbox: false}))
-    const b = await runCli(['align'], {cwd: p.root, env: p.env, timeoutMs: 60_000})
+    const b = await helixInProcess(p.root, ['align'], p.env)
     expect(b.stdout).toMatch(/ACT align commit ok/)
   }, 120_000)
 })

@@ -14,6 +14,8 @@ describe('runInProcess: a command without a process start', () => {
     mkdirSync(path.join(root, '.ddx'))
     const cwd = process.cwd()
     const env = process.env
+    const handlers = () => ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listeners(s as NodeJS.Signals))
+    const before = handlers()
     const made = await runInProcess(TrackerCreate, ['A title', '--json'], {cwd: root})
     expect(made.code).toBe(0)
     const id = (JSON.parse(made.stdout) as {id: string}).id
@@ -23,6 +25,25 @@ describe('runInProcess: a command without a process start', () => {
     expect(await runInProcess(Run, ['--wokers', '2'], {cwd: root})).toEqual({code: 1, stdout: '', stderr: 'helix: Nonexistent flag: --wokers (did you mean --workers?)\n'})
     expect(process.cwd()).toBe(cwd)
     expect(process.env).toBe(env)
+    // `helix run` armed its signal handlers before its flags were refused: none is left on this worker
+    expect(handlers()).toEqual(before)
+  })
+
+  it('a refused `helix run` leaves the next one its own signal handlers: a SIGTERM still ends that run the orderly way', async () => {
+    const root = makeTempDir('helix-inproc-')
+    mkdirSync(path.join(root, '.ddx'))
+    expect((await runInProcess(Run, ['--max-cycles', 'x'], {cwd: root})).code).toBe(1)
+    // the next arming installs its own handler: a controller left armed by the refused run (its
+    // handlers taken off) would add none, and a SIGTERM would then kill the worker instead
+    const {armRunSignals} = await import('../../src/cli/run-signals.js')
+    const before = process.listenerCount('SIGTERM')
+    const armed = armRunSignals()
+    try {
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1)
+      expect(armed.signal.aborted).toBe(false)
+    } finally {
+      armed.dispose()
+    }
   })
 })
 

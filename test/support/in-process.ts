@@ -5,9 +5,10 @@
 // The command class comes from src/ (vitest transforms it), oclif's Config from this
 // repository's package.json and manifest. The run gets `cwd` as its working directory
 // and the scrubbed environment of env.ts (plus `env`); both are restored afterwards,
-// as is anything written to process.exitCode, and a signal listener the command added and
-// did not take off (vitest reuses its forks: a listener left behind would answer the next
-// file's signals). Not for concurrent use within one file.
+// as is anything written to process.exitCode, and the SIGINT / SIGTERM / SIGHUP handlers
+// a command installs (`helix run` arms its own at its first line, before its flags are
+// read, so a refused flag would leave them on the shared vitest worker: isolate: false).
+// Not for concurrent use within one file.
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -21,16 +22,27 @@ export interface InProcessResult {
   stderr: string
 }
 
-/** the signals a command may listen to (one-shots, run, logs, status --watch, dashboard) */
-const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
-
 /** a concrete command class (oclif's static `run` needs one it can construct) */
 type CommandClass = typeof Command
+
+/** the signals a command may take over (run-signals.ts, the watch commands' `once` handlers) */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+type Listener = (...args: unknown[]) => void
+
+/** Puts the signal handlers back as they were: what the run added comes off, helix's run signals are disarmed. */
+async function restoreSignals(before: Map<string, Listener[]>): Promise<void> {
+  // `helix run`'s controller is module state (one per process): disarm it, so the next run arms afresh
+  const {armRunSignals} = await import('../../src/cli/run-signals.js')
+  armRunSignals().dispose()
+  for (const s of SIGNALS) {
+    const had = before.get(s) ?? []
+    for (const l of process.listeners(s) as Listener[]) if (!had.includes(l)) process.off(s, l)
+  }
+}
 
 /** Runs `Cmd` with `args` as `helix <id> <args>` would, capturing stdout, stderr and the exit code. */
 export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<InProcessResult> {
   const saved = {env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write}
-  const listening = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]))
   let stdout = ''
   let stderr = ''
   const capture = (add: (s: string) => void) =>
@@ -40,6 +52,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
       cb?.()
       return true
     }
+  const listeners = new Map<string, Listener[]>(SIGNALS.map((s) => [s, process.listeners(s) as Listener[]]))
   process.env = {...testEnv(o.env), NODE_ENV: 'test'}
   process.exitCode = undefined
   process.chdir(o.cwd)
@@ -59,9 +72,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
     process.chdir(saved.cwd)
     process.env = saved.env
     process.exitCode = saved.exitCode
-    for (const [sig, before] of listening) {
-      for (const l of process.listeners(sig)) if (!before.has(l)) process.off(sig, l)
-    }
+    await restoreSignals(listeners)
   }
   return {code, stdout, stderr}
 }

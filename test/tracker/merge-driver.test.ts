@@ -4,7 +4,7 @@ import {spawnSync} from 'node:child_process'
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {GITATTRIBUTES_LINE, MERGE_DRIVER_COMMAND, registerMergeDriver, runMergeDriver} from '../../src/app/merge-driver.js'
+import {GITATTRIBUTES_LINE, MERGE_DRIVER_COMMAND, registerMergeDriver, runMergeDriver} from '../../src/remote/merge-driver.js'
 import {makeTempDir} from '../support/tmp.js'
 
 const env = {...process.env, GIT_CONFIG_NOSYSTEM: '1'}

@@ -5,7 +5,7 @@
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {trackerReadyOutput} from '../../src/app/tracker-report.js'
+import {trackerReadyOutput} from '../../src/tracker/query-text.js'
 import {parseCachePath, readTrackerForQuery} from '../../src/tracker/parse-cache.js'
 import {makeTempDir} from '../support/tmp.js'
 

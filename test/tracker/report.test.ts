@@ -1,7 +1,7 @@
 import {copyFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {trackerReadyOutput, trackerStatusOutput, trackerBlockedOutput, showText, depTreeText} from '../../src/app/tracker-report.js'
+import {trackerReadyOutput, trackerStatusOutput, trackerBlockedOutput, showText, depTreeText} from '../../src/tracker/query-text.js'
 import {parseTracker} from '../../src/tracker/codec.js'
 import {REPO, tempProject} from './helpers.js'
 

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {HelixCommand} from '../../cli/base-command.js'
-import {trackerBlockedOutput} from '../../app/tracker-report.js'
+import {trackerBlockedOutput} from '../../tracker/query-text.js'
 
 export default class TrackerBlocked extends HelixCommand {
   static override description = 'List open beads waiting on dependencies, and beads with status blocked'

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../../cli/base-command.js'
-import {trackerCloseOutput} from '../../app/tracker-bead.js'
+import {trackerCloseOutput} from '../../tracker/show-close.js'
 
 export default class TrackerClose extends HelixCommand {
   static override description = 'Close a bead (refuses while a dependency is open; fenced by HELIX_CLAIM_TOKEN)'

@@ -1,7 +1,7 @@
 import {HelixCommand} from '../../cli/base-command.js'
 import {initPaths} from '../../util/root.js'
 import {initTracker} from '../../tracker/admin.js'
-import {MERGE_DRIVER_COMMAND, registerMergeDriver} from '../../app/merge-driver.js'
+import {MERGE_DRIVER_COMMAND, registerMergeDriver} from '../../remote/merge-driver.js'
 import {sanitize} from '../../util/sanitize.js'
 
 export default class TrackerInit extends HelixCommand {

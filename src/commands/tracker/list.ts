@@ -3,7 +3,7 @@ import {HelixCommand} from '../../cli/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {readTracker} from '../../tracker/store.js'
 import {statusOf} from '../../tracker/queries.js'
-import {listLine, jsonLine} from '../../app/tracker-report.js'
+import {listLine, jsonLine} from '../../tracker/query-text.js'
 
 export default class TrackerList extends HelixCommand {
   static override description = 'List beads in file order'

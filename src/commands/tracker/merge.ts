@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {HelixCommand} from '../../cli/base-command.js'
-import {runMergeDriver} from '../../app/merge-driver.js'
+import {runMergeDriver} from '../../remote/merge-driver.js'
 import {sanitize} from '../../util/sanitize.js'
 
 export default class TrackerMerge extends HelixCommand {

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {HelixCommand} from '../../cli/base-command.js'
-import {trackerReadyOutput} from '../../app/tracker-report.js'
+import {trackerReadyOutput} from '../../tracker/query-text.js'
 
 export default class TrackerReady extends HelixCommand {
   static override description = 'List beads ready to work on, in selection order'

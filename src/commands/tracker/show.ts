@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {HelixCommand} from '../../cli/base-command.js'
-import {trackerShowOutput} from '../../app/tracker-bead.js'
+import {trackerShowOutput} from '../../tracker/show-close.js'
 
 export default class TrackerShow extends HelixCommand {
   static override description = 'Show one bead'

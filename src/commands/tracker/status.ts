@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {HelixCommand} from '../../cli/base-command.js'
-import {trackerStatusOutput} from '../../app/tracker-report.js'
+import {trackerStatusOutput} from '../../tracker/query-text.js'
 
 export default class TrackerStatus extends HelixCommand {
   static override description = 'Count beads by status, plus blocked and ready'

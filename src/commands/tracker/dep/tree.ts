@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 import {HelixCommand} from '../../../cli/base-command.js'
 import {projectPaths} from '../../../util/root.js'
 import {readTracker} from '../../../tracker/store.js'
-import {depTreeText} from '../../../app/tracker-report.js'
+import {depTreeText} from '../../../tracker/query-text.js'
 import {notFound} from '../../../tracker/ops.js'
 
 export default class TrackerDepTree extends HelixCommand {

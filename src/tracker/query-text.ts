@@ -4,10 +4,10 @@
  * bin/run.js) only has to print it. Kept light: no zod, no execa at import.
  */
 import {projectPaths} from '../util/root.js'
-import type {Bead, TrackerSnapshot} from '../tracker/types.js'
-import {readTrackerForQuery, readTrackerLean} from '../tracker/parse-cache.js'
-import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from '../tracker/queries.js'
-import {orphanThresholdSec, staleClaimIds} from '../tracker/liveness.js'
+import type {Bead, TrackerSnapshot} from './types.js'
+import {readTrackerForQuery, readTrackerLean} from './parse-cache.js'
+import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from './queries.js'
+import {orphanThresholdSec, staleClaimIds} from './liveness.js'
 import {realProbe} from '../proc/process-probe.js'
 import {sanitize, sanitizeBlock} from '../util/sanitize.js'
 

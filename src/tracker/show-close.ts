@@ -4,11 +4,11 @@
  * (src/cli/fast-path.ts) print the same thing from one implementation.
  */
 import {projectPaths} from '../util/root.js'
-import {readTracker} from '../tracker/store.js'
-import {serializeBead} from '../tracker/codec.js'
-import {closeBead, notFound} from '../tracker/ops.js'
+import {readTracker} from './store.js'
+import {serializeBead} from './codec.js'
+import {closeBead, notFound} from './ops.js'
 import {sanitize} from '../util/sanitize.js'
-import {showText} from './tracker-report.js'
+import {showText} from './query-text.js'
 
 /** What `helix tracker show <id> [--json]` prints. */
 export async function trackerShowOutput(id: string, opts: {json?: boolean} = {}): Promise<string> {

@@ -6,18 +6,17 @@
  */
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {loadSessionLogger, openSessionLog} from '../output/session-log.js'
 import {EXIT, HelixError} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {healthStopLine} from '../agents/self-report.js'
+import {healthStopLine} from './self-report.js'
 import {projectPaths} from '../util/root.js'
 import {notRegularFile} from '../tracker/store.js'
-import {buildPrompt, DEFAULT_REVIEW_SCOPE, DEFAULT_SCOPE} from '../agents/prompts.js'
-import {defaultEffort, defaultReviewAgent, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from '../agents/resolve.js'
-import {buildInvocation, formatDryRun} from '../agents/invocation.js'
-import {actionWord, judgeAction, stallMessage, timeoutMessage} from '../agents/judge.js'
-import {dispatchAgent} from '../agents/runner.js'
-import type {ActionName, AgentSpec, DispatchResult} from '../agents/types.js'
+import {buildPrompt, DEFAULT_REVIEW_SCOPE, DEFAULT_SCOPE} from './prompts.js'
+import {defaultEffort, defaultReviewAgent, resolveAgent, resolveAgentOptions, type AgentOptionsInput} from './resolve.js'
+import {buildInvocation, formatDryRun} from './invocation.js'
+import {actionWord, judgeAction, stallMessage, timeoutMessage} from './judge.js'
+import {dispatchAgent} from './runner.js'
+import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from './types.js'
 import {hhmmss} from '../util/time.js'
 
 export type OneShotAction = Exclude<ActionName, 'implementation' | 'resolve'>
@@ -45,6 +44,8 @@ export interface OneShotOptions {
   env?: NodeJS.ProcessEnv
   dryRun?: boolean
   out: OneShotOutput
+  /** opens the invocation's session log in `logDir` (the caller wires the real one, src/output/session-log.ts) */
+  openLog: (logDir: string, at: Date) => Promise<SessionLogLike>
   /** aborting kills the agent (the command wires SIGINT/SIGTERM to it) */
   signal?: AbortSignal
   now?: () => Date
@@ -84,9 +85,8 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
   }
 
   // SPEC 21 in a sandboxed project (config sandbox: true, HELIX_SANDBOX): the agent runs confined
-  const confine = (await import('./sandbox-oneshot.js')).oneShotConfine(opts.action, paths.root, env)
-  await loadSessionLogger()
-  const log = openSessionLog(paths.logDir, now())
+  const confine = (await import('./oneshot-confine.js')).oneShotConfine(opts.action, paths.root, env)
+  const log = await opts.openLog(paths.logDir, now())
   let result: DispatchResult
   try {
     log.event(`helix ${word}`, {action: opts.action, scope, agent: sel.agent.name, root: paths.root})

@@ -1,19 +1,29 @@
 // `helix run --dry-run --remote origin` previews the remote's queue, not the local tracker
 // (SPEC 19.2 step 1): the bead the fetched tip closed and the bead another host holds a
-// live claim on are not picked; nothing is claimed, registered or written.
+// live claim on are not picked; nothing is claimed, registered or written. In-process
+// (test/support/in-process.ts): what the preview prints and leaves on disk.
 import {spawnSync} from 'node:child_process'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
-import {bead, g, gitTestEnv, hostCli, makeFleet, remoteRefs} from './helpers.js'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {GIT_ISOLATION} from '../support/git.js'
+import {helixInProcess} from '../support/in-process.js'
+import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
 
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
 })
 
+// the commands' module graph is transformed before any test's clock starts (minutes at load 30)
+beforeAll(async () => {
+  await import('../../src/commands/run.js')
+  await import('../../src/cli/run-loop.js')
+  await import('../../src/app/remote-wiring.js')
+}, 300_000)
+
 describe('run --dry-run --remote', () => {
-  it('picks from the fetched tip with live claims honoured, and changes nothing', () => {
+  it('picks from the fetched tip with live claims honoured, and changes nothing', async () => {
     const f = makeFleet([bead('hx-1', {priority: 0}), bead('hx-2', {priority: 1}), bead('hx-3', {priority: 2})])
     dirs.push(f.dir)
     const host = f.clone('host-a')
@@ -31,8 +41,8 @@ describe('run --dry-run --remote', () => {
     g(f.bare, 'update-ref', 'refs/helix/claims/hx-2', claim)
     const before = readFileSync(path.join(host, '.ddx', 'beads.jsonl'), 'utf8')
 
-    const r = hostCli(host, ['run', '--dry-run', '--remote', 'origin', '--agent', 'true'])
-    expect(r.status, r.stderr).toBe(0)
+    const r = await helixInProcess(host, ['run', '--dry-run', '--remote', 'origin', '--agent', 'true'], GIT_ISOLATION)
+    expect(r.code, r.stderr).toBe(0)
     const prompt = r.stdout.slice(r.stdout.indexOf('--- prompt ---'))
     expect(prompt).toContain('hx-3')
     expect(prompt).not.toMatch(/\bhx-1\b|\bhx-2\b/)
@@ -40,5 +50,5 @@ describe('run --dry-run --remote', () => {
     expect(remoteRefs(f.bare)).toEqual(['refs/helix/claims/hx-2'])
     expect(readFileSync(path.join(host, '.ddx', 'beads.jsonl'), 'utf8')).toBe(before)
     expect(spawnSync('git', ['config', 'merge.helix-beads.driver'], {cwd: host, env: gitTestEnv}).status).toBe(1)
-  })
+  }, 120_000)
 })
