@@ -3,7 +3,7 @@
 // of every --project, refuses a foreign Host, and ends on SIGTERM with exit 0.
 import {createServer, type Server} from 'node:net'
 import {request} from 'node:http'
-import {existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
@@ -37,34 +37,15 @@ afterEach(async () => {
 })
 
 describe('helix dashboard (CLI)', () => {
-  it('refuses bad input in one line, exit 1, nothing written: outside a project, --listen without a token, a taken --port, a bad --port', async () => {
-    const outside = makeTempDir('helix-dash-outside-')
-    let r = runCli(['dashboard'], {cwd: outside})
-    expect(r.code).toBe(1)
-    expect(r.stderr).toBe("helix: not a helix project (no .ddx/ here or above); run 'helix tracker init' at the project root\n")
-    expect(readdirSync(outside)).toEqual([])
-    r = runCli(['dashboard', '--project', outside], {cwd: project()})
-    expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^helix: --project .*: not a helix project .*\n$/)
-
+  it('a taken --port: one line, exit 1, nothing written (the other refusals: cli.test.ts, in-process)', async () => {
     const root = project()
-    r = runCli(['dashboard', '--listen', '0.0.0.0'], {cwd: root})
-    expect(r.code).toBe(1)
-    expect(r.stderr).toBe('helix: --listen 0.0.0.0 needs --token T (or HELIX_DASHBOARD_TOKEN): every request must carry it\n')
-    expect(r.stdout).toBe('')
-
     const taken = createServer()
     servers.push(taken)
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
     const port = (taken.address() as {port: number}).port
-    r = runCli(['dashboard', '--port', String(port)], {cwd: root})
+    const r = runCli(['dashboard', '--port', String(port)], {cwd: root})
     expect(r.code).toBe(1)
     expect(r.stderr).toBe(`helix: port ${port} is taken: choose another with --port N (or leave --port out for the next free one)\n`)
-
-    r = runCli(['dashboard', '--port', 'eighty'], {cwd: root})
-    expect(r.code).toBe(1)
-    expect(r.stderr.split('\n')).toHaveLength(2)
-    expect(r.stderr).toMatch(/^helix: invalid --port 'eighty'/)
     // the page is read-only: nothing appeared in the project
     expect(existsSync(path.join(root, '.helix'))).toBe(false)
     expect(existsSync(path.join(root, '.helix-logs'))).toBe(false)

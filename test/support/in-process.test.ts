@@ -1,5 +1,6 @@
 import {mkdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
+import {Command} from '@oclif/core'
 import {describe, expect, it} from 'vitest'
 import TrackerCreate from '../../src/commands/tracker/create.js'
 import TrackerShow from '../../src/commands/tracker/show.js'
@@ -42,6 +43,31 @@ describe('runInProcess: a command without a process start', () => {
       expect(armed.signal.aborted).toBe(false)
     } finally {
       armed.dispose()
+    }
+  })
+})
+
+describe('runInProcess: what a command leaves behind', () => {
+  it('takes off a signal listener the command added and kept, and keeps the ones that were there', async () => {
+    const root = makeTempDir('helix-inproc-')
+    const mine = () => {}
+    process.on('SIGHUP', mine)
+    class Leaky extends Command {
+      async run(): Promise<void> {
+        await this.parse(Leaky)
+        process.on('SIGINT', () => {})
+        process.on('SIGHUP', () => {})
+        process.exitCode = 4
+      }
+    }
+    try {
+      const sigint = process.listenerCount('SIGINT')
+      expect(await runInProcess(Leaky, [], {cwd: root})).toEqual({code: 4, stdout: '', stderr: ''})
+      expect(process.listenerCount('SIGINT')).toBe(sigint)
+      expect(process.listeners('SIGHUP')).toContain(mine)
+      expect(process.exitCode).toBeUndefined()
+    } finally {
+      process.off('SIGHUP', mine)
     }
   })
 })

@@ -1,18 +1,21 @@
 // issue 20: the report a person reads at 7 a.m. — the runs' real span, a runs table with the
 // stop in words, failures with attempt, time, log and "closed on attempt 3", verdicts, what is
 // left, the epic's closure counted, no $0.00 when no agent reported a cost, --html to stdout.
+// In-process (test/support/in-process.ts): the report's text and page, no CLI start; helix
+// report through the built CLI is report.e2e.test.ts.
 import {existsSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {helix, project} from '../operator/helpers.js'
+import {project} from '../operator/helpers.js'
+import {helixInProcess as helix} from '../support/in-process.js'
 import {morning} from './helpers.js'
 import {axisTicks} from '../../src/report/html.js'
 
 describe('helix report: the morning after (issue 20)', () => {
-  it('text: span, runs table, failures with attempts and log, verdicts, left, epic closure, no cost', () => {
+  it('text: span, runs table, failures with attempts and log, verdicts, left, epic closure, no cost', async () => {
     const root = project({beads: []})
     const {log} = morning(root, Date.now())
-    const r = helix(root, ['report'])
+    const r = await helix(root, ['report'])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const out = r.stdout
@@ -53,12 +56,12 @@ describe('helix report: the morning after (issue 20)', () => {
     expect(out).not.toMatch(/ cost /)
   })
 
-  it('--html with no value, or -, writes the page to stdout and no file', () => {
+  it('--html with no value, or -, writes the page to stdout and no file', async () => {
     const root = project({beads: []})
     morning(root, Date.now())
     const before = readdirSync(root).sort()
     for (const args of [['report', '--html'], ['report', '--html', '-'], ['report', '--html', '--since', '7d']]) {
-      const r = helix(root, args)
+      const r = await helix(root, args)
       expect(r.code, args.join(' ')).toBe(0)
       expect(r.stdout.startsWith('<!doctype html>')).toBe(true)
       expect(r.stdout.trimEnd().endsWith('</html>')).toBe(true)
