@@ -70,4 +70,20 @@ describe('runInProcess: what a command leaves behind', () => {
       process.off('SIGHUP', mine)
     }
   })
+  it("takes off the 'error' listeners a run's terminal put on stdout and stderr: eleven in-process runs in one worker print no MaxListeners warning", async () => {
+    const root = makeTempDir('helix-inproc-')
+    class Terminal extends Command {
+      async run(): Promise<void> {
+        await this.parse(Terminal)
+        // what src/output/terminal.ts does once per run, for a reader that goes away
+        process.stdout.on('error', () => {})
+        process.stderr.on('error', () => {})
+      }
+    }
+    const out = process.stdout.listenerCount('error')
+    const err = process.stderr.listenerCount('error')
+    for (let i = 0; i < 11; i++) expect(await runInProcess(Terminal, [], {cwd: root})).toEqual({code: 0, stdout: '', stderr: ''})
+    expect(process.stdout.listenerCount('error')).toBe(out)
+    expect(process.stderr.listenerCount('error')).toBe(err)
+  })
 })

@@ -5,7 +5,8 @@
 // The command class comes from src/ (vitest transforms it), oclif's Config from this
 // repository's package.json and manifest. The run gets `cwd` as its working directory
 // and the scrubbed environment of env.ts (plus `env`); both are restored afterwards,
-// as is anything written to process.exitCode, and the SIGINT / SIGTERM / SIGHUP handlers
+// as is anything written to process.exitCode, the 'error' listeners a run's terminal puts
+// on stdout and stderr, and the SIGINT / SIGTERM / SIGHUP handlers
 // a command installs (`helix run` arms its own at its first line, before its flags are
 // read, so a refused flag would leave them on the shared vitest worker: isolate: false).
 // Not for concurrent use within one file.
@@ -40,6 +41,16 @@ async function restoreSignals(before: Map<string, Listener[]>): Promise<void> {
   }
 }
 
+/** the 'error' listeners of stdout and stderr now (a run's terminal adds one to each, for a reader that goes away) */
+function streamListeners(): [NodeJS.WriteStream, Listener[]][] {
+  return [process.stdout, process.stderr].map((s) => [s, s.listeners('error') as Listener[]])
+}
+
+/** takes off the stream listeners added since `before`: in a real process one run owns them till exit; here they would pile up on the reused worker */
+function restoreStreams(before: [NodeJS.WriteStream, Listener[]][]): void {
+  for (const [s, had] of before) for (const l of s.listeners('error') as Listener[]) if (!had.includes(l)) s.off('error', l)
+}
+
 /** Runs `Cmd` with `args` as `helix <id> <args>` would, capturing stdout, stderr and the exit code. */
 export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<InProcessResult> {
   const saved = {env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write}
@@ -53,6 +64,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
       return true
     }
   const listeners = new Map<string, Listener[]>(SIGNALS.map((s) => [s, process.listeners(s) as Listener[]]))
+  const streams = streamListeners()
   process.env = {...testEnv(o.env), NODE_ENV: 'test'}
   process.exitCode = undefined
   process.chdir(o.cwd)
@@ -73,6 +85,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
     process.env = saved.env
     process.exitCode = saved.exitCode
     await restoreSignals(listeners)
+    restoreStreams(streams)
   }
   return {code, stdout, stderr}
 }
