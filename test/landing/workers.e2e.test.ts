@@ -128,7 +128,7 @@ describe('helix run --workers', () => {
     const r = await run(p, 4)
     expect(r.code, r.stderr).toBe(0)
     const tracked = p.tracked()
-    for (const id of ids) expect(tracked.get(id)?.status).toBe('closed')
+    for (const id of ids) expect(tracked.get(id)?.status, `${id}: ${r.stderr}`).toBe('closed')
     expect(g(p.root, 'rev-list', '--count', 'main')).toBe('5')
     expect(g(p.root, 'log', '--format=%s', 'main').split('\n').slice(0, 4).sort()).toEqual(ids.map((id) => `work on ${id}`))
     clean(p.root)
