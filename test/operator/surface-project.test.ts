@@ -3,43 +3,12 @@
  * it refuses and writes. Through the built CLI (surface-project.e2e.test.ts): the fast
  * path's refusals, help and --version, doctor's exit as a shell sees it.
  */
-import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {helixInProcess as helix} from '../support/in-process.js'
-import {makeTempDir} from '../support/tmp.js'
-
-/** a temp dir, removed after the test (test/support/tmp.ts) */
-const temp = (prefix = 'helix-surface-'): string => makeTempDir(prefix)
-/** Every path under `dir` (files and directories), sorted: "nothing on disk changed". */
-function tree(dir: string): string[] {
-  const out: string[] = []
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, {withFileTypes: true})) {
-      const p = path.join(d, e.name)
-      out.push(path.relative(dir, p) + (e.isDirectory() ? '/' : ''))
-      if (e.isDirectory() && e.name !== '.git') walk(p)
-    }
-  }
-  walk(dir)
-  return out.sort()
-}
-
-const NOT_PROJECT = "helix: not a helix project (no .ddx/ here or above); run 'helix tracker init' at the project root\n"
-
-/** A git repository with no .ddx/ (and a subdirectory), an agent that leaves a marker if it ever runs, and what is on disk. */
-function outside(): {dir: string; sub: string; agent: string; marker: string; before: string[]} {
-  const dir = temp()
-  spawnSync('git', ['init', '-q'], {cwd: dir})
-  const sub = path.join(dir, 'sub')
-  mkdirSync(sub)
-  const marker = path.join(dir, 'agent-ran')
-  const agent = path.join(dir, 'agent.sh')
-  writeFileSync(agent, `#!/bin/sh\ntouch '${marker}'\necho COMPLETE\n`)
-  chmodSync(agent, 0o755)
-  return {dir, sub, agent, marker, before: tree(dir)}
-}
+import {NOT_PROJECT, outside, temp, tree} from './outside.js'
 
 /** every command once, from the git top level or a subdirectory in turn (all of them
  * share findProjectRoot, whose walk up is unit-tested in test/util/root.test.ts) */

@@ -6,7 +6,6 @@
 // the real tracker directory fails too. The filed bead is then built like any other.
 // The one-shot commands (align, check) run in-process (test/support/in-process.ts): what
 // their sandboxed agent could do is the point, not helix's own process.
-import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -14,15 +13,8 @@ import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
 import {helixInProcess} from '../support/in-process.js'
 import {testEnv} from '../support/env.js'
+import {g, hasBwrap, q} from './helpers.js'
 
-const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
-const GIT_ENV: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
-function g(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, {cwd, env: GIT_ENV, encoding: 'utf8'})
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
-  return r.stdout.trim()
-}
-const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
 
 function setup() {
   const base = makeTempDir('helix-sbdrain-')

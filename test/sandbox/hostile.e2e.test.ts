@@ -6,7 +6,6 @@
 // every act fails, every bead lands with its own work only, and the hashes of the
 // root's refs/config/hooks/README, the remote and the fake $HOME are unchanged.
 // The same run without --sandbox shows the acts succeed, so the test can fail.
-import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
@@ -14,17 +13,10 @@ import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
+import {g, hasBwrap} from './helpers.js'
 
 const ACTS = ['readme', 'home', 'etc', 'update-ref', 'hooks-path', 'pre-commit', 'push', 'ssh-key']
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
-const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
-
-const GIT_ENV: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
-function g(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, {cwd, env: GIT_ENV, encoding: 'utf8'})
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
-  return r.stdout.trim()
-}
 
 /** a digest of every file under `dir` (paths and contents), in a stable order */
 function treeHash(dir: string): string {

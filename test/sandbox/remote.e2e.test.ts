@@ -4,22 +4,14 @@
 // claim in it) and is taken back into it; the commit is fetched back through the
 // confined upload-pack and lands on the remote's base with the bead closed. The
 // agent's push to the remote from inside the sandbox fails.
-import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
+import {g, hasBwrap, q} from './helpers.js'
 
-const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
-const GIT_ENV: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
-function g(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, {cwd, env: GIT_ENV, encoding: 'utf8'})
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
-  return r.stdout.trim()
-}
-const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
 
 describe.skipIf(!hasBwrap)('helix run --sandbox --remote', () => {
   it('lands a bead worked in a private clone on the remote base; a push from inside the sandbox fails', async () => {

@@ -7,22 +7,14 @@
 // landed, so its landing meets the conflict when it rebases, before the land lock.)
 // The red-check variant: one worker, a land check the agent's work fails; the resolve
 // reads the check's log inside the sandbox (read-only) and fixes the work in its clone.
-import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
+import {g, hasBwrap, q} from './helpers.js'
 
-const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
-const GIT_ENV: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
-function g(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, {cwd, env: GIT_ENV, encoding: 'utf8'})
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
-  return r.stdout.trim()
-}
-const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
 const MARKER = /^(<<<<<<< |=======|>>>>>>> )/m
 const IDS = ['rv-a', 'rv-b']
 
