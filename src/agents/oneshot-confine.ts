@@ -6,7 +6,7 @@
  * `check` and `review` get nothing writable but a private /tmp, and the writing
  * ones get the project root writable with its `.git` read-only (no ref, hook or
  * config of the repository can change; the agent's edits stay uncommitted for the
- * operator). docs/decisions.md, session 26 (sandbox, wave 2).
+ * operator). docs/decisions.md says why (sandbox, wave 2).
  */
 import {existsSync} from 'node:fs'
 import path from 'node:path'

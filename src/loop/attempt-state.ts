@@ -1,5 +1,5 @@
 /**
- * The states of one attempt (issue 11, issue 30) as data, in a leaf module: the
+ * The states of one attempt as data, in a leaf module: the
  * stages (attempt.ts, land-step.ts) return them, settle.ts ends them.
  *
  *   selected → claimed → dispatched → classified → gated → reviewed → (terminal)

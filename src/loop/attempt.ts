@@ -1,5 +1,5 @@
 /**
- * One attempt on one bead, as ONE explicit state machine (issue 11, issue 30):
+ * One attempt on one bead, as ONE explicit state machine:
  *
  *   selected → claimed → dispatched → classified → gated → reviewed → landed
  *   and, from the state named, the ends that are not a landing:

@@ -1,5 +1,5 @@
 /**
- * What a stage of the run loop may use of the run it belongs to (issue 30). `RunScope`
+ * What a stage of the run loop may use of the run it belongs to. `RunScope`
  * is the whole shared surface: the ports, the options, the ledger and the run's
  * bookkeeping; `Run` (run.ts) implements it, and the run-level parts (the scheduler,
  * the drain, reconcile, build-once) take it. An attempt's stages take less: each
@@ -66,7 +66,7 @@ export interface Needs {
 type Part<N, K extends keyof Needs> = N extends {[P in K]: infer V} ? V : never
 
 /**
- * A stage's scope (issue 30): exactly the ports, options, ledger operations and run
+ * A stage's scope: exactly the ports, options, ledger operations and run
  * members `N` names, and nothing else. Each stage declares its own next to its code
  * (`ClaimScope` in attempt.ts, `DispatchScope` in dispatch.ts, …); a stage that calls
  * another takes the intersection of both. The run is every scope at once: `Run`

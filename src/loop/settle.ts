@@ -1,5 +1,5 @@
 /**
- * The one place an attempt ends (issue 30): `settle()` switches over every terminal
+ * The one place an attempt ends: `settle()` switches over every terminal
  * state and does what that end means for the claim, the slot, the ledger's worker
  * entry and the workspace, in the order each end has always done it. The stages
  * (attempt.ts, land-step.ts) only decide; the table is in docs/run-loop.md.

@@ -108,7 +108,7 @@ export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
     const cut = (l: string) => (opts.width !== undefined && Number.isFinite(opts.width) && l.length > opts.width ? l.slice(0, Math.max(1, opts.width - 1)) + '…' : l)
     return renderStatusText(model, {width: opts.width, height: opts.height}) + renderPrRows(prs).map(cut).join('\n') + '\n'
   }
-  // the text renderer is loaded only for the text form: `status --json` starts faster (issue 18)
+  // the text renderer is loaded only for the text form: `status --json` starts faster
   const {renderStatusText} = await import('./text.js')
   // below 60 columns (tmux split-window -h of an 80-column terminal gives 39): the compact layout
   if (opts.width !== undefined) {

@@ -329,7 +329,7 @@ async function readAll(file: string): Promise<Buffer> {
  * ready --json` prints every field of every ready bead). The parse cache cannot save
  * such a query anything (its left-out values are read from the tracker again), and
  * building it when it is missing or stale costs more than the parse itself
- * (docs/decisions.md, Session 26 (names), has the measurement).
+ * (docs/decisions.md has the measurement).
  */
 export async function readTrackerLean(file: string): Promise<TrackerSnapshot> {
   const r = readTrackerBytes(file)
