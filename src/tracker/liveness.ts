@@ -8,7 +8,7 @@
  * `<claim-token>.<n>`), is stale at once, whatever its age. The ps-list clause
  * (a helix process naming the bead) still keeps it live.
  */
-import type {Bead, ClaimLiveness, ProcessProbe, TrackerSnapshot} from './types.js'
+import type {Bead, ClaimLiveness, ProcessProbe} from './types.js'
 import {statusOf} from './queries.js'
 import {processesOfDispatch, taggedProcesses} from '../proc/tagged.js'
 
@@ -117,7 +117,7 @@ function withOneDispatchScan(probe: ProcessProbe): ProcessProbe {
 }
 
 /** Ids of `in_progress` beads whose claim is stale. */
-export async function staleClaimIds(snap: TrackerSnapshot, probeIn: ProcessProbe, now: Date, thresholdSec: number): Promise<Set<string>> {
+export async function staleClaimIds(snap: {readonly beads: readonly Bead[]}, probeIn: ProcessProbe, now: Date, thresholdSec: number): Promise<Set<string>> {
   const probe = withOneDispatchScan(probeIn)
   const out = new Set<string>()
   for (const b of snap.beads) {

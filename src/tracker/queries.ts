@@ -115,14 +115,44 @@ export function compareReady(a: Bead, b: Bead): number {
   return cmpStr(a.id, b.id)
 }
 
+/**
+ * What the ready rules read of a tracker (SPEC 2.3): the beads that may be
+ * ready (a whole snapshot's beads, or only its open and in_progress ones), the
+ * status of any bead by id (a dependency), and whether an id has children (an
+ * epic). `tracker ready` builds one straight from the file (ready-read.ts) and
+ * keeps nothing else of the other beads.
+ */
+export interface ReadyInput {
+  /** file order; beads of any other status than open and in_progress are skipped */
+  readonly beads: readonly Bead[]
+  /** statusOf the bead with this id, undefined when there is none */
+  statusById(id: string): string | undefined
+  /** true when some bead's `parent` is this id */
+  hasChildren(id: string): boolean
+}
+
+/** A snapshot as ReadyInput. */
+export function readyInputOf(snap: TrackerSnapshot): ReadyInput {
+  return {
+    beads: snap.beads,
+    statusById(id) {
+      const t = snap.byId.get(id)
+      return t === undefined ? undefined : statusOf(t)
+    },
+    hasChildren: (id) => hasChildren(snap, id),
+  }
+}
+
 /** True when the bead passes every ready rule except the status rule. */
-function eligible(snap: TrackerSnapshot, b: Bead): boolean {
+function eligible(input: ReadyInput, b: Bead): boolean {
   const sup = b['superseded-by']
   if (typeof sup === 'string' && sup.trim() !== '') return false
   if (b['execution-eligible'] === false) return false
-  if (isEpic(b) && hasChildren(snap, b.id)) return false
+  if (isEpic(b) && input.hasChildren(b.id)) return false
   if (labelledBlocked(b)) return false
-  return depsClosed(snap, b)
+  // every dependency closed (a missing one is not)
+  for (const id of depIds(b)) if (input.statusById(id) !== 'closed') return false
+  return true
 }
 
 /** The owner this process claims as: HELIX_OWNER, else `helix` (SPEC 2.3, 13.3). */
@@ -162,13 +192,18 @@ export function blockedNoteReason(b: Bead): string | null {
  * null to list every stale claim (`tracker ready` shows them as "claimed by … (stale)").
  */
 export function readyBeads(snap: TrackerSnapshot, opts: {staleClaims?: Set<string>; owner?: string | null} = {}): Bead[] {
+  return readyFrom(readyInputOf(snap), opts)
+}
+
+/** readyBeads over a ReadyInput. */
+export function readyFrom(input: ReadyInput, opts: {staleClaims?: Set<string>; owner?: string | null} = {}): Bead[] {
   const stale = opts.staleClaims
   const owner = opts.owner === undefined ? helixOwner() : opts.owner
   const out: Bead[] = []
-  for (const b of snap.beads) {
+  for (const b of input.beads) {
     const s = statusOf(b)
     if (s === 'open' || (s === 'in_progress' && stale?.has(b.id) && (owner === null || ownClaim(b, owner)))) {
-      if (eligible(snap, b)) out.push(b)
+      if (eligible(input, b)) out.push(b)
     }
   }
   // Precompute sort keys once: 100k beads sort in a few ms.

@@ -5,8 +5,9 @@
  */
 import {projectPaths} from '../util/root.js'
 import type {Bead, TrackerSnapshot} from './types.js'
-import {readTrackerForQuery, readTrackerLean} from './parse-cache.js'
-import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, statusCounts, statusOf, type StatusCounts} from './queries.js'
+import {readTrackerForQuery} from './parse-cache.js'
+import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, readyFrom, statusCounts, statusOf, type StatusCounts} from './queries.js'
+import {readReadyInput} from './ready-read.js'
 import {orphanThresholdSec, staleClaimIds} from './liveness.js'
 import {realProbe} from '../proc/process-probe.js'
 import {sanitize, sanitizeBlock} from '../util/sanitize.js'
@@ -29,7 +30,7 @@ async function load(opts: ReportOptions): Promise<TrackerSnapshot> {
   return readTrackerForQuery(paths.root, paths.file, env)
 }
 
-async function staleSet(snap: TrackerSnapshot, env: NodeJS.ProcessEnv): Promise<Set<string>> {
+async function staleSet(snap: {readonly beads: readonly Bead[]}, env: NodeJS.ProcessEnv): Promise<Set<string>> {
   if (!snap.beads.some((b) => statusOf(b) === 'in_progress')) return new Set()
   return staleClaimIds(snap, realProbe(), new Date(), orphanThresholdSec(env))
 }
@@ -77,9 +78,10 @@ export function listLine(b: Bead): string {
 
 export async function trackerReadyOutput(opts: ReportOptions = {}): Promise<string> {
   const env = opts.env ?? process.env
-  // whole beads are printed: the tracker is read once and parsed once, no parse cache (parse-cache.ts)
-  const snap = await readTrackerLean(projectPaths(opts.cwd ?? process.cwd(), env).file)
-  const ready = await readyFromSnapshot(snap, env)
+  // whole beads are printed: the tracker is read once and parsed once, no parse cache (parse-cache.ts),
+  // and only the beads that may be ready are kept whole (ready-read.ts)
+  const input = readReadyInput(projectPaths(opts.cwd ?? process.cwd(), env).file)
+  const ready = readyFrom(input, {staleClaims: await staleSet(input, env), owner: null})
   if (opts.json) return jsonLine(ready)
   let out = ''
   for (const b of ready) out += listLine(b) + staleClaimNote(b, env) + '\n'

@@ -1,0 +1,53 @@
+/**
+ * The one read of `tracker ready` (SPEC 2.3): every line is parsed and checked
+ * exactly as the strict parse does (same malformed-line error, duplicates: the
+ * last line wins), but only an open or in_progress bead is kept whole. Of every
+ * other bead the ready rules read only its status (as a dependency) and its
+ * parent (an epic with children is not ready), so those two are all that is kept.
+ * On a 100k-bead tracker most beads are done: keeping them whole cost as much
+ * garbage collection as parsing them (docs/performance.md). Nothing is stored
+ * between runs.
+ */
+import type {Bead} from './types.js'
+import {eachLine, malformedError, MAX_LINE_BYTES, parseLine} from './lines.js'
+import {statusOf, type ReadyInput} from './queries.js'
+import {readTrackerBytes} from './read-file.js'
+
+/**
+ * The ReadyInput of the tracker in `buf`. Throws the strict parse's HelixError
+ * for the first malformed line.
+ */
+export function parseReadyInput(buf: Buffer, file: string): ReadyInput {
+  // id → the bead when it may be ready, else its status; a Map keeps the first line's place and the last line's value
+  const byId = new Map<string, Bead | string>()
+  // id → parent, for the (few) beads that have one
+  const parentOf = new Map<string, string>()
+  eachLine(buf, 0, buf.length, 1, true, (start, end, n) => {
+    // as the strict parse: the byte length first, then the text without a trailing CR
+    if (end - start > MAX_LINE_BYTES) throw malformedError(file, n, `line longer than ${MAX_LINE_BYTES} bytes`)
+    const b = parseLine(buf.toString('utf8', start, end > start && buf[end - 1] === 0x0d ? end - 1 : end), end - start)
+    if (typeof b === 'string') throw malformedError(file, n, b)
+    const s = statusOf(b)
+    byId.set(b.id, s === 'open' || s === 'in_progress' ? b : s)
+    const p = b.parent
+    if (typeof p === 'string' && p !== '') parentOf.set(b.id, p)
+    else if (parentOf.size > 0) parentOf.delete(b.id)
+  })
+  const beads: Bead[] = []
+  for (const v of byId.values()) if (typeof v !== 'string') beads.push(v)
+  const parents = new Set(parentOf.values())
+  return {
+    beads,
+    statusById(id) {
+      const v = byId.get(id)
+      return v === undefined || typeof v === 'string' ? v : statusOf(v)
+    },
+    hasChildren: (id) => parents.has(id),
+  }
+}
+
+/** The ReadyInput of the tracker at `file` (none: no beads). */
+export function readReadyInput(file: string): ReadyInput {
+  const r = readTrackerBytes(file)
+  return parseReadyInput(r?.buf ?? Buffer.alloc(0), file)
+}

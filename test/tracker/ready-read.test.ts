@@ -1,0 +1,118 @@
+// `tracker ready` keeps whole only the beads that may be ready (ready-read.ts); everything
+// it prints and refuses must match the strict parse and the snapshot's ready rules.
+import {mkdirSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {parseTracker} from '../../src/tracker/codec.js'
+import {readyBeads, readyFrom} from '../../src/tracker/queries.js'
+import {parseReadyInput} from '../../src/tracker/ready-read.js'
+import {trackerReadyOutput} from '../../src/tracker/query-text.js'
+import {makeTempDir} from '../support/tmp.js'
+
+const dep = (from: string, on: string) => [{issue_id: from, depends_on_id: on, type: 'blocks'}]
+
+// odd but valid lines: a byte order mark, CRLF, blank lines, unicode escapes and raw
+// non-ASCII, duplicate ids whose last line changes the status or the parent, a
+// duplicate key inside one record, numbers JSON.parse rounds
+const lines = [
+  '\ufeff{"id":"a","title":"caf\\u00e9 \\ud83d\\ude00","priority":1,"created_at":"2026-01-02T00:00:00Z"}\r',
+  '',
+  '   ',
+  JSON.stringify({id: 'flip-open', status: 'closed', title: 'first copy closed'}),
+  JSON.stringify({id: 'flip-closed', status: 'open', title: 'first copy open'}),
+  JSON.stringify({id: 'needs-flip-closed', dependencies: dep('needs-flip-closed', 'flip-closed'), title: 'waits on a bead whose last line is closed'}),
+  JSON.stringify({id: 'needs-flip-open', dependencies: dep('needs-flip-open', 'flip-open'), title: 'waits on a bead whose last line is open'}),
+  JSON.stringify({id: 'epic-done-kids', issue_type: 'epic', title: 'epic with a closed child'}),
+  JSON.stringify({id: 'kid', status: 'closed', parent: 'epic-done-kids'}),
+  JSON.stringify({id: 'epic-lost-kid', issue_type: 'epic', title: 'its child moved away'}),
+  JSON.stringify({id: 'moved', status: 'cancelled', parent: 'epic-lost-kid'}),
+  JSON.stringify({id: 'self', issue_type: 'epic', parent: 'self'}),
+  '{"id":"dupkey","status":"closed","status":"open","title":"ünïcödé raw","n":1.0,"big":12345678901234567890}\r',
+  JSON.stringify({id: 'num-status', status: 7, priority: 0}),
+  JSON.stringify({id: 'empty-status', status: '', priority: 3}),
+  JSON.stringify({id: 'on-missing', dependencies: dep('on-missing', 'ghost')}),
+  JSON.stringify({id: 'on-blocked', dependencies: dep('on-blocked', 'blk')}),
+  JSON.stringify({id: 'blk', status: 'blocked'}),
+  JSON.stringify({id: 'ip', status: 'in_progress', owner: 'someone', 'claimed-at': '2020-01-01T00:00:00Z', 'claimed-machine': 'elsewhere'}),
+  JSON.stringify({id: 'flip-open', status: 'open', title: 'last copy open', 'queue-rank': 1}),
+  JSON.stringify({id: 'flip-closed', status: 'closed', title: 'last copy closed'}),
+  JSON.stringify({id: 'moved', status: 'cancelled'}),
+]
+const text = lines.join('\n')
+const expectedIds = ['num-status', 'a', 'flip-open', 'dupkey', 'epic-lost-kid', 'ip', 'needs-flip-closed', 'empty-status']
+
+function project(content: string | Buffer): string {
+  const root = makeTempDir('helix-ready-read-')
+  mkdirSync(path.join(root, '.ddx'))
+  writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), content)
+  return root
+}
+
+describe('tracker ready keeps only what the ready rules read', () => {
+  it('finds the same ready beads as the whole snapshot, in the same order', () => {
+    const buf = Buffer.from(text)
+    const stale = new Set(['ip'])
+    const fromSnapshot = readyBeads(parseTracker(buf, 'f'), {staleClaims: stale, owner: null})
+    const fromInput = readyFrom(parseReadyInput(buf, 'f'), {staleClaims: stale, owner: null})
+    expect(fromInput.map((b) => b.id)).toEqual(expectedIds)
+    expect(fromSnapshot.map((b) => b.id)).toEqual(expectedIds)
+    expect(JSON.stringify(fromInput)).toBe(JSON.stringify(fromSnapshot))
+  })
+
+  it('keeps whole only the open and in_progress beads (last line wins)', () => {
+    const input = parseReadyInput(Buffer.from(text), 'f')
+    expect(input.beads.map((b) => b.id).sort()).toEqual(
+      ['a', 'dupkey', 'empty-status', 'epic-done-kids', 'epic-lost-kid', 'flip-open', 'ip', 'needs-flip-closed', 'needs-flip-open', 'num-status', 'on-blocked', 'on-missing', 'self'].sort(),
+    )
+    expect(input.statusById('flip-closed')).toBe('closed')
+    expect(input.statusById('flip-open')).toBe('open')
+    expect(input.statusById('num-status')).toBe('open')
+    expect(input.statusById('ghost')).toBeUndefined()
+    expect(input.hasChildren('epic-done-kids')).toBe(true)
+    expect(input.hasChildren('epic-lost-kid')).toBe(false)
+    expect(input.hasChildren('self')).toBe(true)
+  })
+
+  it('prints byte for byte what the snapshot gives, --json and text', async () => {
+    const root = project(text)
+    const env = {HELIX_ORPHAN_THRESHOLD: '60'}
+    const snap = parseTracker(Buffer.from(text), 'f')
+    // the claim of `ip` is years old and of another machine: stale, so listed
+    const want = readyBeads(snap, {staleClaims: new Set(['ip']), owner: null})
+    const json = await trackerReadyOutput({cwd: root, json: true, env})
+    expect(json).toBe(JSON.stringify(want) + '\n')
+    expect(json).toContain('"title":"café 😀"')
+    expect(json).toContain('"n":1,"big":12345678901234567000')
+    const out = await trackerReadyOutput({cwd: root, env})
+    expect(out.split('\n').filter(Boolean).map((l) => l.split('  ')[0])).toEqual(expectedIds)
+    expect(out).toContain('ip  P2  [in_progress]   (claimed by someone (stale))')
+  })
+
+  it('refuses a malformed line with the strict parse’s error', () => {
+    const bad = [
+      '{"id":"a"}\nnot json\n',
+      '{"id":"a"}\n[1]\n',
+      '{"x":1}\n',
+      '{"id":"  "}\n',
+      '{"id":"a"}\n\n{"id":"b"\r\n',
+      '\ufeff{"id":"a","status":"closed"}\r\n{"id":"b","status":"open",}\n',
+    ]
+    for (const s of bad) {
+      const b = Buffer.from(s)
+      let want = ''
+      try {
+        parseTracker(b, 'f')
+      } catch (error) {
+        want = (error as Error).message
+      }
+      expect(want).toMatch(/^f:\d+: malformed bead/)
+      expect(() => parseReadyInput(b, 'f')).toThrow(want)
+    }
+  })
+
+  it('an empty or missing tracker has nothing ready', async () => {
+    expect(await trackerReadyOutput({cwd: project(''), json: true, env: {}})).toBe('[]\n')
+    const root = project('')
+    expect(await trackerReadyOutput({cwd: root, env: {}})).toBe('')
+  })
+})
