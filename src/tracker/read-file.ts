@@ -30,12 +30,12 @@ export function notRegularFile(file: string): HelixError {
 }
 
 /**
- * The tracker's bytes and identity, or null when it does not exist. Never
- * blocks: opened O_NONBLOCK and fstat'ed before reading; anything but a
- * regular file (after following symlinks) is refused with exit 1.
- * `known`: when the file still has this identity, the bytes are not read (buf is null).
+ * Opens the tracker for reading and runs `use` on it (the fd is closed after), or
+ * returns null when the file does not exist. Never blocks: opened O_NONBLOCK and
+ * fstat'ed before any byte is read; anything but a regular file (after following
+ * symlinks) is refused with exit 1, and so is any other failure to read it.
  */
-export function readTrackerBytes(file: string, known?: FileIdentity): {buf: Buffer | null; id: FileIdentity} | null {
+export function withTrackerFd<T>(file: string, use: (fd: number, st: BigIntStats) => T): T | null {
   let fd: number
   try {
     fd = openSync(file, FS.O_RDONLY | FS.O_NONBLOCK | FS.O_NOCTTY)
@@ -49,17 +49,28 @@ export function readTrackerBytes(file: string, known?: FileIdentity): {buf: Buff
   try {
     const st = fstatSync(fd, {bigint: true})
     if (!st.isFile()) throw notRegularFile(file)
+    return use(fd, st)
+  } catch (error) {
+    // a failure of the file system is the file's problem; anything else (a bug in `use`) stays what it is
+    if (error instanceof HelixError || typeof (error as {code?: unknown}).code !== 'string') throw error
+    throw new HelixError(`cannot read ${file}: ${(error as Error).message}`, EXIT.ERROR)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * The tracker's bytes and identity, or null when it does not exist (withTrackerFd).
+ * `known`: when the file still has this identity, the bytes are not read (buf is null).
+ */
+export function readTrackerBytes(file: string, known?: FileIdentity): {buf: Buffer | null; id: FileIdentity} | null {
+  return withTrackerFd(file, (fd, st) => {
     const id = identityOf(st)
     if (known && sameIdentity(known, id)) return {buf: null, id}
     // One synchronous read: measurably faster than the chunked async read for
     // multi-MB trackers, and readers never wait on anything else meanwhile.
     return {buf: readFileSync(fd), id}
-  } catch (error) {
-    if (error instanceof HelixError) throw error
-    throw new HelixError(`cannot read ${file}: ${(error as Error).message}`, EXIT.ERROR)
-  } finally {
-    closeSync(fd)
-  }
+  })
 }
 
 /** Identity of the file at `file` now (following symlinks), null when missing. */

@@ -11,18 +11,29 @@
 import type {Bead} from './types.js'
 import {eachLine, malformedError, MAX_LINE_BYTES, parseLine} from './lines.js'
 import {statusOf, type ReadyInput} from './queries.js'
-import {readTrackerBytes} from './read-file.js'
+import {eachTrackerLine} from './chunked-lines.js'
 
 /**
  * The ReadyInput of the tracker in `buf`. Throws the strict parse's HelixError
  * for the first malformed line.
  */
 export function parseReadyInput(buf: Buffer, file: string): ReadyInput {
+  return readyInputFrom(file, (each) => eachLine(buf, 0, buf.length, 1, true, (start, end, n) => each(buf, start, end, n)))
+}
+
+/** The ReadyInput of the tracker at `file` (none: no beads), read in chunks (chunked-lines.ts). */
+export function readReadyInput(file: string): ReadyInput {
+  return readyInputFrom(file, (each) => eachTrackerLine(file, each))
+}
+
+type Lines = (each: (buf: Buffer, start: number, end: number, n: number) => void) => void
+
+function readyInputFrom(file: string, lines: Lines): ReadyInput {
   // id → the bead when it may be ready, else its status; a Map keeps the first line's place and the last line's value
   const byId = new Map<string, Bead | string>()
   // id → parent, for the (few) beads that have one
   const parentOf = new Map<string, string>()
-  eachLine(buf, 0, buf.length, 1, true, (start, end, n) => {
+  lines((buf, start, end, n) => {
     // as the strict parse: the byte length first, then the text without a trailing CR
     if (end - start > MAX_LINE_BYTES) throw malformedError(file, n, `line longer than ${MAX_LINE_BYTES} bytes`)
     const b = parseLine(buf.toString('utf8', start, end > start && buf[end - 1] === 0x0d ? end - 1 : end), end - start)
@@ -44,10 +55,4 @@ export function parseReadyInput(buf: Buffer, file: string): ReadyInput {
     },
     hasChildren: (id) => parents.has(id),
   }
-}
-
-/** The ReadyInput of the tracker at `file` (none: no beads). */
-export function readReadyInput(file: string): ReadyInput {
-  const r = readTrackerBytes(file)
-  return parseReadyInput(r?.buf ?? Buffer.alloc(0), file)
 }
