@@ -71,7 +71,8 @@ try {
     const mb = statSync(path.join(dir, '.ddx', 'beads.jsonl')).size / 1e6
     const res = compareToNode(['tracker', 'ready', '--json'], {cwd: dir, runs: n >= 100_000 ? 5 : 7})
     results[n] = res
-    report(`tracker ready --json, ${n} beads (${mb.toFixed(1)} MB)`, res, n >= 100_000 ? 12 : undefined)
+    // issue 30: ≤ 8× a node start on 100k beads (SPEC 11's absolute ≤ 2,000 ms is the line below)
+    report(`tracker ready --json, ${n} beads (${mb.toFixed(1)} MB)`, res, n >= 100_000 ? 8 : undefined)
     record(`ready-${n}`, {...res, mb})
     if (n >= 100_000) {
       const verdict = res.helixMs <= 2000 ? 'met' : 'NOT met'
