@@ -29,8 +29,9 @@ export function readReadyInput(file: string): ReadyInput {
 type Lines = (each: (buf: Buffer, start: number, end: number, n: number) => void) => void
 
 function readyInputFrom(file: string, lines: Lines): ReadyInput {
-  // id → the bead when it may be ready, else its status; a Map keeps the first line's place and the last line's value
-  const byId = new Map<string, Bead | string>()
+  // each line's id, and its bead when it may be ready, else its status
+  const ids: string[] = []
+  const values: Array<Bead | string> = []
   // id → parent, for the (few) beads that have one
   const parentOf = new Map<string, string>()
   lines((buf, start, end, n) => {
@@ -39,11 +40,17 @@ function readyInputFrom(file: string, lines: Lines): ReadyInput {
     const b = parseLine(buf.toString('utf8', start, end > start && buf[end - 1] === 0x0d ? end - 1 : end), end - start)
     if (typeof b === 'string') throw malformedError(file, n, b)
     const s = statusOf(b)
-    byId.set(b.id, s === 'open' || s === 'in_progress' ? b : s)
+    ids.push(b.id)
+    values.push(s === 'open' || s === 'in_progress' ? b : s)
     const p = b.parent
     if (typeof p === 'string' && p !== '') parentOf.set(b.id, p)
     else if (parentOf.size > 0) parentOf.delete(b.id)
   })
+  // id → that, in one pass after the parse (a Map keeps the first line's place and the last
+  // line's value): inserting into a 100k-entry map between parses cost several times more,
+  // measured (docs/performance.md)
+  const byId = new Map<string, Bead | string>()
+  for (let i = 0; i < ids.length; i++) byId.set(ids[i], values[i])
   const beads: Bead[] = []
   for (const v of byId.values()) if (typeof v !== 'string') beads.push(v)
   const parents = new Set(parentOf.values())
