@@ -7,6 +7,7 @@ import {parseTracker} from '../../src/tracker/codec.js'
 import {readyBeads, readyFrom} from '../../src/tracker/queries.js'
 import {parseReadyInput} from '../../src/tracker/ready-read.js'
 import {trackerReadyOutput} from '../../src/tracker/query-text.js'
+import {helixInProcess} from '../support/in-process.js'
 import {makeTempDir} from '../support/tmp.js'
 
 const dep = (from: string, on: string) => [{issue_id: from, depends_on_id: on, type: 'blocks'}]
@@ -86,6 +87,20 @@ describe('tracker ready keeps only what the ready rules read', () => {
     const out = await trackerReadyOutput({cwd: root, env})
     expect(out.split('\n').filter(Boolean).map((l) => l.split('  ')[0])).toEqual(expectedIds)
     expect(out).toContain('ip  P2  [in_progress]   (claimed by someone (stale))')
+  })
+
+  it('the command prints that answer, and refuses a malformed tracker in one line with exit 1', async () => {
+    const root = project(text)
+    const env = {HELIX_ORPHAN_THRESHOLD: '60'}
+    const want = readyBeads(parseTracker(Buffer.from(text), 'f'), {staleClaims: new Set(['ip']), owner: null})
+    const r = await helixInProcess(root, ['tracker', 'ready', '--json'], env)
+    expect(r).toMatchObject({code: 0, stderr: ''})
+    expect(r.stdout).toBe(JSON.stringify(want) + '\n')
+    const bad = project(text + '\n{"id":"x",\n')
+    const refused = await helixInProcess(bad, ['tracker', 'ready', '--json'], env)
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toMatch(new RegExp(`^helix: .*beads\\.jsonl:${lines.length + 1}: malformed bead \\(invalid JSON: [^\\n]*\\) — run 'helix tracker doctor' to inspect or repair\\n$`))
   })
 
   it('refuses a malformed line with the strict parse’s error', () => {
