@@ -325,11 +325,9 @@ async function readAll(file: string): Promise<Buffer> {
 }
 
 /**
- * One read and one parse, nothing else: for a query that needs whole beads (`tracker
- * ready --json` prints every field of every ready bead). The parse cache cannot save
- * such a query anything (its left-out values are read from the tracker again), and
- * building it when it is missing or stale costs more than the parse itself
- * (docs/decisions.md has the measurement).
+ * One read and one parse, nothing else: the whole snapshot without the parse cache
+ * (HELIX_NO_PARSE_CACHE=1). `tracker ready`, which prints whole beads, reads neither this
+ * nor the cache: it keeps only what the ready rules read (ready-read.ts).
  */
 export async function readTrackerLean(file: string): Promise<TrackerSnapshot> {
   const r = readTrackerBytes(file)
