@@ -28,9 +28,10 @@ trap 'log stopped; exit 143' TERM
 mkdir -p work
 echo "started by $host" > "work/$bead.partial"
 ms=${FLEET_SLEEP_MS:-200}
-# in the background and waited for, so that a SIGTERM runs the trap at once
+# in the background and waited for, so that a SIGTERM runs the trap at once (dash's "Terminated"
+# for the killed sleep goes nowhere: helix reads an agent's output, and a repeated line looks systemic)
 sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))" &
-wait $!
+wait $! 2>/dev/null
 export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.com GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.com
 echo "done by $host" > "work/$bead.txt"
 git add -A > /dev/null 2>&1 || exit 1
