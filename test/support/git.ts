@@ -3,7 +3,7 @@
 // a bare remote with host clones. The area helpers (landing/helpers.ts, remote/helpers.ts,
 // landing/crash-helpers.ts) re-export these under their old names.
 import {spawnSync} from 'node:child_process'
-import {appendFileSync, mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {makeTempDir} from './tmp.js'
 
@@ -51,16 +51,18 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
   }
 }
 
+/** the git commands of `initRepo`, for a gitSeq that goes on with more */
+function initSteps(who: {name: string; email: string}, message: string): string[][] {
+  return [['init', '-q', '-b', 'main'], ['config', 'user.email', who.email], ['config', 'user.name', who.name], ['add', '-A'], ['commit', '-q', '--allow-empty', '-m', message]]
+}
+
 /**
  * `git init -b main` in `dir` with an identity, then one commit of everything in it (an empty one
- * when it is empty). The identity is appended to .git/config as the section `git config` would
- * write: two git starts fewer per repository (each ~5–8 ms of CPU from a vitest worker, and the
- * suite makes hundreds of repositories). The rig's identities are plain words and addresses.
+ * when it is empty): five git commands from one start (gitSeq; each start from a vitest worker
+ * costs ~5–8 ms of CPU, and the suite makes hundreds of repositories).
  */
 export function initRepo(dir: string, who = {name: 'Operator', email: 'op@example.com'}, message = 'initial'): void {
-  git(dir, 'init', '-q', '-b', 'main')
-  appendFileSync(path.join(dir, '.git', 'config'), `[user]\n\temail = ${who.email}\n\tname = ${who.name}\n`)
-  gitSeq(dir, ['add', '-A'], ['commit', '-q', '--allow-empty', '-m', message])
+  gitSeq(dir, ...initSteps(who, message))
 }
 
 export interface Remote {
@@ -79,10 +81,10 @@ export function bareRemote(beads: Array<Record<string, unknown>> = [], files: Re
   const seed = path.join(dir, 'seed')
   mkdirSync(seed)
   writeFiles(seed, {'.ddx/beads.jsonl': beads.map((b) => JSON.stringify(b) + '\n').join(''), 'README.md': 'fleet\n', ...files})
-  initRepo(seed, {name: 'Seed', email: 'seed@example.com'}, 'seed')
-  // a local bare clone (one git start, objects hard-linked) where `init --bare` and a push took two
-  // and the push its own receive-pack, pack and hook processes; its `origin` (the seed) is never used
-  git(dir, 'clone', '-q', '--bare', seed, bare)
+  // the seed's commit, then a local bare clone of it (objects hard-linked), all from one start: `init
+  // --bare` and a push took two more, and the push its own receive-pack, pack and hook processes;
+  // the bare repository's `origin` (the seed) is never used
+  gitSeq(seed, ...initSteps({name: 'Seed', email: 'seed@example.com'}, 'seed'), ['clone', '-q', '--bare', seed, bare])
   return {dir, bare, clone: (name) => cloneOf(bare, path.join(dir, name), name)}
 }
 
