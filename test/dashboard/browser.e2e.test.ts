@@ -12,6 +12,7 @@ import type {Browser, Page} from 'playwright-core'
 import {makeTempDir} from '../support/tmp.js'
 import {startCli, type CliChild} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
+import {gitSeq} from '../support/git.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const HAVE_CHROMIUM = existsSync(CHROMIUM)
@@ -56,9 +57,7 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium during a --workers 
     base = makeTempDir('helix-dash-browser-')
     root = path.join(base, 'repo')
     mkdirSync(path.join(root, '.ddx'), {recursive: true})
-    g(root, 'init', '-q', '-b', 'main')
-    g(root, 'config', 'user.email', 'op@example.com')
-    g(root, 'config', 'user.name', 'Operator')
+    gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
     const beads = [
       {id: 'hx-a', title: 'first bead'},
       {id: 'hx-b', title: 'second bead'},
@@ -66,8 +65,7 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium during a --workers 
     ].map((b, i) => JSON.stringify({...b, status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:0${i}Z`}))
     writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), beads.join('\n') + '\n')
     writeFileSync(path.join(root, 'README.md'), 'readme\n')
-    g(root, 'add', '-A')
-    g(root, 'commit', '-q', '-m', 'initial')
+    gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
     writeFileSync(path.join(base, 'agent.sh'), AGENT)
     chmodSync(path.join(base, 'agent.sh'), 0o755)
 

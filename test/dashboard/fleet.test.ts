@@ -11,6 +11,7 @@ import {trackerText} from '../support/project.js'
 import {startDashboard} from '../../src/dashboard/index.js'
 import type {DashboardState} from '../../src/dashboard/types.js'
 import {pushRunRecords} from '../../src/remote/run-records.js'
+import {gitSeq} from '../support/git.js'
 
 const GIT_ENV = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
 const g = (cwd: string, ...args: string[]) => {
@@ -25,12 +26,9 @@ function fleetProject() {
   const root = path.join(base, 'repo')
   g(base, 'init', '-q', '--bare', '-b', 'main', remote)
   mkdirSync(path.join(root, '.ddx'), {recursive: true})
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
+  gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), trackerText([{id: 'hx-a', title: 'claimed elsewhere'}, {id: 'hx-b', title: 'free'}]))
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'queue')
+  gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'queue'])
   g(root, 'remote', 'add', 'origin', remote)
   g(root, 'push', '-q', 'origin', 'main')
   const empty = g(root, 'hash-object', '-t', 'tree', '-w', '/dev/null')

@@ -1,7 +1,7 @@
 // The landing tests' names for the rig's git helper (test/support/git.ts).
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {git as g, gitEnv as gitTestEnv, initRepo, writeFiles} from '../support/git.js'
+import {git as g, gitEnv as gitTestEnv, gitSeq, initRepo, writeFiles} from '../support/git.js'
 import {makeTempDir} from '../support/tmp.js'
 
 export {g, gitTestEnv}
@@ -26,9 +26,7 @@ export function read(dir: string, file: string): string {
 /** what an agent does: write a file and commit it in its worktree */
 export function agentCommit(dir: string, file: string, text: string, msg = `edit ${file}`): string {
   write(dir, file, text)
-  g(dir, 'add', '-A')
-  g(dir, '-c', 'user.name=Agent', '-c', 'user.email=agent@example.com', 'commit', '-q', '-m', msg)
-  return g(dir, 'rev-parse', 'HEAD')
+  return gitSeq(dir, ['add', '-A'], ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.com', 'commit', '-q', '-m', msg], ['rev-parse', 'HEAD'])
 }
 
 export function branches(root: string, pattern = 'helix/*'): string[] {

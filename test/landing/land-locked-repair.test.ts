@@ -10,6 +10,7 @@ import {openRepo} from '../../src/git/repo.js'
 import type {Workspace} from '../../src/loop/ports.js'
 import {makeTempDir} from '../support/tmp.js'
 import {g, gitTestEnv} from './helpers.js'
+import {gitSeq} from '../support/git.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -24,12 +25,9 @@ const unused = async (): Promise<never> => {
 function movedBase(): {root: string; wt: string; old: string; ws: Workspace} {
   const root = makeTempDir('helix-land-locked-')
   dirs.push(root)
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 't@t')
-  g(root, 'config', 'user.name', 't')
+  gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 't@t'], ['config', 'user.name', 't'])
   writeFileSync(path.join(root, 'a.txt'), 'one\n')
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
+  gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
   const old = g(root, 'rev-parse', 'HEAD')
   const wt = path.join(root, 'wt')
   g(root, 'worktree', 'add', '-q', '-b', 'helix/b-1', wt, old)

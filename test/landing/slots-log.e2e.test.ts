@@ -5,20 +5,15 @@
  * that slot's records of the range. The run is the built CLI (its agents call `helix status` and
  * `helix tracker close` through the PATH shim while it runs); `helix logs` runs in-process.
  */
-import {execFileSync, spawnSync} from 'node:child_process'
+import {execFileSync} from 'node:child_process'
 import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
 import {helixInProcess} from '../support/in-process.js'
+import {GIT_ISOLATION, gitSeq} from '../support/git.js'
 
-const GIT_ISOLATED = {GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
-const gitEnv: NodeJS.ProcessEnv = {...process.env, ...GIT_ISOLATED}
-const g = (cwd: string, ...args: string[]) => {
-  const r = spawnSync('git', args, {cwd, env: gitEnv, encoding: 'utf8'})
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
-}
 
 /** both agents print before and after a pause, so the two slots' records interleave */
 const AGENT = `#!/bin/sh
@@ -44,19 +39,16 @@ describe('helix run --workers 2: per-slot log pointers', () => {
     const base = makeTempDir('helix-slots-')
     const root = path.join(base, 'repo')
     mkdirSync(path.join(root, '.ddx'), {recursive: true})
-    g(root, 'init', '-q', '-b', 'main')
-    g(root, 'config', 'user.email', 'op@example.com')
-    g(root, 'config', 'user.name', 'Operator')
+    gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
     const beads = ['hx-a', 'hx-b'].map((id, i) => JSON.stringify({id, title: `bead ${id}`, status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:0${i}Z`}))
     writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), beads.join('\n') + '\n')
     writeFileSync(path.join(root, 'README.md'), 'readme\n')
-    g(root, 'add', '-A')
-    g(root, 'commit', '-q', '-m', 'initial')
+    gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
     const agent = path.join(base, 'agent.sh')
     writeFileSync(agent, AGENT)
     chmodSync(agent, 0o755)
     // on top of the scrubbed environment (test/support/env.ts)
-    const env = {...GIT_ISOLATED, WSTUB: base, HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0'}
+    const env = {...GIT_ISOLATION, WSTUB: base, HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0'}
     const r = runCli(['run', '--agent', agent, '--no-auto-review', '--workers', '2', '--summary'], {cwd: root, env})
     expect(r.code, r.stderr).toBe(0)
 

@@ -9,6 +9,7 @@ import {createLandBase} from '../../src/landing/land-base.js'
 import {openRepo} from '../../src/git/repo.js'
 import {makeTempDir} from '../support/tmp.js'
 import {g, gitTestEnv} from './helpers.js'
+import {gitSeq} from '../support/git.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -40,15 +41,12 @@ describe('a tracker-only conflict (SPEC 20.4)', () => {
     const root = makeTempDir('helix-tracker-conflict-')
     dirs.push(root)
     const file = path.join(root, '.ddx', 'beads.jsonl')
-    g(root, 'init', '-q', '-b', 'main')
-    g(root, 'config', 'user.email', 't@t')
-    g(root, 'config', 'user.name', 't')
+    gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 't@t'], ['config', 'user.name', 't'])
     g(root, 'config', 'core.editor', 'true')
     const write = (text: string) => writeFileSync(file, text)
     mkdirSync(path.dirname(file))
     write(`${bead('hx-1', 'one')}\n${bead('hx-2', 'two')}\n`)
-    g(root, 'add', '-A')
-    g(root, 'commit', '-q', '-m', 'initial')
+    gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
     g(root, 'switch', '-q', '-c', 'att')
     write(`${bead('hx-1', 'one, retitled by the attempt')}\n${bead('hx-2', 'two')}\n`)
     g(root, 'commit', '-q', '-am', 'attempt')

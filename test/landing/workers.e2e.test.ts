@@ -9,6 +9,7 @@ import {makeTempDir, trackProcess} from '../support/tmp.js'
 import {waitFor} from '../support/wait.js'
 import {startCli} from '../support/cli.js'
 import {helixInProcess} from '../support/in-process.js'
+import {gitSeq} from '../support/git.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 
@@ -40,9 +41,7 @@ function project(beads: Array<Record<string, unknown>>, plans: Record<string, Pl
   const stub = path.join(base, 'stub')
   mkdirSync(path.join(root, '.ddx'), {recursive: true})
   mkdirSync(stub)
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
+  gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
   writeFileSync(path.join(root, 'shared.ts'), 'line1\nline2\nline3\n')
   writeFileSync(path.join(root, 'README.md'), 'readme\n')
   const tracker = path.join(root, '.ddx', 'beads.jsonl')
@@ -51,8 +50,7 @@ function project(beads: Array<Record<string, unknown>>, plans: Record<string, Pl
     beads.map((b, i) => JSON.stringify({status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:0${i}Z`, title: `bead ${b.id}`, ...b}) + '\n').join(''),
   )
   // the tracker is committed, as in most projects: the worktrees get a copy helix must ignore
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
+  gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
   writeFileSync(path.join(stub, 'plans.json'), JSON.stringify(plans))
   const agent = path.join(stub, 'agent.mjs')
   const ops = path.join(REPO, 'dist', 'tracker', 'ops.js')

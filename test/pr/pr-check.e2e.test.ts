@@ -3,7 +3,7 @@
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {startHost, tipBeads} from '../remote/fleet-harness.js'
-import {waitFor} from '../support/wait.js'
+import {GIT_POLL_MS, waitFor} from '../support/wait.js'
 import {bead, g, protectedForge} from './helpers.js'
 
 describe('helix run --land pr --land-check', () => {
@@ -12,9 +12,9 @@ describe('helix run --land pr --land-check', () => {
     const log = path.join(f.dir, 'agents.jsonl')
     const dir = f.clone('host-a')
     const check = '[ "$HELIX_BEAD_ID" != hx-2 ] || { echo "hx-2 breaks the build on $HELIX_LAND_BASE"; exit 1; }; echo green'
-    const h = startHost(dir, 'host-a', log, ['--land', 'pr', '--pr-poll', '1', '--land-check', check], {...f.env, FLEET_SLEEP_MS: '50'})
+    const h = startHost(dir, 'host-a', log, ['--land', 'pr', '--pr-poll', '2', '--land-check', check], {...f.env, FLEET_SLEEP_MS: '50'})
     // hx-2 would be tried again (and fail again): stop once it failed its first check
-    await waitFor(() => f.prs().length > 0 && /land check FAILED/.test(h.out()) && g(f.bare, 'for-each-ref', 'refs/helix/preserved/hx-2/') !== '', {timeoutMs: 60_000, what: 'a pull request and a red check'}).catch((error: unknown) => {
+    await waitFor(() => f.prs().length > 0 && /land check FAILED/.test(h.out()) && g(f.bare, 'for-each-ref', 'refs/helix/preserved/hx-2/') !== '', {timeoutMs: 60_000, intervalMs: GIT_POLL_MS, what: 'a pull request and a red check'}).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${h.out()}`)
     })
     h.child.kill('SIGTERM')

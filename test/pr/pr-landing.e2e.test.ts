@@ -8,11 +8,11 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {GIT_ISOLATION} from '../support/git.js'
 import {helixInProcess} from '../support/in-process.js'
-import {waitFor} from '../support/wait.js'
+import {GIT_POLL_MS, NODE_POLL_MS, waitFor} from '../support/wait.js'
 import {startHost, tipBeads} from '../remote/fleet-harness.js'
 import {bead, g, protectedForge, stateOverlay} from './helpers.js'
 
-const PR = ['--land', 'pr', '--pr-poll', '1']
+const PR = ['--land', 'pr', '--pr-poll', '2']
 const onMain = (bare: string, id: string) => tipBeads(bare).find((b) => b.id === id)
 
 describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
@@ -44,16 +44,16 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     // hx-3 now conflicts with the base on .ddx/beads.jsonl only: helix rebases it (tracker merged by id) and pushes again
     const p3 = open('hx-3')
     const firstHead = g(f.bare, 'rev-parse', 'helix/hx-3')
-    await waitFor(() => g(f.bare, 'rev-parse', 'helix/hx-3') !== firstHead, {timeoutMs: 60_000, what: `helix/hx-3 rebased\n${h.out()}`})
+    await waitFor(() => g(f.bare, 'rev-parse', 'helix/hx-3') !== firstHead, {timeoutMs: 60_000, intervalMs: GIT_POLL_MS, what: `helix/hx-3 rebased\n${h.out()}`})
     expect(onMain(f.bare, 'hx-3')?.status).toBe('open')
-    await waitFor(() => f.gh('forge', 'merge', String(p3?.number), '--merge').code === 0, {timeoutMs: 30_000, what: 'hx-3 mergeable'})
+    await waitFor(() => f.gh('forge', 'merge', String(p3?.number), '--merge').code === 0, {timeoutMs: 30_000, intervalMs: NODE_POLL_MS, what: 'hx-3 mergeable'})
     expect(onMain(f.bare, 'hx-3')?.status).toBe('closed')
     // the dependent runs tonight, once its dependency merged
     await waitFor(() => open('hx-2') !== undefined, {timeoutMs: 90_000, what: `a pull request for hx-2\n${h.out()}`})
     const starts = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as {event: string; bead: string})
     expect(starts.filter((e) => e.event === 'start').map((e) => e.bead)).toEqual(['hx-1', 'hx-3', 'hx-2'])
     // hx-2 may have been opened before hx-3 merged: then helix rebases its branch (tracker only) first, as it did hx-3's
-    await waitFor(() => f.gh('forge', 'merge', String(open('hx-2')?.number), '--rebase').code === 0, {timeoutMs: 60_000, what: `hx-2 mergeable\n${h.out()}`})
+    await waitFor(() => f.gh('forge', 'merge', String(open('hx-2')?.number), '--rebase').code === 0, {timeoutMs: 60_000, intervalMs: NODE_POLL_MS, what: `hx-2 mergeable\n${h.out()}`})
     expect(await h.done, h.out()).toBe(0)
 
     const out = h.out()

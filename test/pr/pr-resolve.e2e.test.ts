@@ -8,14 +8,14 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {startCli} from '../support/cli.js'
 import {GIT_ISOLATION} from '../support/git.js'
-import {waitFor} from '../support/wait.js'
+import {GIT_POLL_MS, waitFor} from '../support/wait.js'
 import {BIN, tipBeads} from '../remote/fleet-harness.js'
 import {bead, g, protectedForge} from './helpers.js'
 
 const AGENT = path.resolve(import.meta.dirname, 'pr-agent.mjs')
 
 function host(dir: string, agentLog: string, args: string[], env: NodeJS.ProcessEnv) {
-  const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-poll', '1', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary', ...args], {
+  const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-poll', '2', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary', ...args], {
     cwd: dir,
     env: {...GIT_ISOLATION, HELIX_HOST: 'host-a', PR_AGENT_LOG: agentLog, FLEET_HELIX: BIN, ...env},
     detached: true,
@@ -44,7 +44,7 @@ describe('helix run --land pr: conflicts and red checks go back to the agent', (
     const before = g(f.bare, 'rev-parse', 'helix/hx-2')
     expect(f.gh('forge', 'merge', String(open('hx-1')?.number), '--squash').code).toBe(0)
     // shared.txt now conflicts (both beads wrote it): the sweep's rebase stops, the agent resolves
-    await waitFor(() => g(f.bare, 'rev-parse', 'helix/hx-2') !== before, {timeoutMs: 60_000, what: `helix/hx-2 pushed again\n${h.out()}`})
+    await waitFor(() => g(f.bare, 'rev-parse', 'helix/hx-2') !== before, {timeoutMs: 60_000, intervalMs: GIT_POLL_MS, what: `helix/hx-2 pushed again\n${h.out()}`})
     const resolves = calls(log).filter((c) => c.action === 'resolve')
     expect(resolves.map((c) => [c.bead, c.env_action])).toEqual([['hx-2', 'resolve']])
     expect(g(f.bare, 'show', 'helix/hx-2:shared.txt').split('\n')).toEqual(['hx-1', 'hx-2'])
@@ -91,7 +91,7 @@ describe('helix run --land pr: conflicts and red checks go back to the agent', (
     await waitFor(() => open() !== undefined, {timeoutMs: 60_000, what: `the pull request\n${h.out()}`})
     const before = g(f.bare, 'rev-parse', 'helix/hx-1')
     expect(f.gh('forge', 'checks', '1', 'failing').code).toBe(0)
-    await waitFor(() => g(f.bare, 'rev-parse', 'helix/hx-1') !== before, {timeoutMs: 60_000, what: `helix/hx-1 pushed again\n${h.out()}`})
+    await waitFor(() => g(f.bare, 'rev-parse', 'helix/hx-1') !== before, {timeoutMs: 60_000, intervalMs: GIT_POLL_MS, what: `helix/hx-1 pushed again\n${h.out()}`})
     const r = calls(log).filter((c) => c.action === 'resolve')
     expect(r).toHaveLength(1)
     // the check's output (gh pr checks), outside the tracked files

@@ -9,7 +9,7 @@ import {waitFor} from '../support/wait.js'
 import {g, type Fleet} from './helpers.js'
 
 export {BIN}
-export const AGENT = path.resolve(import.meta.dirname, 'fleet-agent.mjs')
+export const AGENT = path.resolve(import.meta.dirname, 'fleet-agent.sh')
 
 export interface HostRun {
   child: ChildProcess

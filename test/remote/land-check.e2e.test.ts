@@ -54,7 +54,7 @@ describe('helix run --remote: stops and land checks in the landing', () => {
     // --resolve-attempts 0: no resolve round (SPEC 20.4's rounds on a remote landing: resolve.e2e.test.ts)
     const h = startHost(dir, 'host-a', log, ['--lease', '30', '--land-check', check, '--resolve-attempts', '0'], {FLEET_SLEEP_MS: '50'})
     // the bead would be tried again (and fail again on the poisoned base): stop after the first landing
-    await until(() => remoteRefs(f.bare).includes('refs/helix/preserved/hx-1/1') && /land check FAILED/.test(h.out()), 60_000, 'the first attempt not landed')
+    await until(() => /land check FAILED/.test(h.out()) && remoteRefs(f.bare).includes('refs/helix/preserved/hx-1/1'), 60_000, 'the first attempt not landed')
     h.child.kill('SIGTERM')
     expect(await h.done, h.out()).toBe(143)
     const out = h.out()

@@ -16,7 +16,7 @@ import {DEFAULT_SANDBOX} from '../../src/proc/sandbox.js'
 import {projectPaths} from '../../src/util/root.js'
 import type {Workspace} from '../../src/loop/ports.js'
 import {closeBead} from '../../src/tracker/ops.js'
-import {waitFor} from '../support/wait.js'
+import {GIT_POLL_MS, waitFor} from '../support/wait.js'
 import {bead, g, gitTestEnv, makeFleet, refuseEveryLanding, remoteRefs} from './helpers.js'
 
 function host(root: string, name: string, stuckRaceRounds?: number, leaseSec = 30) {
@@ -79,7 +79,7 @@ describe('remote landing: repair (SPEC 20.4)', () => {
     expect(statusIn(readFileSync(path.join(ws.trackerDir as string, 'beads.jsonl'), 'utf8'), 'hx-1')).toBe('closed')
     expect((await fleet.tracker.read()).byId.get('hx-1')?.status).toBe('closed')
     const claimed = g(f.bare, 'rev-parse', 'refs/helix/claims/hx-1')
-    await waitFor(() => g(f.bare, 'rev-parse', 'refs/helix/claims/hx-1') !== claimed, {timeoutMs: 60_000, what: 'the claim renewed during the resolve'})
+    await waitFor(() => g(f.bare, 'rev-parse', 'refs/helix/claims/hx-1') !== claimed, {timeoutMs: 60_000, intervalMs: GIT_POLL_MS, what: 'the claim renewed during the resolve'})
     expect(await landing.commitsOf?.(ws, tip)).toEqual([expect.stringMatching(/^[0-9a-f]+ work on hx-1$/)])
     // a resolve that leaves the rebase half done is not done
     expect(await landing.verifyRepair?.(ws, r.repair)).toMatch(/rebase, merge or cherry-pick is still in progress/)

@@ -4,14 +4,18 @@
 // Before 20.1 about one trial in three printed "the remote origin is unreachable" (git's
 // own ref lock between one host's workers) and redid a finished bead. Every trial: every
 // bead lands at its first attempt, no "unreachable" line, no NOT LANDED, and at most one
-// helix commit per bead on the base. The smoke (npm test) runs one trial of one round beside
-// one busy loop (npm test's other workers load the two cores already); the full run 5 trials of
-// two rounds beside two.
+// helix commit per bead on the base. The smoke (npm test) runs one trial of one round, with one
+// busy loop from the moment the barrier is full (the landings) to the trial's end: npm test's
+// other workers load the two cores already, and a loop from the start burned a core for the
+// whole trial (~15 CPU-s of ~27) while the agents slept and committed. The full run 5 trials
+// of two rounds beside two loops from each trial's start.
 import {spawn} from 'node:child_process'
+import {existsSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {STRESS_FULL, trials} from '../support/stress.js'
 import {trackProcess} from '../support/tmp.js'
+import {waitFor} from '../support/wait.js'
 import {bead, g, makeFleet, remoteRefs} from './helpers.js'
 import {events, fleetProblems, startHost} from './fleet-harness.js'
 
@@ -39,10 +43,18 @@ describe('hosts whose agents finish together, under CPU load', () => {
       const f = makeFleet(ids.map((id) => bead(id)))
       const log = path.join(f.dir, 'agents.jsonl')
       const barrier = path.join(f.dir, 'barrier')
-      const load = cpuLoad(BUSY_LOOPS)
+      const load = STRESS_FULL ? cpuLoad(BUSY_LOOPS) : []
       try {
         const env = {FLEET_SLEEP_MS: '100', FLEET_BARRIER_DIR: barrier, FLEET_BARRIER_N: String(HOSTS.length * WORKERS), FLEET_BARRIER_MS: '90000'}
         const hosts = HOSTS.map((h) => startHost(f.clone(h), h, log, ['--workers', String(WORKERS), '--lease', '30'], env))
+        if (!STRESS_FULL) {
+          // the smoke's load: from the moment all six agents have committed and closed, so their hosts land under it
+          let ended = false
+          void Promise.all(hosts.map((h) => h.done)).then(() => (ended = true))
+          const full = () => existsSync(barrier) && readdirSync(barrier).length >= HOSTS.length * WORKERS
+          await waitFor(() => ended || full(), {timeoutMs: 120_000, intervalMs: 50, what: 'all six agents at the barrier'})
+          load.push(...cpuLoad(BUSY_LOOPS))
+        }
         const codes = await Promise.all(hosts.map((h) => h.done))
         const outs = hosts.map((h) => h.out()).join('\n-----\n')
         expect(codes, outs).toEqual([0, 0])

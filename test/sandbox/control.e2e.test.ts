@@ -9,22 +9,18 @@ import {makeTempDir} from '../support/tmp.js'
 import {runCli, startCli} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
 import {waitFor} from '../support/wait.js'
+import {gitSeq} from '../support/git.js'
 
 const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
-const GIT_ENV: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1'}
-const g = (cwd: string, ...args: string[]) => spawnSync('git', args, {cwd, env: GIT_ENV, encoding: 'utf8'}).stdout.trim()
 
 /** a project whose agent starts a detached grandchild and then hangs, silent; `marker` names both in ps */
 function project(marker: string) {
   const base = makeTempDir('helix-sbctl-')
   const root = path.join(base, 'repo')
   mkdirSync(path.join(root, '.ddx'), {recursive: true})
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
+  gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), JSON.stringify({id: 'sc-1', title: 'hang', status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z'}) + '\n')
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
+  gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
   const agent = path.join(base, 'agent')
   // setsid: the grandchild leaves the agent's group and session; only the namespace holds it
   // it hangs while <base>/hang exists (the test removes it once it has seen the processes), so a retry ends at once

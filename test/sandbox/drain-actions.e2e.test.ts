@@ -14,6 +14,7 @@ import {runCli} from '../support/cli.js'
 import {helixInProcess} from '../support/in-process.js'
 import {testEnv} from '../support/env.js'
 import {g, hasBwrap, q} from './helpers.js'
+import {gitSeq} from '../support/git.js'
 
 
 function setup() {
@@ -22,14 +23,11 @@ function setup() {
   const home = path.join(base, 'home')
   const stub = path.join(base, 'stub')
   for (const d of [path.join(root, '.ddx'), path.join(root, 'docs'), home, stub]) mkdirSync(d, {recursive: true})
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
+  gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
   writeFileSync(path.join(root, 'README.md'), 'readme\n')
   writeFileSync(path.join(root, 'docs', 'plan.md'), 'plan\n')
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), JSON.stringify({id: 'da-1', title: 'first', status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z'}) + '\n')
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
+  gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
   const act = (name: string, cmd: string) => `if ( ${cmd} ) >/dev/null 2>&1; then echo "ACT $HELIX_ACTION ${name} ok"; else echo "ACT $HELIX_ACTION ${name} fail"; fi`
   const agent = path.join(stub, 'agent')
   writeFileSync(

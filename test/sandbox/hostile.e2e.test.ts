@@ -14,6 +14,7 @@ import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
 import {g, hasBwrap} from './helpers.js'
+import {gitSeq} from '../support/git.js'
 
 const ACTS = ['readme', 'home', 'etc', 'update-ref', 'hooks-path', 'pre-commit', 'push', 'ssh-key']
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
@@ -46,9 +47,7 @@ function setup(tag: string) {
   for (const d of [path.join(root, '.ddx'), path.join(home, '.ssh'), stub]) mkdirSync(d, {recursive: true})
   writeFileSync(path.join(home, '.ssh', 'id_rsa'), '-----BEGIN FAKE KEY-----\nsecret\n')
   g(base, 'init', '-q', '--bare', remote)
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
+  gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
   writeFileSync(path.join(root, 'README.md'), 'readme\n')
   // the acceptance gate is the project's code, run from the attempt's copy: confined too (it passes only when its write outside fails)
   mkdirSync(path.join(root, 'scripts'))
@@ -56,8 +55,7 @@ function setup(tag: string) {
   chmodSync(path.join(root, 'scripts', 'check-acceptance-sb.sh'), 0o755)
   const beads = ['sb-a', 'sb-b'].map((id, i) => JSON.stringify({id, title: `bead ${id}`, status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:0${i}Z`}))
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), beads.join('\n') + '\n')
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
+  gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
   g(root, 'remote', 'add', 'origin', remote)
   g(root, 'push', '-q', 'origin', 'main')
   const agent = path.join(stub, 'agent')

@@ -12,6 +12,7 @@ import {createSandboxAttempts} from '../../src/landing/sandbox-attempts.js'
 import {DEFAULT_SANDBOX} from '../../src/proc/sandbox.js'
 import {projectPaths} from '../../src/util/root.js'
 import {makeTempDir} from '../support/tmp.js'
+import {gitSeq} from '../support/git.js'
 
 const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
 const ENV: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
@@ -27,17 +28,14 @@ const write = (file: string, beads: Array<Record<string, unknown>>) => writeFile
 function setup() {
   const root = makeTempDir('helix-sbland-')
   mkdirSync(path.join(root, '.ddx'))
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
+  gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
   const claim = {owner: 'helix', 'claimed-at': '2026-01-01T00:00:00Z', 'claimed-pid': process.pid, 'claim-token': 'tok1'}
   write(path.join(root, '.ddx', 'beads.jsonl'), [
     {id: 't-1', title: 'one', status: 'in_progress', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z', ...claim},
     {id: 't-2', title: 'two', status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:01Z'},
   ])
   writeFileSync(path.join(root, '.gitignore'), '.helix/\n')
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
+  gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
   const paths = projectPaths(root, ENV)
   const attempts = createSandboxAttempts(DEFAULT_SANDBOX, paths, ENV)
   const inner = createGitLanding({root, trackerDir: paths.dir, env: ENV, now: () => new Date()})

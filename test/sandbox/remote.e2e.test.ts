@@ -11,6 +11,7 @@ import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
 import {g, hasBwrap, q} from './helpers.js'
+import {gitSeq} from '../support/git.js'
 
 
 describe.skipIf(!hasBwrap)('helix run --sandbox --remote', () => {
@@ -22,13 +23,10 @@ describe.skipIf(!hasBwrap)('helix run --sandbox --remote', () => {
     const stub = path.join(base, 'stub')
     for (const d of [path.join(root, '.ddx'), home, stub]) mkdirSync(d, {recursive: true})
     g(base, 'init', '-q', '--bare', '-b', 'main', remote)
-    g(root, 'init', '-q', '-b', 'main')
-    g(root, 'config', 'user.email', 'op@example.com')
-    g(root, 'config', 'user.name', 'Operator')
+    gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
     writeFileSync(path.join(root, 'README.md'), 'readme\n')
     writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), JSON.stringify({id: 'rs-1', title: 'remote bead', status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z'}) + '\n')
-    g(root, 'add', '-A')
-    g(root, 'commit', '-q', '-m', 'initial')
+    gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
     g(root, 'remote', 'add', 'origin', remote)
     g(root, 'push', '-q', 'origin', 'main')
     const agent = path.join(stub, 'agent')

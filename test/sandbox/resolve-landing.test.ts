@@ -14,6 +14,7 @@ import {DEFAULT_SANDBOX} from '../../src/proc/sandbox.js'
 import {projectPaths} from '../../src/util/root.js'
 import type {Repair, Workspace} from '../../src/loop/ports.js'
 import {makeTempDir} from '../support/tmp.js'
+import {gitSeq} from '../support/git.js'
 
 const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0
 const ENV: NodeJS.ProcessEnv = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
@@ -30,15 +31,12 @@ const CHECK = `echo "checking $HELIX_BEAD_ID"; if grep -qx bad shared.txt; then 
 function setup(check = false) {
   const root = makeTempDir('helix-sbresolve-')
   mkdirSync(path.join(root, '.ddx'))
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
+  gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
   const bead = (id: string) => JSON.stringify({id, title: id, status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z'})
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), `${bead('t-1')}\n${bead('t-2')}\n`)
   writeFileSync(path.join(root, '.gitignore'), '.helix/\n')
   writeFileSync(path.join(root, 'shared.txt'), 'start\n')
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
+  gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
   const paths = projectPaths(root, ENV)
   const make = () => {
     const attempts = createSandboxAttempts(DEFAULT_SANDBOX, paths, ENV)

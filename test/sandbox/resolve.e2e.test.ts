@@ -14,6 +14,7 @@ import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
 import {g, hasBwrap, q} from './helpers.js'
+import {gitSeq} from '../support/git.js'
 
 const MARKER = /^(<<<<<<< |=======|>>>>>>> )/m
 const IDS = ['rv-a', 'rv-b']
@@ -27,15 +28,12 @@ function project(ids: string[]) {
   // the agents' shared state (call log, the barrier): the one extra path they may write
   const state = path.join(base, 'state')
   for (const d of [path.join(root, '.ddx'), path.join(root, '.helix'), home, stub, state]) mkdirSync(d, {recursive: true})
-  g(root, 'init', '-q', '-b', 'main')
-  g(root, 'config', 'user.email', 'op@example.com')
-  g(root, 'config', 'user.name', 'Operator')
+  gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
   writeFileSync(path.join(root, 'shared.txt'), 'start\n')
   writeFileSync(path.join(root, '.gitignore'), '.helix/\n')
   const bead = (id: string) => JSON.stringify({id, title: `bead ${id}`, status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z'})
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), ids.map(bead).join('\n') + '\n')
-  g(root, 'add', '-A')
-  g(root, 'commit', '-q', '-m', 'initial')
+  gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
   writeFileSync(path.join(root, '.helix', 'config.json'), JSON.stringify({sandboxWritable: [state]}))
   const agent = path.join(stub, 'agent')
   const env = testEnv({HOME: home, HELIX_AGENT: agent, HELIX_BACKOFF_SLEEP: '0', GIT_CONFIG_NOSYSTEM: '1'})

@@ -13,7 +13,7 @@ import path from 'node:path'
 import {installStubs} from '../../fixtures/agents/install-stubs.mjs'
 import {runCli, startCli, type CliChild, type CliResult} from './cli.js'
 import {KILL_GRACE_MS} from './env.js'
-import {git as gitIn, initRepo, writeFiles} from './git.js'
+import {git as gitIn, gitSeq, initRepo, writeFiles} from './git.js'
 import {makeTempDir, removeDir} from './tmp.js'
 import {waitFor} from './wait.js'
 
@@ -107,8 +107,7 @@ export function helixProjectSync(o: ProjectOptions = {}): HelixProject {
   if (o.commitAll) writeTracker()
   if (o.git && o.commitAll) initRepo(root)
   else if (o.git) {
-    git('init', '-q', '-b', 'main')
-    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init')
+    gitSeq(root, ['init', '-q', '-b', 'main'], ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'])
   }
   if (!o.commitAll) writeTracker()
   const started: CliChild[] = []

@@ -12,6 +12,15 @@ export interface WaitOptions {
 }
 
 /**
+ * Poll intervals for a condition that starts a process each time it is asked. The default
+ * 20 ms suits a condition that reads a file or a variable; one that runs git (a few ms of CPU
+ * per start, from a large vitest worker) or a node script (~40 ms of CPU each: the gh stand-in)
+ * every 20 ms is a busy loop of process starts for as long as the wait lasts.
+ */
+export const GIT_POLL_MS = 250
+export const NODE_POLL_MS = 500
+
+/**
  * Resolve once `cond()` is truthy, with the milliseconds it took; throw
  * `timed out after N ms waiting for <what>` when the deadline passes first.
  * A number instead of options is the timeout. An exception `cond` throws propagates.

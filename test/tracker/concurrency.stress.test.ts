@@ -7,12 +7,13 @@ import {REPO, cleanEnv, helixAsync, tempProject} from './helpers.js'
 import {trials} from '../support/stress.js'
 import {trackProcess} from '../support/tmp.js'
 
-// full counts under npm run test:stress; a smoke of each race in npm test
-const CLAIMERS = trials(16, 4)
-const WRITERS = trials(8, 4)
-const CREATES = trials(100, 25)
+// full counts under npm run test:stress; a smoke of each race in npm test: enough processes
+// to race (three claimers, three writers, two CLI lanes), each doing little
+const CLAIMERS = trials(16, 3)
+const WRITERS = trials(8, 3)
+const CREATES = trials(100, 15)
 const CLI_LANES = trials(4, 2)
-const CLI_CREATES = trials(8, 4)
+const CLI_CREATES = trials(8, 3)
 
 function runNode(script: string, args: string[]): Promise<{code: number | null; stdout: string; stderr: string}> {
   return new Promise((resolve) => {
