@@ -6,7 +6,7 @@
  * in the fresh buffer's pages as copying the bytes (docs/performance.md).
  */
 import {readSync} from 'node:fs'
-import {hasBom, isBlankBytes, malformedError, MAX_LINE_BYTES} from './lines.js'
+import {eachLine, hasBom, isBlankBytes, malformedError, MAX_LINE_BYTES} from './lines.js'
 import {withTrackerFd} from './read-file.js'
 
 const CHUNK = 1 << 20
@@ -24,40 +24,29 @@ export function eachTrackerLine(file: string, each: (buf: Buffer, start: number,
     // buf[0, len) holds bytes not yet handed out: the start of a line (or several)
     let len = 0
     let n = 1
-    let atFileStart = true
-    let eof = false
-    while (!eof) {
+    let fileStart = true
+    for (;;) {
       if (len === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)], buf.length * 2)
       const got = readSync(fd, buf, len, buf.length - len, null)
-      eof = got === 0
       len += got
-      let start = 0
-      if (atFileStart && (len >= 3 || eof)) {
-        atFileStart = false
-        if (hasBom(buf.subarray(0, len))) start = 3
+      // the whole lines read so far (at the end of the file, all that is left) go through
+      // eachLine, which skips a byte order mark and blank lines and counts as a whole read does
+      const to = got === 0 ? len : buf.lastIndexOf(0x0a, len - 1) + 1
+      if (to > 0) {
+        const view = buf.subarray(0, to)
+        n = eachLine(view, 0, to, n, fileStart, (start, end, line) => {
+          if (end - start > MAX_LINE_BYTES) throw malformedError(file, line, `line longer than ${MAX_LINE_BYTES} bytes`)
+          each(view, start, end, line)
+        })
+        fileStart = false
+        buf.copy(buf, 0, to, len)
+        len -= to
       }
-      if (atFileStart) continue
-      const view = buf.subarray(0, len)
-      while (start < len) {
-        let end = view.indexOf(0x0a, start)
-        if (end === -1) {
-          if (!eof) break
-          end = len
-        }
-        if (!isBlankBytes(buf, start, end)) {
-          if (end - start > MAX_LINE_BYTES) throw malformedError(file, n, `line longer than ${MAX_LINE_BYTES} bytes`)
-          each(buf, start, end, n)
-        }
-        n++
-        start = end + 1
-      }
-      if (eof) break
+      if (got === 0) return true
       // an unfinished line longer than the limit is refused now, not read to its end
-      if (len - start > MAX_LINE_BYTES && !isBlankBytes(buf, start, len)) throw malformedError(file, n, `line longer than ${MAX_LINE_BYTES} bytes`)
-      buf.copy(buf, 0, start, len)
-      len -= start
+      const from = fileStart && hasBom(buf.subarray(0, len)) ? 3 : 0
+      if (len - from > MAX_LINE_BYTES && !isBlankBytes(buf, from, len)) throw malformedError(file, n, `line longer than ${MAX_LINE_BYTES} bytes`)
     }
-    return true
   })
   return done === true
 }

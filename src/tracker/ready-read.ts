@@ -9,34 +9,22 @@
  * between runs.
  */
 import type {Bead} from './types.js'
-import {eachLine, malformedError, MAX_LINE_BYTES, parseLine} from './lines.js'
+import {malformedError, parseLine} from './lines.js'
 import {statusOf, type ReadyInput} from './queries.js'
 import {eachTrackerLine} from './chunked-lines.js'
 
 /**
- * The ReadyInput of the tracker in `buf`. Throws the strict parse's HelixError
- * for the first malformed line.
+ * The ReadyInput of the tracker at `file` (none: no beads), read in chunks
+ * (chunked-lines.ts). Throws the strict parse's HelixError for the first malformed line.
  */
-export function parseReadyInput(buf: Buffer, file: string): ReadyInput {
-  return readyInputFrom(file, (each) => eachLine(buf, 0, buf.length, 1, true, (start, end, n) => each(buf, start, end, n)))
-}
-
-/** The ReadyInput of the tracker at `file` (none: no beads), read in chunks (chunked-lines.ts). */
 export function readReadyInput(file: string): ReadyInput {
-  return readyInputFrom(file, (each) => eachTrackerLine(file, each))
-}
-
-type Lines = (each: (buf: Buffer, start: number, end: number, n: number) => void) => void
-
-function readyInputFrom(file: string, lines: Lines): ReadyInput {
   // each line's id, and its bead when it may be ready, else its status
   const ids: string[] = []
   const values: Array<Bead | string> = []
   // id → parent, for the (few) beads that have one
   const parentOf = new Map<string, string>()
-  lines((buf, start, end, n) => {
-    // as the strict parse: the byte length first, then the text without a trailing CR
-    if (end - start > MAX_LINE_BYTES) throw malformedError(file, n, `line longer than ${MAX_LINE_BYTES} bytes`)
+  eachTrackerLine(file, (buf, start, end, n) => {
+    // as the strict parse: the text without a trailing CR (eachTrackerLine refused an overlong line)
     const b = parseLine(buf.toString('utf8', start, end > start && buf[end - 1] === 0x0d ? end - 1 : end), end - start)
     if (typeof b === 'string') throw malformedError(file, n, b)
     const s = statusOf(b)

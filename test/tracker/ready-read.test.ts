@@ -5,7 +5,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {parseTracker} from '../../src/tracker/codec.js'
 import {readyBeads, readyFrom} from '../../src/tracker/queries.js'
-import {parseReadyInput} from '../../src/tracker/ready-read.js'
+import {readReadyInput} from '../../src/tracker/ready-read.js'
 import {trackerReadyOutput} from '../../src/tracker/query-text.js'
 import {helixInProcess} from '../support/in-process.js'
 import {makeTempDir} from '../support/tmp.js'
@@ -49,19 +49,24 @@ function project(content: string | Buffer): string {
   return root
 }
 
+/** what `tracker ready` reads of a tracker with this content (the real, chunked read) */
+function inputOf(content: string | Buffer) {
+  return readReadyInput(path.join(project(content), '.ddx', 'beads.jsonl'))
+}
+
 describe('tracker ready keeps only what the ready rules read', () => {
   it('finds the same ready beads as the whole snapshot, in the same order', () => {
     const buf = Buffer.from(text)
     const stale = new Set(['ip'])
     const fromSnapshot = readyBeads(parseTracker(buf, 'f'), {staleClaims: stale, owner: null})
-    const fromInput = readyFrom(parseReadyInput(buf, 'f'), {staleClaims: stale, owner: null})
+    const fromInput = readyFrom(inputOf(buf), {staleClaims: stale, owner: null})
     expect(fromInput.map((b) => b.id)).toEqual(expectedIds)
     expect(fromSnapshot.map((b) => b.id)).toEqual(expectedIds)
     expect(JSON.stringify(fromInput)).toBe(JSON.stringify(fromSnapshot))
   })
 
   it('keeps whole only the open and in_progress beads (last line wins)', () => {
-    const input = parseReadyInput(Buffer.from(text), 'f')
+    const input = inputOf(text)
     expect(input.beads.map((b) => b.id).sort()).toEqual(
       ['a', 'dupkey', 'empty-status', 'epic-done-kids', 'epic-lost-kid', 'flip-open', 'ip', 'needs-flip-closed', 'needs-flip-open', 'num-status', 'on-blocked', 'on-missing', 'self'].sort(),
     )
@@ -113,15 +118,15 @@ describe('tracker ready keeps only what the ready rules read', () => {
       '\ufeff{"id":"a","status":"closed"}\r\n{"id":"b","status":"open",}\n',
     ]
     for (const s of bad) {
-      const b = Buffer.from(s)
+      const file = path.join(project(s), '.ddx', 'beads.jsonl')
       let want = ''
       try {
-        parseTracker(b, 'f')
+        parseTracker(Buffer.from(s), file)
       } catch (error) {
         want = (error as Error).message
       }
-      expect(want).toMatch(/^f:\d+: malformed bead/)
-      expect(() => parseReadyInput(b, 'f')).toThrow(want)
+      expect(want.startsWith(`${file}:`) && / malformed bead/.test(want)).toBe(true)
+      expect(() => readReadyInput(file)).toThrow(want)
     }
   })
 
