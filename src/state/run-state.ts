@@ -190,7 +190,9 @@ async function withRunStateLock<T>(file: string, fn: () => Promise<T>): Promise<
 }
 
 async function writeUnlocked(file: string, state: RunState): Promise<void> {
-  await atomicWrite(file, JSON.stringify(state, null, 2) + '\n')
+  // atomic, not fsync'ed: a run rewrites this file ~4 times a cycle, and two fsyncs each blocked
+  // every slot's event loop (docs/decisions.md, "Session 29 (workers throughput)")
+  await atomicWrite(file, JSON.stringify(state, null, 2) + '\n', {durable: false})
 }
 
 /**
@@ -210,7 +212,7 @@ export async function updateRunState(file: string, fn: (state: RunState) => RunS
 }
 
 /**
- * Atomic, durable rewrite (temp file beside it, fsync, rename, fsync dir) under
+ * Atomic rewrite (temp file beside it, rename; not fsync'ed, see writeUnlocked) under
  * the run-state lock. Counters other processes bump under the lock while a run
  * holds its state in memory (`parallel_run_denied_count`) never go down: the
  * larger of the file's and the given value is written (and kept in `state`).

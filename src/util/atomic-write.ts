@@ -20,6 +20,12 @@ export interface AtomicWriteOptions {
   mode?: number
   /** called with the temp path right before the rename; throwing aborts the write */
   beforeRename?: (tmp: string, target: string) => Promise<void> | void
+  /**
+   * fsync the file before the rename and the directory after it (default true). Off only
+   * for a file helix rewrites several times a cycle and can lose the last version of on a
+   * power loss (run-state): the rename still never leaves a torn file after a crash of helix.
+   */
+  durable?: boolean
 }
 
 /** `.<name>.tmp-<pid>-<random>` beside `file`: the pattern cleanup code looks for. */
@@ -108,7 +114,7 @@ export async function atomicWrite(file: string, data: string | Uint8Array | Uint
     fchmodSync(fd, mode)
     if (Array.isArray(data)) writeAllv(fd, data)
     else writeAll(fd, data)
-    fsyncSync(fd)
+    if (opts.durable !== false) fsyncSync(fd)
   } catch (error) {
     try {
       closeSync(fd)
@@ -126,7 +132,7 @@ export async function atomicWrite(file: string, data: string | Uint8Array | Uint
     rmSync(tmp, {force: true})
     throw error
   }
-  fsyncDir(dir)
+  if (opts.durable !== false) fsyncDir(dir)
   return target
 }
 
