@@ -155,7 +155,8 @@ export function createLandBase(d: LandBaseDeps) {
       const where = await checkedOutAt(b)
       if (where !== null) {
         // SPEC 18.3a: a checked-out base moves only by merge --ff-only in its own worktree, then is verified
-        const m = await run(['merge', '--ff-only', '-q', '--no-edit', next], where)
+        // a fast-forward writes no object: git's automatic maintenance after it would only hold the lock longer
+        const m = await run(['-c', 'maintenance.auto=false', 'merge', '--ff-only', '-q', '--no-edit', next], where)
         if (m.code !== 0) {
           const text = `${m.stderr}\n${m.stdout}`
           if (/not possible to fast-forward/i.test(text) && (await (await d.git()).commitOf(`refs/heads/${b}`)) !== cur) {
