@@ -244,7 +244,7 @@ export function realLoopDeps(input: WiringInput): RealLoop {
 export async function attachLanding(real: RealLoop, env: NodeJS.ProcessEnv, keepPreservedDays?: number, landCheck?: GitLandingOptions['landCheck']): Promise<void> {
   const {createGitLanding} = await import('../landing/local.js')
   const {deps, paths} = real
-  deps.landing = createGitLanding({root: paths.root, trackerDir: paths.dir, env, now: () => new Date(), log: (line) => deps.out.normal(line), ...(landCheck ? {landCheck} : {})})
+  deps.landing = createGitLanding({root: paths.root, trackerDir: paths.dir, env, now: () => new Date(), log: (line) => deps.out.normal(line), cleanupInBackground: true, ...(landCheck ? {landCheck} : {})})
   if (keepPreservedDays !== undefined) {
     // preserved refs of beads that landed since go after --keep-preserved days
     const {prunePreserved} = await import('../recovery/reconcile-checks.js')

@@ -44,6 +44,12 @@ export interface GitLandingOptions {
   onLockHeld?: (ms: number) => void
   /** SPEC 20.3 `--land-check`: the team's check, run on every candidate before the base moves */
   landCheck?: Omit<LandCheckSpec, 'env'>
+  /**
+   * A landed attempt's worktree and branch are removed after `land` returns, so the slot
+   * takes its next bead meanwhile; `settled()` waits for those removals (`helix run` does
+   * before it ends). Off: `land` returns once they are gone.
+   */
+  cleanupInBackground?: boolean
 }
 
 /**
@@ -60,6 +66,8 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   let baseName: string | null = null
   let excluded = false
   let lock: ReturnType<typeof createLandLock> | null = null
+  /** removals of landed attempts still running (cleanupInBackground) */
+  const cleanups = new Set<Promise<void>>()
 
   const ctx = async (): Promise<LandingRepo> => (repo ??= await openLandingRepo(root, opts.trackerDir, opts.env))
 
@@ -326,13 +334,20 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       // reconciliation (18.2) and `recover --worktrees`, exactly as a crash after the
       // cleanup's first step would.
       const commits = (await run(['rev-list', '--reverse', `${result.from}..${result.sha}`], root)).stdout.split('\n').map((c) => c.trim()).filter(Boolean)
-      try {
-        await removeWorktree(ws)
-        await deleteBranch(ws, result.sha)
-      } catch (error) {
-        log(`helix: landed ${ws.bead}, but could not remove its worktree or branch: ${sanitize(errorMessage(error))}`)
-      }
-      return {landed: true, sha: result.sha, commits}
+      const sha = result.sha
+      const cleanup = (async () => {
+        try {
+          await removeWorktree(ws)
+          await deleteBranch(ws, sha)
+        } catch (error) {
+          log(`helix: landed ${ws.bead}, but could not remove its worktree or branch: ${sanitize(errorMessage(error))}`)
+        }
+      })()
+      if (opts.cleanupInBackground) {
+        cleanups.add(cleanup)
+        void cleanup.finally(() => cleanups.delete(cleanup))
+      } else await cleanup
+      return {landed: true, sha, commits}
     }
     return {landed: false, reason: result.reason, preservedRef: await preserve(ws, result.reason), ...(result.checkTail ? {checkTail: result.checkTail} : {})}
   }
@@ -369,6 +384,9 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     adopt,
     discard,
     preserveLeftover: async (l) => preserve(await workspaceOf(l, 0), 'left by a run that ended'),
+    settled: async () => {
+      while (cleanups.size > 0) await Promise.all([...cleanups])
+    },
     pending: {list: () => readPendingReopens(root), add: (p) => addPendingReopen(root, p), remove: (bead) => removePendingReopen(root, bead)},
   }
 }

@@ -364,6 +364,8 @@ export interface LoopLanding {
   planLeftovers?(items: LeftoverAttempt[]): Promise<ReconcileAction[]>
   /** the git remote this landing lands on (`--remote <name>`); absent for a local landing */
   remote?: string
+  /** resolves once work a landing left running is done (a landed attempt's worktree and branch removed) */
+  settled?(): Promise<void>
   /** prune preserved refs of beads that landed more than --keep-preserved days ago */
   prunePreserved?(say: (line: string) => void): Promise<void>
   /** reopens that could not be written (SPEC 18.1a), finished at the next start */

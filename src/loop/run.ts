@@ -177,6 +177,8 @@ export class Run implements RunScope {
   // -------------------------------------------------------------------- stop
 
   private async finish(stop: Stop): Promise<LoopResult> {
+    // landed attempts' worktrees and branches are gone before the run says it is over
+    await this.d.landing?.settled?.().catch((error: unknown) => this.log?.event('landing cleanup failed', {error: errorMessage(error)}, 'error'))
     if (!this.ledger.started) {
       // failed before the run state existed (malformed tracker): the error is all that is printed
       if (stop.message) this.d.out.both(stop.message)

@@ -39,4 +39,22 @@ done
     expect(existsSync(ws.dir)).toBe(false)
     expect(existsSync(lockDir)).toBe(false)
   })
+
+  it('with cleanupInBackground, land returns once the base moved; settled() waits for the removal of worktree and branch', async () => {
+    const root = makeRepo()
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date('2026-11-23T12:00:00Z'), log: () => {}, lockWaitMs: 2000, cleanupInBackground: true})
+    const a = await landing.prepare('hx-1', 1, 1)
+    const b = await landing.prepare('hx-2', 1, 2)
+    agentCommit(a.dir, 'a.ts', 'a\n')
+    agentCommit(b.dir, 'b.ts', 'b\n')
+    // both land while the first one's removal may still be running: the second rebases onto the first
+    const [ra, rb] = await Promise.all([landing.land(a), landing.land(b)])
+    expect(ra.landed && rb.landed).toBe(true)
+    await landing.settled?.()
+    const tip = g(root, 'rev-parse', 'refs/heads/main')
+    expect(g(root, 'ls-tree', '--name-only', tip).split('\n')).toEqual(expect.arrayContaining(['a.ts', 'b.ts']))
+    expect(branches(root)).toEqual([])
+    expect(worktrees(root)).toEqual([root])
+    expect(existsSync(a.dir) || existsSync(b.dir)).toBe(false)
+  })
 })
