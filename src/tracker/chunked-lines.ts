@@ -4,21 +4,34 @@
  * line-length refusal as eachLine over the whole file, without ever holding the
  * whole file. At 100k beads (69 MB) one whole-file read spent about as long faulting
  * in the fresh buffer's pages as copying the bytes (docs/performance.md).
+ *
+ * Each chunk of whole lines is decoded once, not line by line: on the bench's tracker
+ * the per-line decode and its 69 MB of short-lived strings were ~15% of the command
+ * (docs/performance.md, session 29).
  */
+import {isAscii} from 'node:buffer'
 import {readSync} from 'node:fs'
 import {eachLine, hasBom, isBlankBytes, malformedError, MAX_LINE_BYTES} from './lines.js'
 import {withTrackerFd} from './read-file.js'
 
-const CHUNK = 1 << 20
+// 64 KiB, not more: each chunk's text is one string, and a string this small is made in
+// V8's young generation, where a 1 MiB one gets pages of its own (faulted in, then
+// freed); decoding 1 MiB chunks cost about twice as much (docs/performance.md, session 29)
+const CHUNK = 1 << 16
+
+/** What eachTrackerText hands out: a line's decoded text (no `\n`, no trailing `\r`) and its number. */
+export type EachText = (text: string, n: number) => void
 
 /**
- * Calls `each(buf, start, end, lineNo)` for every non-blank line of `file`, as eachLine
- * does: `buf[start, end)` is the line without its `\n` (a CRLF line keeps its `\r`), a
- * byte order mark at the very start is skipped, and a line longer than MAX_LINE_BYTES
- * is refused as the strict parse refuses it. `buf` is valid only during the call.
- * Returns false when the file does not exist.
+ * Calls `each(text, lineNo)` for every non-blank line of `file`, as the strict parse
+ * sees it: `text` is the line decoded from UTF-8 (invalid bytes as U+FFFD) without its
+ * `\n` and without a trailing `\r` (RawLine.text); a byte order mark at the very start
+ * is skipped; a line longer than MAX_LINE_BYTES bytes is refused as the strict parse
+ * refuses it. `text` may be a slice of a longer string: keep what you parse from it, not
+ * the text itself (that would keep the longer string). Returns false when the file does
+ * not exist.
  */
-export function eachTrackerLine(file: string, each: (buf: Buffer, start: number, end: number, n: number) => void): boolean {
+export function eachTrackerText(file: string, each: EachText): boolean {
   const done = withTrackerFd(file, (fd) => {
     let buf = Buffer.allocUnsafe(CHUNK)
     // buf[0, len) holds bytes not yet handed out: the start of a line (or several)
@@ -29,15 +42,10 @@ export function eachTrackerLine(file: string, each: (buf: Buffer, start: number,
       if (len === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)], buf.length * 2)
       const got = readSync(fd, buf, len, buf.length - len, null)
       len += got
-      // the whole lines read so far (at the end of the file, all that is left) go through
-      // eachLine, which skips a byte order mark and blank lines and counts as a whole read does
+      // the whole lines read so far (at the end of the file, all that is left)
       const to = got === 0 ? len : buf.lastIndexOf(0x0a, len - 1) + 1
       if (to > 0) {
-        const view = buf.subarray(0, to)
-        n = eachLine(view, 0, to, n, fileStart, (start, end, line) => {
-          if (end - start > MAX_LINE_BYTES) throw malformedError(file, line, `line longer than ${MAX_LINE_BYTES} bytes`)
-          each(view, start, end, line)
-        })
+        n = chunkLines(file, buf, fileStart && hasBom(buf.subarray(0, to)) ? 3 : 0, to, n, each)
         fileStart = false
         buf.copy(buf, 0, to, len)
         len -= to
@@ -49,4 +57,37 @@ export function eachTrackerLine(file: string, each: (buf: Buffer, start: number,
     }
   })
   return done === true
+}
+
+/**
+ * The lines of `buf[from, to)` (whole lines: `to` is the end of the file or just after a
+ * `\n`), numbered from `n`; returns the number of the line after the last.
+ */
+function chunkLines(file: string, buf: Buffer, from: number, to: number, n: number, each: EachText): number {
+  // Only ASCII bytes: each byte is one UTF-16 unit whichever way it is decoded, so the
+  // latin1 decode (a plain copy, ~4× faster than UTF-8's here; isAscii is simdutf's scan)
+  // is the UTF-8 text, and byte offsets are string offsets. Any other byte: line by line.
+  if (!isAscii(buf.subarray(from, to))) return lineByLine(file, buf, from, to, n, each)
+  const s = buf.toString('latin1', from, to)
+  // each line is a slice of `s` (a view, no copy); JSON.parse reads it in place
+  let start = 0
+  while (start < s.length) {
+    let end = s.indexOf('\n', start)
+    if (end === -1) end = s.length
+    if (!isBlankBytes(buf, from + start, from + end)) {
+      if (end - start > MAX_LINE_BYTES) throw malformedError(file, n, `line longer than ${MAX_LINE_BYTES} bytes`)
+      each(s.slice(start, s.charCodeAt(end - 1) === 0x0d ? end - 1 : end), n)
+    }
+    n++
+    start = end + 1
+  }
+  return n
+}
+
+/** A chunk with other bytes than ASCII: each line decoded from its own bytes, as the strict parse does. */
+function lineByLine(file: string, buf: Buffer, from: number, to: number, n: number, each: EachText): number {
+  return eachLine(buf, from, to, n, false, (start, end, line) => {
+    if (end - start > MAX_LINE_BYTES) throw malformedError(file, line, `line longer than ${MAX_LINE_BYTES} bytes`)
+    each(buf.toString('utf8', start, buf[end - 1] === 0x0d ? end - 1 : end), line)
+  })
 }
