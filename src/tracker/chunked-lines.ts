@@ -5,7 +5,7 @@
  * whole file. At 100k beads (69 MB) one whole-file read spent about as long faulting
  * in the fresh buffer's pages as copying the bytes (docs/performance.md).
  *
- * Each chunk of whole lines is decoded once, not line by line: on the bench's tracker
+ * Each piece of whole lines is decoded once, not line by line: on the bench's tracker
  * the per-line decode and its 69 MB of short-lived strings were ~15% of the command
  * (docs/performance.md, session 29).
  */
@@ -14,10 +14,12 @@ import {readSync} from 'node:fs'
 import {eachLine, hasBom, isBlankBytes, malformedError, MAX_LINE_BYTES} from './lines.js'
 import {withTrackerFd} from './read-file.js'
 
-// 64 KiB, not more: each chunk's text is one string, and a string this small is made in
-// V8's young generation, where a 1 MiB one gets pages of its own (faulted in, then
-// freed); decoding 1 MiB chunks cost about twice as much (docs/performance.md, session 29)
-const CHUNK = 1 << 16
+// read 1 MiB at a time (64 KiB reads cost ~15 ms more in read calls at 100k beads), and
+// decode pieces of about 64 KiB of whole lines: a string this small is made in V8's
+// young generation, where a 1 MiB one gets pages of its own (faulted in, then freed);
+// decoding 1 MiB at once cost about twice as much (docs/performance.md, session 29)
+const CHUNK = 1 << 20
+const PIECE = 1 << 16
 
 /** What eachTrackerText hands out: a line's decoded text (no `\n`, no trailing `\r`) and its number. */
 export type EachText = (text: string, n: number) => void
@@ -45,7 +47,11 @@ export function eachTrackerText(file: string, each: EachText): boolean {
       // the whole lines read so far (at the end of the file, all that is left)
       const to = got === 0 ? len : buf.lastIndexOf(0x0a, len - 1) + 1
       if (to > 0) {
-        n = chunkLines(file, buf, fileStart && hasBom(buf.subarray(0, to)) ? 3 : 0, to, n, each)
+        for (let p = fileStart && hasBom(buf.subarray(0, to)) ? 3 : 0; p < to; ) {
+          const q = pieceEnd(buf, p, to)
+          n = chunkLines(file, buf, p, q, n, each)
+          p = q
+        }
         fileStart = false
         buf.copy(buf, 0, to, len)
         len -= to
@@ -57,6 +63,16 @@ export function eachTrackerText(file: string, each: EachText): boolean {
     }
   })
   return done === true
+}
+
+/** The end of the piece of whole lines that starts at `p` (`to`: the end of the chunk's whole lines). */
+function pieceEnd(buf: Buffer, p: number, to: number): number {
+  if (p + PIECE >= to) return to
+  const q = buf.lastIndexOf(0x0a, p + PIECE - 1) + 1
+  if (q > p) return q
+  // one line longer than a piece: up to its end
+  const nl = buf.indexOf(0x0a, p + PIECE)
+  return nl === -1 || nl >= to ? to : nl + 1
 }
 
 /**

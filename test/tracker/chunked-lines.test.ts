@@ -1,6 +1,7 @@
 // The chunked line reader of `tracker ready` must hand out exactly the lines, line
 // numbers, texts and refusals of the strict parse (eachLine over the whole file, each
-// line decoded on its own), wherever its 64 KiB chunks cut, ASCII chunk or not.
+// line decoded on its own), wherever its 1 MiB reads and 64 KiB decoded pieces cut,
+// ASCII piece or not.
 import {execFileSync} from 'node:child_process'
 import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
@@ -30,7 +31,9 @@ function chunked(f: string): Array<[number, string]> {
   return out
 }
 
-const CHUNK = 1 << 16
+// the reader's read size and the size of the pieces it decodes at once
+const READ = 1 << 20
+const PIECE = 1 << 16
 
 describe('eachTrackerText', () => {
   it('hands out the lines eachLine finds, across chunk edges, CRLF, blank lines, a BOM and a line longer than a chunk', () => {
@@ -54,10 +57,12 @@ describe('eachTrackerText', () => {
     const odd = [Buffer.from('😀€é'), Buffer.from([0x80]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xe2, 0x82]), Buffer.from([0xff, 0xfe])]
     const parts: Buffer[] = [Buffer.from('\ufeff')]
     let size = 3
-    for (let i = 0; size < 5 * CHUNK; i++) {
+    for (let i = 0; size < 2.5 * READ; i++) {
       let b = ascii(i)
       // the line over the first read's edge has a 4-byte character cut in two by it
-      if (size < CHUNK && size + b.length > CHUNK) b = Buffer.concat([Buffer.from(`{"id":"edge","t":"${'e'.repeat(CHUNK - size - 20)}`), odd[0], Buffer.from('"}\n')])
+      if (size < READ && size + b.length > READ) b = Buffer.concat([Buffer.from(`{"id":"edge","t":"${'e'.repeat(READ - size - 20)}`), odd[0], Buffer.from('"}\n')])
+      // a line longer than a piece, with a multi-byte character past the piece's size
+      else if (i === 300) b = Buffer.from(`{"id":"long","t":"${'l'.repeat(PIECE + 100)}é"}\n`)
       // and one line in nine has odd bytes somewhere (later reads start wherever the last whole line ended)
       else if (i % 9 === 4) b = Buffer.concat([Buffer.from(`{"id":"o${i}","t":"${'z'.repeat((i * 37) % 700)}`), odd[i % odd.length], Buffer.from(i % 2 ? '"}\n' : '"}\r\n')])
       parts.push(b)
