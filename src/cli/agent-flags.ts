@@ -6,7 +6,7 @@
  *   static flags = {...agentFlags}
  *   resolveAgentOptions(agentFlagsInput(flags), process.env)
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import type {AgentOptionsInput} from '../agents/resolve.js'
 
 export const agentFlags = {

@@ -1,4 +1,4 @@
-import {Command} from '@oclif/core'
+import {Command} from '@oclif/core/command'
 import {HelixError, unexpectedArgument} from '../util/errors.js'
 import {reportError} from '../util/report-error.js'
 import {closest} from '../util/suggest.js'

@@ -3,7 +3,7 @@
  * table (src/tracker/fields.ts). Only those two commands import it (it loads
  * @oclif/core, so it lives in src/cli, not in the tracker domain).
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {plainFlagFields} from '../tracker/fields.js'
 
 function stringFlag(description: string) {

@@ -3,7 +3,7 @@
  * (scripts/bundle.mjs), so what it uses comes from the same copy of @oclif/core that
  * the bundled commands extend.
  */
-import {run} from '@oclif/core'
+import {run} from '@oclif/core/run'
 import {reportError} from '../util/report-error.js'
 import {flushStdout, quietBrokenPipe} from './pipe.js'
 

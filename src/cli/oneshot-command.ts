@@ -2,7 +2,9 @@
  * Shared body of the one-shot agent commands (check, align, backfill, design,
  * polish, review). Not a command itself: no default export.
  */
-import {Args, Flags, type Interfaces} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
+import type * as Interfaces from '@oclif/core/interfaces'
 import {HelixCommand} from './base-command.js'
 import {EXIT} from '../util/errors.js'
 import type {OneShotAction} from '../agents/oneshot.js'

@@ -4,7 +4,9 @@
  * dependency scan on every run of every command). Unlike the plugin's, an
  * unknown command is one line and exit 1, as everywhere else.
  */
-import {Args, Flags, loadHelpClass} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
+import {loadHelpClass} from '@oclif/core/help'
 import {HelixCommand} from '../cli/base-command.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {knownCommands, unknownCommandLine} from '../cli/unknown-command.js'

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {abortableSleep} from '../util/abort.js'

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {HelixCommand} from '../cli/base-command.js'
 import {unexpectedArgument} from '../util/errors.js'
 import {nextOutput} from '../operator/next.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {agentFlags} from '../cli/agent-flags.js'
 import {armRunSignals} from '../cli/run-signals.js'
 import {HelixCommand} from '../cli/base-command.js'

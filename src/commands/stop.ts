@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import {HelixCommand} from '../cli/base-command.js'
 import {unexpectedArgument} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'

@@ -3,7 +3,7 @@
  * a command that takes none, is bad input, so it gets one line (with a did-you-mean for
  * an unknown command) and exit 1. (Exit 2 means busy, nothing else.)
  */
-import type {Hook} from '@oclif/core'
+import type {Hook} from '@oclif/core/hooks'
 import {EXIT} from '../util/errors.js'
 import {notFoundLine} from '../cli/unknown-command.js'
 

@@ -11,7 +11,7 @@
 import type {Bead} from './types.js'
 import {malformedError, parseLine} from './lines.js'
 import {statusOf, type ReadyInput} from './queries.js'
-import {eachTrackerLine} from './chunked-lines.js'
+import {eachTrackerText} from './chunked-lines.js'
 
 /**
  * The ReadyInput of the tracker at `file` (none: no beads), read in chunks
@@ -23,9 +23,9 @@ export function readReadyInput(file: string): ReadyInput {
   const values: Array<Bead | string> = []
   // id → parent, for the (few) beads that have one
   const parentOf = new Map<string, string>()
-  eachTrackerLine(file, (buf, start, end, n) => {
-    // as the strict parse: the text without a trailing CR (eachTrackerLine refused an overlong line)
-    const b = parseLine(buf.toString('utf8', start, end > start && buf[end - 1] === 0x0d ? end - 1 : end), end - start)
+  eachTrackerText(file, (text, n) => {
+    // the strict parse's text of the line (eachTrackerText refused an overlong line)
+    const b = parseLine(text)
     if (typeof b === 'string') throw malformedError(file, n, b)
     const s = statusOf(b)
     ids.push(b.id)

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import {HelixCommand} from '../../cli/base-command.js'
 import {runMergeDriver} from '../../remote/merge-driver.js'
 import {sanitize} from '../../util/sanitize.js'

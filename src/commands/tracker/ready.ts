@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {HelixCommand} from '../../cli/base-command.js'
 import {trackerReadyOutput} from '../../tracker/query-text.js'
 

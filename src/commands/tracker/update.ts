@@ -1,5 +1,6 @@
 import os from 'node:os'
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {HelixCommand} from '../../cli/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {parseSetPairs, updateBeadDetailed} from '../../tracker/ops.js'
