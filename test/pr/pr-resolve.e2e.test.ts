@@ -15,7 +15,7 @@ import {bead, g, protectedForge} from './helpers.js'
 const AGENT = path.resolve(import.meta.dirname, 'pr-agent.mjs')
 
 function host(dir: string, agentLog: string, args: string[], env: NodeJS.ProcessEnv) {
-  const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-poll', '2', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary', ...args], {
+  const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-poll', '4', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary', ...args], {
     cwd: dir,
     env: {...GIT_ISOLATION, HELIX_HOST: 'host-a', PR_AGENT_LOG: agentLog, FLEET_HELIX: BIN, ...env},
     detached: true,
