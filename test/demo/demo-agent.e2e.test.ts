@@ -1,13 +1,15 @@
 // The scripted demo agent, driven directly (no helix run): each action against a
-// real copy of the demo project and the real built `helix tracker` commands.
+// real copy of the demo project; the agent calls the real built `helix tracker` commands
+// (the test's own tracker reads and writes run in-process).
 import {spawnSync} from 'node:child_process'
 import {cpSync, existsSync, readFileSync, realpathSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
-import {runCli} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
+import {gitSeq} from '../support/git.js'
+import {helixInProcess} from '../support/in-process.js'
 
 const REPO = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'))
 const AGENT = path.join(REPO, 'fixtures', 'agents', 'demo-agent.mjs')
@@ -24,12 +26,13 @@ function git(args: string[]) {
   return r.stdout
 }
 
+/** The test's own tracker reads and writes run in-process; the agent's `helix tracker` calls are the built CLI. */
 function helix(args: string[]) {
-  return runCli(args, {cwd: ws})
+  return helixInProcess(ws, args)
 }
 
-function bead(id: string): Record<string, unknown> {
-  const r = helix(['tracker', 'show', id, '--json'])
+async function bead(id: string): Promise<Record<string, unknown>> {
+  const r = await helix(['tracker', 'show', id, '--json'])
   expect(r.code, r.stderr).toBe(0)
   return JSON.parse(r.stdout)
 }
@@ -58,12 +61,8 @@ beforeEach(() => {
   base = makeTempDir('helix-demo-agent-')
   ws = path.join(base, 'strkit')
   cpSync(path.join(REPO, 'fixtures', 'demo'), ws, {recursive: true})
-  git(['init', '-q'])
-  git(['config', 'user.name', 'test'])
-  git(['config', 'user.email', 'test@example.invalid'])
-  git(['config', 'commit.gpgsign', 'false'])
-  git(['add', '-A'])
-  git(['commit', '-q', '-m', 'init'])
+  // one git start for the six commands (each start from a vitest worker costs ~5–8 ms of CPU)
+  gitSeq(ws, ['init', '-q'], ['config', 'user.name', 'test'], ['config', 'user.email', 'test@example.invalid'], ['config', 'commit.gpgsign', 'false'], ['add', '-A'], ['commit', '-q', '-m', 'init'])
 })
 
 afterEach(() => {
@@ -71,33 +70,33 @@ afterEach(() => {
 })
 
 describe('demo agent', () => {
-  it('implements a bead for real: files, passing test, commit, close', () => {
+  it('implements a bead for real: files, passing test, commit, close', async () => {
     const r = agent(implPrompt('hx-de000002'))
     expect(r.rc, r.out).toBe(0)
     expect(r.out).toContain('[demo-agent] closed hx-de000002')
     expect(r.out).toMatch(/^TOKENS_USED: \d+$/m)
-    expect(bead('hx-de000002').status).toBe('closed')
+    expect((await bead('hx-de000002')).status).toBe('closed')
     expect(git(['log', '-1', '--format=%s']).trim()).toBe('hx-de000002: Add slugify(text)')
     expect(git(['show', '--name-only', '--format=', 'HEAD']).trim().split('\n').sort()).toEqual(['lib/slugify.js', 'test/slugify.test.js'])
     expect(spawnSync(process.execPath, ['--test'], {cwd: ws}).status).toBe(0)
   })
 
-  it('fails the first wordCount attempt on its own test and succeeds on the retry', () => {
+  it('fails the first wordCount attempt on its own test and succeeds on the retry', async () => {
     const first = agent(implPrompt('hx-de000005'))
     expect(first.rc).toBe(1)
     expect(first.out).toContain('FAILED — not closing hx-de000005')
-    expect(bead('hx-de000005').status).toBe('open')
+    expect((await bead('hx-de000005')).status).toBe('open')
     expect(git(['status', '--short'])).toContain('lib/wordCount.js')
 
     const second = agent(implPrompt('hx-de000005'))
     expect(second.rc, second.out).toBe(0)
     expect(second.out).toContain('found the previous attempt')
-    expect(bead('hx-de000005').status).toBe('closed')
+    expect((await bead('hx-de000005')).status).toBe('closed')
   })
 
-  it('passes untrusted titles to git and helix as data, never through a shell', () => {
+  it('passes untrusted titles to git and helix as data, never through a shell', async () => {
     const title = `$(touch pwned) "q" 'q' %s \`touch pwned2\``
-    const created = helix(['tracker', 'create', title, '--set', 'demo-recipe=slugify'])
+    const created = await helix(['tracker', 'create', title, '--set', 'demo-recipe=slugify'])
     expect(created.code, created.stderr).toBe(0)
     const id = created.stdout.trim()
     const r = agent(implPrompt(id))
@@ -107,32 +106,32 @@ describe('demo agent', () => {
     expect(existsSync(path.join(ws, 'pwned2'))).toBe(false)
   })
 
-  it('check answers BUILD while work is ready and STOP once the queue is empty', () => {
+  it('check answers BUILD while work is ready and STOP once the queue is empty', async () => {
     const build = agent('HELIX check action for the project\n')
     expect(build.rc).toBe(0)
     expect(build.out.trim().split('\n').filter((l) => l.startsWith('NEXT_ACTION:'))).toEqual(['NEXT_ACTION: BUILD'])
 
     for (const id of ['hx-de000002', 'hx-de000003', 'hx-de000004', 'hx-de000005', 'hx-de000001', 'hx-de000006']) {
-      expect(helix(['tracker', 'close', id]).code).toBe(0)
+      expect((await helix(['tracker', 'close', id])).code).toBe(0)
     }
     const stop = agent('HELIX check action for the project\n')
     expect(stop.out.trim().split('\n').filter((l) => l.startsWith('NEXT_ACTION:'))).toEqual(['NEXT_ACTION: STOP'])
   })
 
-  it('review of slugify files one review-finding bead, once; other reviews are clean (codex dialect)', () => {
+  it('review of slugify files one review-finding bead, once; other reviews are clean (codex dialect)', async () => {
     const prompt = 'HELIX fresh-eyes review\nReview scope: hx-de000002\n'
     const first = agent(prompt, 'codex')
     expect(first.rc).toBe(0)
     expect(first.out).toMatch(/^REVIEW_STATUS: ISSUES_FOUND$/m)
     expect(first.out).toMatch(/^FINDINGS_FILED: 1$/m)
     expect(first.out).toMatch(/^tokens used\n[\d,]+$/m)
-    const findings = JSON.parse(helix(['tracker', 'list', '--label', 'review-finding', '--json']).stdout)
+    const findings = JSON.parse((await helix(['tracker', 'list', '--label', 'review-finding', '--json'])).stdout)
     expect(findings).toHaveLength(1)
     expect(findings[0]['demo-recipe']).toBe('slugify-fix')
 
     const again = agent(prompt, 'codex')
     expect(again.out).toMatch(/^FINDINGS_FILED: 0$/m)
-    expect(JSON.parse(helix(['tracker', 'list', '--label', 'review-finding', '--json']).stdout)).toHaveLength(1)
+    expect(JSON.parse((await helix(['tracker', 'list', '--label', 'review-finding', '--json'])).stdout)).toHaveLength(1)
 
     const clean = agent('HELIX fresh-eyes review\nReview scope: hx-de000003\n', 'codex')
     expect(clean.out).toMatch(/^REVIEW_STATUS: CLEAN$/m)

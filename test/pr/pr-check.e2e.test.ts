@@ -12,7 +12,7 @@ describe('helix run --land pr --land-check', () => {
     const log = path.join(f.dir, 'agents.jsonl')
     const dir = f.clone('host-a')
     const check = '[ "$HELIX_BEAD_ID" != hx-2 ] || { echo "hx-2 breaks the build on $HELIX_LAND_BASE"; exit 1; }; echo green'
-    const h = startHost(dir, 'host-a', log, ['--land', 'pr', '--pr-poll', '2', '--land-check', check], {...f.env, FLEET_SLEEP_MS: '50'})
+    const h = startHost(dir, 'host-a', log, ['--land', 'pr', '--pr-poll', '4', '--land-check', check], {...f.env, FLEET_SLEEP_MS: '50'})
     // hx-2 would be tried again (and fail again): stop once it failed its first check
     await waitFor(() => f.prs().length > 0 && /land check FAILED/.test(h.out()) && g(f.bare, 'for-each-ref', 'refs/helix/preserved/hx-2/') !== '', {timeoutMs: 60_000, intervalMs: GIT_POLL_MS, what: 'a pull request and a red check'}).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${h.out()}`)

@@ -12,7 +12,7 @@ import {GIT_POLL_MS, NODE_POLL_MS, waitFor} from '../support/wait.js'
 import {startHost, tipBeads} from '../remote/fleet-harness.js'
 import {bead, g, protectedForge, stateOverlay} from './helpers.js'
 
-const PR = ['--land', 'pr', '--pr-poll', '2']
+const PR = ['--land', 'pr', '--pr-poll', '4']
 const onMain = (bare: string, id: string) => tipBeads(bare).find((b) => b.id === id)
 
 describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {

@@ -15,7 +15,7 @@ import {bead, g, protectedForge} from './helpers.js'
 const AGENT = path.resolve(import.meta.dirname, 'pr-agent.mjs')
 
 function host(dir: string, agentLog: string, args: string[], env: NodeJS.ProcessEnv) {
-  const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-poll', '2', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary', ...args], {
+  const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-poll', '4', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary', ...args], {
     cwd: dir,
     env: {...GIT_ISOLATION, HELIX_HOST: 'host-a', PR_AGENT_LOG: agentLog, FLEET_HELIX: BIN, ...env},
     detached: true,
@@ -111,7 +111,9 @@ describe('helix run --land pr: conflicts and red checks go back to the agent', (
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agent.jsonl')
     const dir = f.clone('host-a')
-    const h = host(dir, log, ['--pr-wait', '8', '--resolve-attempts', '1'], {...f.env, PR_AGENT_RESOLVE: 'none'})
+    // --pr-wait 16 at --pr-poll 4: the run looks at the failing check about four times after the
+    // round is spent (as 8 at 2 did), so 'said once' is said once across several looks
+    const h = host(dir, log, ['--pr-wait', '16', '--resolve-attempts', '1'], {...f.env, PR_AGENT_RESOLVE: 'none'})
     await waitFor(() => f.prs().length === 1, {timeoutMs: 60_000, what: `the pull request\n${h.out()}`})
     const before = g(f.bare, 'rev-parse', 'helix/hx-1')
     expect(f.gh('forge', 'checks', '1', 'failing').code).toBe(0)

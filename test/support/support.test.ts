@@ -1,9 +1,10 @@
 // The test fixtures themselves: temp dirs and processes are gone after their test,
 // and the stale-dist guard refuses an old build.
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {cpuSeconds} from './cpu-log.js'
 import {checkDist} from './dist-guard.js'
 import {makeTempDir, tempDir, trackProcess} from './tmp.js'
 import {waitFor} from './wait.js'
@@ -116,5 +117,16 @@ describe('the rig: waitFor, latches, the env scrubber', () => {
       for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
       Object.assign(process.env, saved)
     }
+  })
+})
+
+describe('the CPU log (HELIX_TEST_CPU_LOG)', () => {
+  it("counts this worker's time and the time of the children it reaped", () => {
+    const before = cpuSeconds()
+    expect(before).toBeGreaterThan(0)
+    // a child that burns 0.3 s of its own CPU, however loaded the machine is
+    const r = spawnSync(process.execPath, ['-e', 'while (process.cpuUsage().user < 300_000) Math.sqrt(Math.random())'], {stdio: 'ignore', env: testEnv()})
+    expect(r.status).toBe(0)
+    expect(cpuSeconds()! - before!).toBeGreaterThanOrEqual(0.3)
   })
 })
