@@ -12,6 +12,15 @@ if (process.argv[2] === 'run' || process.argv[2] === 'build') {
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, keep)
   globalThis[Symbol.for('helix.earlySignals')] = {kept, off: () => ['SIGINT', 'SIGTERM', 'SIGHUP'].forEach((sig) => process.off(sig, keep))}
 }
+// a working directory deleted under the shell: one line, as for any bad input (help and --version still answer)
+try {
+  process.cwd()
+} catch {
+  if (!['help', '--help', '-h', '--version', 'version'].includes(process.argv[2] ?? 'help')) {
+    process.stderr.write("helix: the current directory no longer exists (deleted or moved); cd into the project and run the command again\n")
+    process.exit(1)
+  }
+}
 const mode = process.env.NODE_ENV
 const fast = mode !== 'development' && mode !== 'test' && process.env.HELIX_NO_FAST_PATH !== '1'
 if (!(fast && (await (await import('../dist/cli/fast-path.js')).runFastPath(process.argv.slice(2))))) {

@@ -7,7 +7,8 @@
 import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {startCli} from '../support/cli.js'
+import {pathToFileURL} from 'node:url'
+import {BIN, runCli, startCli} from '../support/cli.js'
 import {helixInProcess} from '../support/in-process.js'
 import {helix, project, tempDir} from './helpers.js'
 
@@ -99,5 +100,31 @@ Map.prototype.get = function (key) {
       expect(kept).toMatch(/TypeError: Cannot read properties of undefined \(reading 'boom'\)\n\s+at Map\.get .*\n\s+at .*trackerShowOutput/)
     }
     expect(readdirSync(path.join(dir, '.helix-logs'))).toHaveLength(2)
+  })
+})
+
+describe('a working directory deleted under the shell', () => {
+  it('is one line and exit 1, not an internal error; help and --version still answer', () => {
+    const dir = tempDir()
+    const gone = path.join(dir, 'gone')
+    // the process starts in `gone`, which is removed before helix's entry runs
+    const wrapper = path.join(dir, 'in-deleted-cwd.mjs')
+    writeFileSync(
+      wrapper,
+      `import {mkdirSync, rmdirSync} from 'node:fs'\nmkdirSync(${JSON.stringify(gone)})\nprocess.chdir(${JSON.stringify(gone)})\nrmdirSync(${JSON.stringify(gone)})\nawait import(${JSON.stringify(pathToFileURL(BIN).href)})\n`,
+    )
+    for (const args of [['tracker', 'list'], ['status']]) {
+      const r = runCli(args, {cwd: dir, bin: wrapper})
+      expect({args, code: r.code, stdout: r.stdout, stderr: r.stderr}).toEqual({
+        args,
+        code: 1,
+        stdout: '',
+        stderr: 'helix: the current directory no longer exists (deleted or moved); cd into the project and run the command again\n',
+      })
+    }
+    const v = runCli(['--version'], {cwd: dir, bin: wrapper})
+    expect(v.code).toBe(0)
+    expect(v.stdout).toMatch(/^helix-cli\//)
+    expect(readdirSync(dir)).toEqual(['in-deleted-cwd.mjs'])
   })
 })
