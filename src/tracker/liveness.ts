@@ -103,8 +103,18 @@ export async function claimLiveness(bead: Bead, probe: ProcessProbe, now: Date, 
   return {live: false, reason: 'stale', ageSeconds: age, pid}
 }
 
+/**
+ * An in_progress bead's claim may be stale: it is old (or undated claims aside) or its
+ * claimer is provably dead. False means `claimLiveness` would call it live without
+ * looking further, so `staleClaimIds` and `tracker ready`'s read skip it alike.
+ */
+export function claimMayBeStale(b: Bead, probe: ProcessProbe, now: Date, thresholdSec: number): boolean {
+  const age = claimAgeSec(b, now)
+  return !((age === null || age < thresholdSec) && !claimerProvablyDead(b, probe))
+}
+
 /** A probe whose dispatch lookups share one /proc scan (taken on first use) across many beads. */
-function withOneDispatchScan(probe: ProcessProbe): ProcessProbe {
+export function withOneDispatchScan(probe: ProcessProbe): ProcessProbe {
   if (probe.dispatchAlive) return probe
   let ids: string[] | null = null
   return {
@@ -124,8 +134,7 @@ export async function staleClaimIds(snap: {readonly beads: readonly Bead[]}, pro
     if (statusOf(b) !== 'in_progress') continue
     // fresh (or undated) claims are live unless their claimer is provably dead:
     // decide without an await per bead
-    const age = claimAgeSec(b, now)
-    if ((age === null || age < thresholdSec) && !claimerProvablyDead(b, probe)) continue
+    if (!claimMayBeStale(b, probe, now, thresholdSec)) continue
     const l = await claimLiveness(b, probe, now, thresholdSec)
     if (!l.live) out.add(b.id)
   }

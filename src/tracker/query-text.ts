@@ -8,7 +8,7 @@ import type {Bead, TrackerSnapshot} from './types.js'
 import {readTrackerForQuery} from './parse-cache.js'
 import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, readyFrom, statusCounts, statusOf, type StatusCounts} from './queries.js'
 import {readReadyInput} from './ready-read.js'
-import {orphanThresholdSec, staleClaimIds} from './liveness.js'
+import {claimMayBeStale, orphanThresholdSec, staleClaimIds, withOneDispatchScan} from './liveness.js'
 import {realProbe} from '../proc/process-probe.js'
 import {sanitize, sanitizeBlock} from '../util/sanitize.js'
 
@@ -80,8 +80,13 @@ export async function trackerReadyOutput(opts: ReportOptions = {}): Promise<stri
   const env = opts.env ?? process.env
   // whole beads are printed: the tracker is read once and parsed once, no parse cache (parse-cache.ts),
   // and only the beads that may be ready are kept whole (ready-read.ts)
-  const input = readReadyInput(projectPaths(opts.cwd ?? process.cwd(), env).file)
-  const ready = readyFrom(input, {staleClaims: await staleSet(input, env), owner: null})
+  // one clock, probe and threshold for the read's "certainly live" and the stale check after it
+  const now = new Date()
+  const threshold = orphanThresholdSec(env)
+  const probe = withOneDispatchScan(realProbe())
+  const input = readReadyInput(projectPaths(opts.cwd ?? process.cwd(), env).file, {mayBeStale: (b) => claimMayBeStale(b, probe, now, threshold)})
+  const stale = input.beads.some((b) => statusOf(b) === 'in_progress') ? await staleClaimIds(input, probe, now, threshold) : new Set<string>()
+  const ready = readyFrom(input, {staleClaims: stale, owner: null})
   if (opts.json) return jsonLine(ready)
   let out = ''
   for (const b of ready) out += listLine(b) + staleClaimNote(b, env) + '\n'

@@ -16,8 +16,11 @@ import {eachTrackerText} from './chunked-lines.js'
 /**
  * The ReadyInput of the tracker at `file` (none: no beads), read in chunks
  * (chunked-lines.ts). Throws the strict parse's HelixError for the first malformed line.
+ * `mayBeStale`: false for an in_progress bead whose claim is certainly live (it cannot
+ * be ready); such a bead is kept as its status only. Default: every one is kept whole.
  */
-export function readReadyInput(file: string): ReadyInput {
+export function readReadyInput(file: string, opts: {mayBeStale?: (b: Bead) => boolean} = {}): ReadyInput {
+  const mayBeStale = opts.mayBeStale ?? (() => true)
   // each line's id, and its bead when it may be ready, else its status
   const ids: string[] = []
   const values: Array<Bead | string> = []
@@ -29,7 +32,9 @@ export function readReadyInput(file: string): ReadyInput {
     if (typeof b === 'string') throw malformedError(file, n, b)
     const s = statusOf(b)
     ids.push(b.id)
-    values.push(s === 'open' || s === 'in_progress' ? b : s)
+    // an in_progress bead is ready only when its claim is stale; one whose claim is
+    // certainly live is kept as its status, like a closed one
+    values.push(s === 'open' || (s === 'in_progress' && mayBeStale(b)) ? b : s)
     const p = b.parent
     if (typeof p === 'string' && p !== '') parentOf.set(b.id, p)
     else if (parentOf.size > 0) parentOf.delete(b.id)

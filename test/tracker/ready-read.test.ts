@@ -130,6 +130,24 @@ describe('tracker ready keeps only what the ready rules read', () => {
     }
   })
 
+  it('an in_progress bead whose claim is certainly live is kept as its status only; its dependent still waits', async () => {
+    const t = [
+      JSON.stringify({id: 'live', status: 'in_progress', owner: 'someone', 'claimed-at': new Date().toISOString(), 'claimed-machine': 'elsewhere'}),
+      JSON.stringify({id: 'old', status: 'in_progress', owner: 'someone', 'claimed-at': '2020-01-01T00:00:00Z', 'claimed-machine': 'elsewhere'}),
+      JSON.stringify({id: 'after-live', dependencies: dep('after-live', 'live')}),
+      JSON.stringify({id: 'free'}),
+    ].join('\n')
+    const root = project(t)
+    const input = readReadyInput(path.join(root, '.ddx', 'beads.jsonl'), {mayBeStale: (b) => b.id !== 'live'})
+    expect(input.beads.map((b) => b.id)).toEqual(['old', 'after-live', 'free'])
+    expect(input.statusById('live')).toBe('in_progress')
+    // the command decides "certainly live" itself: the same answer as the whole snapshot with the stale claims
+    const env = {HELIX_ORPHAN_THRESHOLD: '60'}
+    const want = readyBeads(parseTracker(Buffer.from(t), 'f'), {staleClaims: new Set(['old']), owner: null})
+    expect(want.map((b) => b.id).sort()).toEqual(['free', 'old'])
+    expect(await trackerReadyOutput({cwd: root, json: true, env})).toBe(JSON.stringify(want) + '\n')
+  })
+
   it('an empty or missing tracker has nothing ready', async () => {
     expect(await trackerReadyOutput({cwd: project(''), json: true, env: {}})).toBe('[]\n')
     const root = project('')
