@@ -16,6 +16,13 @@ import {linkedWorktreeProblem} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {parsePrFlags, type PrFlagInput} from './pr-flags.js'
 import {sanitize} from '../util/sanitize.js'
+
+/**
+ * With workers, the run's first attempts start this far apart. Started together they
+ * finish together, and the slots then wait on each other's landings round after round;
+ * measured on the workers bench (docs/performance.md, "Session 29").
+ */
+const START_SPACING_MS = 300
 import type {LandCheckSpec} from '../landing/land-check.js'
 
 export interface LoopCliInput extends WiringInput {
@@ -121,6 +128,7 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
     signal: ac.signal,
     timeoutSec,
     workers,
+    startSpacingMs: START_SPACING_MS,
     // --land pr lands through the remote's pull-request landing port; the loop's own landing step is 'ff'
     land: limits.land === 'pr' ? 'ff' : limits.land,
     stallTimeoutSec: limits.stallTimeoutSec,

@@ -213,6 +213,8 @@ export interface LoopOptions {
   commandName?: string
   /** SPEC 15: parallel worker slots (default 1: the agent works in the project checkout) */
   workers?: number
+  /** with workers: how far apart the run's first attempts start, in ms (default 0) */
+  startSpacingMs?: number
   /** `--land none`: keep each completed attempt's branch instead of landing it */
   land?: 'ff' | 'none'
   /** SPEC 20.3 `--land-check`: the command (named in the resolve prompt; the landing runs it) */

@@ -95,6 +95,7 @@ export async function runScheduler(r: RunScope): Promise<Stop> {
   const running = new Map<number, Promise<SlotEnd>>()
   const active = new Map<number, string>()
   let stopping: Stop | null = null
+  let rampedUp = 0
   const start = (slot: number, snap: TrackerSnapshot, sel: Selection) => {
     const bead = (sel.target as Bead).id
     active.set(slot, bead)
@@ -136,7 +137,13 @@ export async function runScheduler(r: RunScope): Promise<Stop> {
         if (decision.kind === 'start' && free !== undefined) {
           start(free, snap, sel)
           // with one slot the attempt runs to its end before the next selection
-          if (r.workers > 1 && running.size < r.workers) continue
+          if (r.workers > 1 && running.size < r.workers) {
+            // the run's first attempts start a moment apart, so the slots do not finish, land and
+            // start again in lockstep (decisions.md, "Session 29 (lead: workers throughput)")
+            const spacing = r.o.startSpacingMs ?? 0
+            if (spacing > 0 && ++rampedUp < r.workers) await r.d.sleep(spacing, r.o.signal)
+            continue
+          }
           decision = {kind: 'wait'}
         }
       } else if (running.size === 0) {

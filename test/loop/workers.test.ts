@@ -55,6 +55,22 @@ describe('--workers N with a fake landing', () => {
     expect(landing.events).toContain('excludes')
   })
 
+  it('the first attempts start startSpacingMs apart (two pauses for three slots), then run together; a slot freed later starts at once', async () => {
+    const landing = new FakeLanding()
+    // the first three attempts must all be in flight at once: the pauses only space their starts
+    const together = barrier(3)
+    const impl = async (c: AgentCall, t: Parameters<typeof closeIt>[1]) => {
+      if (c.beadId !== 'd') await together()
+      closeIt(c, t)
+    }
+    const h = harness([B('a'), B('b'), B('c'), B('d')], {implementation: impl, check: check('WAIT')}, {landing})
+    const r = await runLoop(h.deps, opts({workers: 3, startSpacingMs: 300}))
+    expect(r).toEqual({exitCode: 0, stopReason: 'completed'})
+    expect(h.calls.filter((c) => c.action === 'implementation').map((c) => c.beadId)).toEqual(['a', 'b', 'c', 'd'])
+    expect(h.sleeps).toEqual([300, 300])
+    expect(lastState(h).completed_cycles).toBe(4)
+  })
+
   it('a dependent bead waits until its dependency has landed, not just closed', async () => {
     const landing = new FakeLanding()
     // a is closed at once but lands only after c's attempt has ended and the loop went as far
