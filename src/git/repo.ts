@@ -37,8 +37,13 @@ export type PushResult =
 
 export type FetchResult = {ok: true} | {ok: false; kind: GitFailureKind; message: string}
 
-/** refusals that mean another writer won: fetch, rebase, try again (SPEC 20.1) */
-const RACE = /non-fast-forward|stale info|fetch first|failed to lock|cannot lock ref|incorrect old value|failed to update ref|unable to create '[^']*\.lock'|is at [0-9a-f]+ but expected|atomic push failed|reference already exists|unable to update local ref|some local refs could not be updated/i
+/**
+ * refusals that mean another writer won: fetch, rebase, try again (SPEC 20.1). Also a
+ * worktree another slot of this clone is adding or removing at that moment: git walks
+ * every worktree's HEAD, and a half-made one reads `fatal: bad object worktrees/<x>/HEAD`.
+ */
+const RACE =
+  /non-fast-forward|stale info|fetch first|failed to lock|cannot lock ref|incorrect old value|failed to update ref|unable to create '[^']*\.lock'|is at [0-9a-f]+ but expected|atomic push failed|reference already exists|unable to update local ref|some local refs could not be updated|bad object worktrees\/|worktrees\/[^\s']+\/(?:commondir|gitdir)/i
 /** git's words for a remote it could not reach or read */
 const TRANSPORT =
   /could not read from remote|does not appear to be a git repository|unable to access|could not resolve host|connection (refused|timed out|reset|closed)|failed to connect|no route to host|network is unreachable|the remote end hung up|early eof|broken pipe|protocol error|permission denied|repository .* not found|host key verification failed|ssh: |operation timed out|couldn't connect|empty reply|unexpected disconnect/i

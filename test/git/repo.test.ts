@@ -2,6 +2,7 @@
 // answers (SPEC 20.1), first from real git against real bare repositories, then from
 // the lines git prints in cases a test cannot provoke at will (another host's lock).
 import path from 'node:path'
+import {writeFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {gitEnv} from '../../src/git/run.js'
 import {classifyFetch, classifyPush, openRepo} from '../../src/git/repo.js'
@@ -91,6 +92,18 @@ describe('classification of the lines git prints', () => {
     const r = classifyFetch({code: 1, stdout: '', stderr: "error: cannot lock ref 'refs/remotes/origin/main': is at 1111111111111111111111111111111111111111 but expected 2222222222222222222222222222222222222222\n ! 2222222..3333333  main       -> origin/main  (unable to update local ref)\n"})
     expect(r).toMatchObject({ok: false, kind: 'race'})
     expect(r.ok ? '' : r.message).toMatch(/^error: cannot lock ref 'refs\/remotes\/origin\/main'/)
+  })
+
+  it('a worktree of this clone half made while a fetch walks every HEAD is a race, not an unreachable remote (real git)', async () => {
+    const {a, b} = setup()
+    g(a, 'worktree', 'add', '-q', '-b', 'half', path.join(path.dirname(a), 'wt-half'))
+    // what another slot's `worktree add` looks like before its HEAD's commit is there
+    writeFileSync(path.join(a, '.git', 'worktrees', 'wt-half', 'HEAD'), '0123456789012345678901234567890123456789\n')
+    g(b, 'commit', '-q', '--allow-empty', '-m', 'moved on')
+    g(b, 'push', '-q', 'origin', 'main')
+    const r = await openRepo(a, gitEnv(gitTestEnv)).fetch(['origin', '+refs/heads/main:refs/remotes/origin/main'])
+    expect(r).toMatchObject({ok: false, kind: 'race'})
+    expect(r.ok ? '' : r.message).toMatch(/bad object worktrees\/wt-half\/HEAD/)
   })
 
   it('a remote-side lock (another host pushing the same ref) is a race', () => {
