@@ -139,7 +139,7 @@ export async function runScheduler(r: RunScope): Promise<Stop> {
           // with one slot the attempt runs to its end before the next selection
           if (r.workers > 1 && running.size < r.workers) {
             // the run's first attempts start a moment apart, so the slots do not finish, land and
-            // start again in lockstep (decisions.md, "Session 29 (lead: workers throughput)")
+            // start again in lockstep (decisions.md, "Session 29 (lead: the first attempts of a workers run start apart)")
             const spacing = r.o.startSpacingMs ?? 0
             if (spacing > 0 && ++rampedUp < r.workers) await r.d.sleep(spacing, r.o.signal)
             continue

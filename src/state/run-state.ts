@@ -191,7 +191,7 @@ async function withRunStateLock<T>(file: string, fn: () => Promise<T>): Promise<
 
 async function writeUnlocked(file: string, state: RunState): Promise<void> {
   // atomic, not fsync'ed: a run rewrites this file ~4 times a cycle, and two fsyncs each blocked
-  // every slot's event loop (docs/decisions.md, "Session 29 (workers throughput)")
+  // every slot's event loop (docs/decisions.md, "Session 29 (lead: workers throughput)")
   await atomicWrite(file, JSON.stringify(state, null, 2) + '\n', {durable: false})
 }
 

@@ -4,7 +4,7 @@
  * bin/run.js) only has to print it. Kept light: no zod, no execa at import.
  */
 import {projectPaths} from '../util/root.js'
-import type {Bead, TrackerSnapshot} from './types.js'
+import type {Bead, ProcessProbe, TrackerSnapshot} from './types.js'
 import {readTrackerForQuery} from './parse-cache.js'
 import {blockedBeads, depIds, helixOwner, issueTypeOf, priorityOf, readyBeads, readyFrom, statusCounts, statusOf, type StatusCounts} from './queries.js'
 import {readReadyInput} from './ready-read.js'
@@ -30,9 +30,18 @@ async function load(opts: ReportOptions): Promise<TrackerSnapshot> {
   return readTrackerForQuery(paths.root, paths.file, env)
 }
 
-async function staleSet(snap: {readonly beads: readonly Bead[]}, env: NodeJS.ProcessEnv): Promise<Set<string>> {
+/** what decides whether a claim is stale: one probe (one /proc scan), one clock reading, the threshold */
+interface StaleCheck {
+  probe: ProcessProbe
+  now: Date
+  thresholdSec: number
+}
+
+const staleCheck = (env: NodeJS.ProcessEnv): StaleCheck => ({probe: withOneDispatchScan(realProbe()), now: new Date(), thresholdSec: orphanThresholdSec(env)})
+
+async function staleSet(snap: {readonly beads: readonly Bead[]}, c: StaleCheck): Promise<Set<string>> {
   if (!snap.beads.some((b) => statusOf(b) === 'in_progress')) return new Set()
-  return staleClaimIds(snap, realProbe(), new Date(), orphanThresholdSec(env))
+  return staleClaimIds(snap, c.probe, c.now, c.thresholdSec)
 }
 
 /**
@@ -41,7 +50,7 @@ async function staleSet(snap: {readonly beads: readonly Bead[]}, env: NodeJS.Pro
  * `claimed by <owner> (stale)`; only `helix run` and `helix next` skip them).
  */
 export async function readyFromSnapshot(snap: TrackerSnapshot, env: NodeJS.ProcessEnv = process.env): Promise<Bead[]> {
-  return readyBeads(snap, {staleClaims: await staleSet(snap, env), owner: null})
+  return readyBeads(snap, {staleClaims: await staleSet(snap, staleCheck(env)), owner: null})
 }
 
 /** ` (claimed by <owner> (stale))` for a ready bead that is a stale claim of another owner. */
@@ -79,14 +88,11 @@ export function listLine(b: Bead): string {
 export async function trackerReadyOutput(opts: ReportOptions = {}): Promise<string> {
   const env = opts.env ?? process.env
   // whole beads are printed: the tracker is read once and parsed once, no parse cache (parse-cache.ts),
-  // and only the beads that may be ready are kept whole (ready-read.ts)
-  // one clock, probe and threshold for the read's "certainly live" and the stale check after it
-  const now = new Date()
-  const threshold = orphanThresholdSec(env)
-  const probe = withOneDispatchScan(realProbe())
-  const input = readReadyInput(projectPaths(opts.cwd ?? process.cwd(), env).file, {mayBeStale: (b) => claimMayBeStale(b, probe, now, threshold)})
-  const stale = input.beads.some((b) => statusOf(b) === 'in_progress') ? await staleClaimIds(input, probe, now, threshold) : new Set<string>()
-  const ready = readyFrom(input, {staleClaims: stale, owner: null})
+  // and only the beads that may be ready are kept whole (ready-read.ts); the read's "certainly
+  // live" and the stale check after it share one probe, clock reading and threshold
+  const c = staleCheck(env)
+  const input = readReadyInput(projectPaths(opts.cwd ?? process.cwd(), env).file, {mayBeStale: (b) => claimMayBeStale(b, c.probe, c.now, c.thresholdSec)})
+  const ready = readyFrom(input, {staleClaims: await staleSet(input, c), owner: null})
   if (opts.json) return jsonLine(ready)
   let out = ''
   for (const b of ready) out += listLine(b) + staleClaimNote(b, env) + '\n'
