@@ -3,6 +3,8 @@
 // those of the string answer in every case, so each kind of character is checked on its own.
 import {describe, expect, it} from 'vitest'
 import {jsonLine, jsonLineBytes, trackerReadyOutput, trackerReadyWrite} from '../../src/tracker/query-text.js'
+import {readTracker} from '../../src/tracker/store.js'
+import {helixInProcess} from '../support/in-process.js'
 import {copyReal, REAL_DDX, REAL_HELIX, tempProject} from './helpers.js'
 
 const same = (v: unknown): void => {
@@ -48,5 +50,17 @@ describe('tracker ready writes what it would print as text', () => {
   it('an empty tracker answers []', async () => {
     const {root} = tempProject('')
     expect(String(await trackerReadyWrite({cwd: root, env: {}, json: true}))).toBe('[]\n')
+  })
+
+  it('the commands print those bytes: tracker ready --json and tracker list --json (non-ASCII text in both)', async () => {
+    const {root, paths} = copyReal(REAL_DDX)
+    const ready = await helixInProcess(root, ['tracker', 'ready', '--json'])
+    expect(ready.code).toBe(0)
+    expect(ready.stdout).toBe(await trackerReadyOutput({cwd: root, env: {}, json: true}))
+    expect(ready.stdout).toMatch(/[^\x00-\x7f]/)
+    const list = await helixInProcess(root, ['tracker', 'list', '--json'])
+    expect(list.code).toBe(0)
+    expect(list.stdout).toBe(jsonLine((await readTracker(paths.file)).beads))
+    expect(list.stdout).toMatch(/[^\x00-\x7f]/)
   })
 })
