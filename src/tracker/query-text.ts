@@ -23,26 +23,6 @@ export function jsonLine(v: unknown): string {
   return JSON.stringify(v) + '\n'
 }
 
-/**
- * jsonLine as the bytes a write sends (UTF-8), for a large answer. Written as a string,
- * `JSON.stringify(v) + '\n'` is a two-part string that the write first flattens (a copy of
- * the whole answer) and then encodes as UTF-8, a character at a time: ~30 ms for the 12 MB
- * of `tracker ready --json` at 100k beads (docs/performance.md, session 30). When every
- * character is ASCII, the usual case (non-ASCII text is rare in beads), its UTF-8 bytes are
- * its characters: one latin1 copy into a buffer one byte longer, for the newline.
- * `Buffer.byteLength` (a vectorised count) equals the length exactly when every character
- * is ASCII: any other one takes 2 to 4 bytes, a lone surrogate 3.
- */
-export function jsonLineBytes(v: unknown): Buffer {
-  const s = JSON.stringify(v)
-  const n = Buffer.byteLength(s)
-  if (n !== s.length) return Buffer.from(s + '\n')
-  const out = Buffer.allocUnsafe(n + 1)
-  out.write(s, 0, n, 'latin1')
-  out[n] = 0x0a
-  return out
-}
-
 async function load(opts: ReportOptions): Promise<TrackerSnapshot> {
   const env = opts.env ?? process.env
   const paths = projectPaths(opts.cwd ?? process.cwd(), env)
@@ -105,25 +85,14 @@ export function listLine(b: Bead): string {
   return oneLine(`${b.id}  P${priorityOf(b)}  [${statusOf(b)}] `) + titleOf(b)
 }
 
-/** The beads `tracker ready` lists, in order. */
-async function readyList(opts: ReportOptions): Promise<Bead[]> {
+export async function trackerReadyOutput(opts: ReportOptions = {}): Promise<string> {
   const env = opts.env ?? process.env
   // whole beads are printed: the tracker is read once and parsed once, no parse cache (parse-cache.ts),
   // and only the beads that may be ready are kept whole (ready-read.ts); the read's "certainly
   // live" and the stale check after it share one probe, clock reading and threshold
   const c = staleCheck(env)
   const input = readReadyInput(projectPaths(opts.cwd ?? process.cwd(), env).file, {mayBeStale: (b) => claimMayBeStale(b, c.probe, c.now, c.thresholdSec)})
-  return readyFrom(input, {staleClaims: await staleSet(input, c), owner: null})
-}
-
-/** What `tracker ready` prints: its `--json` answer as bytes (jsonLineBytes), its text as a string. */
-export async function trackerReadyWrite(opts: ReportOptions = {}): Promise<Buffer | string> {
-  return opts.json ? jsonLineBytes(await readyList(opts)) : trackerReadyOutput(opts)
-}
-
-export async function trackerReadyOutput(opts: ReportOptions = {}): Promise<string> {
-  const env = opts.env ?? process.env
-  const ready = await readyList(opts)
+  const ready = readyFrom(input, {staleClaims: await staleSet(input, c), owner: null})
   if (opts.json) return jsonLine(ready)
   let out = ''
   for (const b of ready) out += listLine(b) + staleClaimNote(b, env) + '\n'

@@ -3,7 +3,7 @@ import {HelixCommand} from '../../cli/base-command.js'
 import {projectPaths} from '../../util/root.js'
 import {readTracker} from '../../tracker/store.js'
 import {statusOf} from '../../tracker/queries.js'
-import {listLine, jsonLineBytes} from '../../tracker/query-text.js'
+import {listLine, jsonLine} from '../../tracker/query-text.js'
 
 export default class TrackerList extends HelixCommand {
   static override description = 'List beads in file order'
@@ -22,7 +22,7 @@ export default class TrackerList extends HelixCommand {
         (flags.label === undefined || (Array.isArray(b.labels) && b.labels.includes(flags.label))),
     )
     if (flags.json) {
-      process.stdout.write(jsonLineBytes(beads))
+      process.stdout.write(jsonLine(beads))
       return
     }
     let out = ''

@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {HelixCommand} from '../../cli/base-command.js'
-import {trackerReadyWrite} from '../../tracker/query-text.js'
+import {trackerReadyOutput} from '../../tracker/query-text.js'
 
 export default class TrackerReady extends HelixCommand {
   static override description = 'List beads ready to work on, in selection order'
@@ -11,6 +11,6 @@ export default class TrackerReady extends HelixCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(TrackerReady)
-    process.stdout.write(await trackerReadyWrite({json: flags.json}))
+    process.stdout.write(await trackerReadyOutput({json: flags.json}))
   }
 }
