@@ -52,6 +52,10 @@ try {
   }
   if (rows.length) {
     console.log(`\n== issue 18: the four figures, this run (load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after)`)
+    // every timed start inherits this environment: with a CA bundle named here, node -e 0 included
+    // parses it first (~95 ms of CPU on the team's machine), which moves every ratio (docs/performance.md, session 30)
+    const ca = process.env.NODE_EXTRA_CA_CERTS
+    console.log(ca ? `   NODE_EXTRA_CA_CERTS=${ca}: every node start in these figures parses that bundle` : '   NODE_EXTRA_CA_CERTS unset')
     const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)))
     for (const r of rows) console.log(`${r[0].padEnd(w[0])}  ${r[1].padEnd(w[1])}  ${r[2].padEnd(w[2])}  ${r[3]}`.trimEnd())
   }
