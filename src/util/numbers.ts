@@ -2,7 +2,7 @@
  * Token counts and other whole numbers as helix prints them: `1,234,567`, the en-US
  * grouping. `toLocaleString('en-US')` printed the same, but its first call in a process
  * builds ICU's number formatter, ~30 ms of CPU (Node 20.20, measured in session 30):
- * more than the rest of a `helix status` and paid again at the end of every `helix run`.
+ * about a fifth of a `helix status`, and paid again by every `helix run`.
  * A whole number is grouped by hand; anything else (never a token count) still goes
  * through ICU, so the printed text is the same in every case.
  */
