@@ -18,6 +18,7 @@ import {actionWord, judgeAction, stallMessage, timeoutMessage} from './judge.js'
 import {dispatchAgent} from './runner.js'
 import type {ActionName, AgentSpec, DispatchResult, SessionLogLike} from './types.js'
 import {hhmmss} from '../util/time.js'
+import {groupDigits} from '../util/numbers.js'
 
 export type OneShotAction = Exclude<ActionName, 'implementation' | 'resolve'>
 
@@ -106,7 +107,7 @@ export async function runOneShot(opts: OneShotOptions): Promise<number> {
     })
     // the same `log LA–LB` pointer the loop prints (docs/agents.md); `helix logs --lines LA–LB` takes it as is
     const range = result.logRange ? `log L${result.logRange.first}–L${result.logRange.last} in ${log.path}` : `log ${log.path}`
-    opts.out.stderr(line(`helix: [${hhmmss(now())}] ${sel.agent.name} complete (rc=${result.rc}, ${Math.round(result.durationMs / 1000)}s${!result.verdict.tokensReported ? '' : `, ${result.tokens.toLocaleString('en-US')} tokens`}) — ${sanitize(range)}`))
+    opts.out.stderr(line(`helix: [${hhmmss(now())}] ${sel.agent.name} complete (rc=${result.rc}, ${Math.round(result.durationMs / 1000)}s${!result.verdict.tokensReported ? '' : `, ${groupDigits(result.tokens)} tokens`}) — ${sanitize(range)}`))
     const code = report(opts.action, word, result, paths.root, opts.out, sel.agent.name, now, () => timeoutMessage(sel.agent.name, sel.timeoutSec, now()))
     const health = result.verdict.health
     log.event(`helix ${word} exit`, {exit: code, ...(health.kind !== 'ok' ? {health} : {})})

@@ -22,6 +22,7 @@ import {buildPrompt} from './prompts.js'
 import {dispatchAgent} from './runner.js'
 import {BACKFILL_STATUS, BACKFILL_SUCCESS, NEXT_ACTION_CODES, REVIEW_STATUS, trailerInt, trailerValue} from './trailers.js'
 import type {ActionName, AgentSpec, Confine, DispatchResult, ResolveBrief, SessionLogLike} from './types.js'
+import {groupDigits} from '../util/numbers.js'
 
 /** Every action helix dispatches, in the order `agent check` runs them. */
 export const PROTOCOL_ACTIONS: readonly ActionName[] = ['implementation', 'check', 'review', 'alignment', 'plan', 'polish', 'backfill', 'resolve']
@@ -130,7 +131,7 @@ function resolveProblem(dir: string, onto: string): string {
 
 function tokensNote(r: DispatchResult): string[] {
   const notes: string[] = []
-  if (r.verdict.tokensReported) notes.push(`${r.tokens.toLocaleString('en-US')} tokens`)
+  if (r.verdict.tokensReported) notes.push(`${groupDigits(r.tokens)} tokens`)
   if (r.verdict.costUsd) notes.push(`$${r.verdict.costUsd.toFixed(2)}`)
   return notes
 }

@@ -11,6 +11,7 @@ import {runLoop} from '../loop/orchestrator.js'
 import {OfflineAbort} from '../loop/stop.js'
 import type {LoopNotifier, LoopOptions} from '../loop/ports.js'
 import {attachLanding, realLoopDeps, type WiringInput} from '../app/wiring.js'
+import {sandboxOptions} from '../app/sandbox-options.js'
 import {createNotifier} from '../output/notify.js'
 import {linkedWorktreeProblem} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
@@ -89,9 +90,10 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   const where = await linkedWorktreeProblem(input.cwd, input.env)
   if (where) throw new HelixError(where, EXIT.ERROR)
   // SPEC 21.2: a sandbox that cannot work here is refused before anything is claimed
-  const sandboxing = input.sandbox && !once ? await import('../app/sandbox-wiring.js') : null
+  // the wiring (bubblewrap, clones, the sandboxed landing) loads only for a sandboxed run
   const {loadConfig} = await import('../config/project-config.js')
-  const sandbox = sandboxing ? sandboxing.sandboxOptions(input.sandbox ?? {}, input.env, loadConfig(input.cwd)) : null
+  const sandbox = input.sandbox && !once ? sandboxOptions(input.sandbox, input.env, loadConfig(input.cwd)) : null
+  const sandboxing = sandbox ? await import('../app/sandbox-wiring.js') : null
   if (sandbox && sandboxing && !input.options.dryRun) sandboxing.refuseWithoutSandbox(sandbox, input.env)
   const ac = signals
   if (!ac.signal.aborted) {

@@ -15,6 +15,7 @@ import {periodicAlignment, type AlignmentScope} from './review.js'
 import {anySelectable, type SelectableScope} from './selectable.js'
 import {Stop, type Step} from './stop.js'
 import type {Scope} from './scope.js'
+import {groupDigits} from '../util/numbers.js'
 
 /** the lines an attempt prints: the terminal, the clock and its slot's tag */
 export type LineScope = Scope<{d: 'out'; ledger: 'state'; run: 't' | 'slotTag'}>
@@ -148,7 +149,7 @@ export function completeLine(r: LineScope, a: Named, res: DispatchResult, outcom
   const c = st.completed_cycles + 1
   const w = r.slotTag(a.slot)
   const id = sanitize(a.target.id)
-  if (outcome === 'COMPLETE') r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → COMPLETE (${c} of ${st.attempted_cycles} cycles completed, ${st.total_tokens.toLocaleString('en-US')} tokens)`)
+  if (outcome === 'COMPLETE') r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → COMPLETE (${c} of ${st.attempted_cycles} cycles completed, ${groupDigits(st.total_tokens)} tokens)`)
   else r.d.out.both(`helix: [${r.t()}] ${w}cycle ${a.n}: ${id} → SALVAGED (agent rc=${res.rc} but issue closed)`)
 }
 

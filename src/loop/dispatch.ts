@@ -13,6 +13,7 @@ import type {Scope} from './scope.js'
 import {windowOf} from './quota-state.js'
 import {shortAgentName, stallWords, timeoutWords} from './wording.js'
 import {recordBeadSpend, type SpendScope} from './bead-budget.js'
+import {groupDigits} from '../util/numbers.js'
 
 /** the run's budgets against its totals */
 export type BudgetStopScope = Scope<{o: 'maxTokens' | 'maxCost'; ledger: 'state'}>
@@ -85,7 +86,7 @@ export async function dispatch(r: DispatchScope, agent: AgentSpec, action: Actio
   // the L-range spans this dispatch's records; other slots' records may interleave, `(wN)` picks them out
   const range = res.logRange ? `L${res.logRange.first}–L${res.logRange.last}${tagged ? ` (w${slot})` : ''}` : null
   const secs = Math.round(res.durationMs / 1000)
-  const tokens = !res.verdict.tokensReported ? '' : `, ${res.tokens.toLocaleString('en-US')} tokens`
+  const tokens = !res.verdict.tokensReported ? '' : `, ${groupDigits(res.tokens)} tokens`
   // a command agent's path by its last part: the line stays on one 80-column row
   const name = sanitize(shortAgentName(agent.name))
   // SPEC 16.3: the implementation keeps `codex complete (…)`, every other call names its action

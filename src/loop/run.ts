@@ -19,6 +19,7 @@ import {reconcile} from './reconcile.js'
 import {statusOf} from './selection.js'
 import type {InFlight, RunScope} from './scope.js'
 import {Stop, interruptStop} from './stop.js'
+import {groupDigits} from '../util/numbers.js'
 
 /** A blocker's title when the tracker could not be read at the end of the run (its id and reason are still reported). */
 export const TITLE_UNKNOWN = '(title unknown: the tracker could not be read)'
@@ -207,7 +208,7 @@ export class Run implements RunScope {
     const tokens = s.total_tokens
     const cost = s.total_cost_usd ?? 0
     this.d.out.both(
-      `helix: ═══ run complete: ${s.attempted_cycles} attempted, ${s.completed_cycles} completed, ${this.skip.size} skipped, ${tokens.toLocaleString('en-US')} tokens${cost > 0 ? `, $${cost.toFixed(2)}` : ''}${this.d.awaitingMerge ? `, ${this.d.awaitingMerge()} awaiting merge` : ''} ═══`,
+      `helix: ═══ run complete: ${s.attempted_cycles} attempted, ${s.completed_cycles} completed, ${this.skip.size} skipped, ${groupDigits(tokens)} tokens${cost > 0 ? `, $${cost.toFixed(2)}` : ''}${this.d.awaitingMerge ? `, ${this.d.awaitingMerge()} awaiting merge` : ''} ═══`,
     )
     const entries: BlockerEntry[] = []
     if (this.skip.size > 0) {

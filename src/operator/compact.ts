@@ -7,6 +7,7 @@
 import type {StatusModel} from './model.js'
 import {sanitize} from '../util/sanitize.js'
 import {beadProgress, clockTime, configSummary, cyclesLine, formatAge, relative, secondsBetween, truncate} from './text.js'
+import {groupDigits} from '../util/numbers.js'
 
 export const COMPACT_BELOW = 60
 
@@ -32,7 +33,7 @@ export function renderCompact(m: StatusModel, opts: {width?: number; height?: nu
       run.push(`Cycles: ${cyclesLine(p)}`)
       const cost = p.cost_usd !== null && p.cost_usd > 0 ? `, $${p.cost_usd.toFixed(2)}` : ''
       const mean = p.mean_cycle_s !== null ? `, mean ${formatAge(p.mean_cycle_s)}` : ''
-      run.push(`${p.tokens.toLocaleString('en-US')} tokens${cost}${mean}`)
+      run.push(`${groupDigits(p.tokens)} tokens${cost}${mean}`)
     }
     if (m.paused_until) run.push(`Paused: ${sanitize((m.pause_reason || 'quota').split(':')[0].trim() || 'quota')}, ${relative(m.paused_until, m.now)} (${clockTime(m.paused_until)})`)
     if (m.focused_epic) run.push(`Epic: ${sanitize(m.focused_epic.id)}`)

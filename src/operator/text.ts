@@ -7,6 +7,7 @@
  */
 import type {InFlight, StatusModel} from './model.js'
 import {sanitize} from '../util/sanitize.js'
+import {groupDigits} from '../util/numbers.js'
 
 export interface TextOptions {
   width?: number
@@ -231,7 +232,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     if (m.progress) {
       const p = m.progress
       const cost = p.cost_usd !== null && p.cost_usd > 0 ? `, $${p.cost_usd.toFixed(2)}` : ''
-      run.push(`  Progress: ${beadProgress(m)}; ${p.tokens.toLocaleString('en-US')} tokens${cost}`)
+      run.push(`  Progress: ${beadProgress(m)}; ${groupDigits(p.tokens)} tokens${cost}`)
       const mean = p.mean_cycle_s !== null ? `, mean ${formatAge(p.mean_cycle_s)}, last ${formatAge(p.last_cycle_s)}` : ''
       run.push(`  Cycles:  ${cyclesLine(p)}${mean}`)
     }
@@ -254,7 +255,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
   if (m.lastRun) {
     const r = m.lastRun
     last.push('Last Run:')
-    last.push(`  Cycles:  ${r.completed_cycles} completed of ${r.attempted_cycles} attempted, ${r.total_tokens.toLocaleString('en-US')} tokens`)
+    last.push(`  Cycles:  ${r.completed_cycles} completed of ${r.attempted_cycles} attempted, ${groupDigits(r.total_tokens)} tokens`)
     last.push(`  Stopped: ${stoppedWords(r.stop_reason, r.stop_message)}, ${when(r.ended_at, m.now)}`)
   } else if (m.active) {
     // SPEC 16.4: Last Run (the previous run) is hidden while a run is active

@@ -15,6 +15,7 @@
  */
 import {hhmmss} from '../util/time.js'
 import {sanitize} from '../util/sanitize.js'
+import {groupDigits} from '../util/numbers.js'
 
 const LEVELS: Record<number, string> = {10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL'}
 const SKIP_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v', 'stream', 'dispatch'])
@@ -111,7 +112,7 @@ function renderRecord(raw: string): {text: string; level: string} | null {
   }
   if (msg === 'dispatch end' && r.dispatch !== undefined) {
     const bits = [`rc=${r.rc === undefined ? '?' : String(r.rc)}`]
-    if (typeof r.tokens === 'number') bits.push(`${r.tokens.toLocaleString('en-US')} tokens`)
+    if (typeof r.tokens === 'number') bits.push(`${groupDigits(r.tokens)} tokens`)
     if (typeof r.duration_ms === 'number') bits.push(`${(r.duration_ms / 1000).toFixed(1)}s`)
     if (r.timed_out === true) bits.push('TIMED OUT')
     return {text: clean(`${head}dispatch #${String(r.dispatch)} end: ${bits.join(', ')}${extras(r, new Set(['rc', 'tokens', 'duration_ms', 'timed_out']))}`), level: lvl}

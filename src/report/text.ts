@@ -3,13 +3,14 @@ import {prAge} from '../operator/pr-status.js'
 import {sanitize} from '../util/sanitize.js'
 import {formatAge} from '../operator/text.js'
 import type {Report} from './summary.js'
+import {groupDigits} from '../util/numbers.js'
 
 export function formatMs(ms: number): string {
   return formatAge(Math.round(ms / 1000))
 }
 
 export function formatTokens(n: number): string {
-  return n.toLocaleString('en-US')
+  return groupDigits(n)
 }
 
 export function formatCost(usd: number): string {
