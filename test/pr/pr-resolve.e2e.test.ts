@@ -2,7 +2,7 @@
 // required check go back to the same agent (HELIX_ACTION=resolve) in a fresh worktree of the
 // pull request's branch; the branch is pushed again; rounds are bounded by --resolve-attempts,
 // then the pull request stays for a person, said once. Built CLI (npm run build first), a
-// PROTECTED bare remote and the gh stand-in (fixtures/forge/gh); the agent is test/pr/pr-agent.mjs.
+// PROTECTED bare remote and the gh stand-in (fixtures/forge/gh); the agent is test/pr/pr-agent.pl.
 import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -12,7 +12,7 @@ import {GIT_POLL_MS, waitFor} from '../support/wait.js'
 import {BIN, tipBeads} from '../remote/fleet-harness.js'
 import {bead, g, protectedForge} from './helpers.js'
 
-const AGENT = path.resolve(import.meta.dirname, 'pr-agent.mjs')
+const AGENT = path.resolve(import.meta.dirname, 'pr-agent.pl')
 
 function host(dir: string, agentLog: string, args: string[], env: NodeJS.ProcessEnv) {
   const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-poll', '4', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary', ...args], {
@@ -77,7 +77,7 @@ describe('helix run --land pr: conflicts and red checks go back to the agent', (
     expect(f.gh('forge', 'merge', String(open('hx-2')?.number), '--rebase').code).toBe(0)
     expect(await h.done, h.out()).toBe(0)
     expect(onMain(f.bare, 'hx-2')?.status).toBe('closed')
-    expect(h.out()).toMatch(/hx-2 CONFLICT in 1 file\(s\) → resolve \([^)]*pr-agent\.mjs\)/)
+    expect(h.out()).toMatch(/hx-2 CONFLICT in 1 file\(s\) → resolve \([^)]*pr-agent\.pl\)/)
     expect(h.out()).toMatch(/pull request opened for hx-2: https:\/\/forge\.test\/team\/repo\/pull\/2/)
     expect(h.out()).toMatch(/run complete: 2 attempted, 2 completed/)
   }, 120_000)

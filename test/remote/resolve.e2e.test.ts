@@ -3,7 +3,7 @@
 // a working agent. hx-1's work then conflicts with the base: the same agent resolves it
 // (HELIX_ACTION=resolve) and it lands; hx-2's work fails the land check: the agent fixes
 // it and it lands. Each bead is implemented once and closed once at the remote tip, and
-// no conflict marker reaches the base. The agent is test/pr/pr-agent.mjs.
+// no conflict marker reaches the base. The agent is test/pr/pr-agent.pl.
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -13,7 +13,7 @@ import {waitFor} from '../support/wait.js'
 import {BIN, tipBeads} from './fleet-harness.js'
 import {bead, g, makeFleet, remoteRefs} from './helpers.js'
 
-const AGENT = path.resolve(import.meta.dirname, '..', 'pr', 'pr-agent.mjs')
+const AGENT = path.resolve(import.meta.dirname, '..', 'pr', 'pr-agent.pl')
 const MARKER = /^(<<<<<<< |=======|>>>>>>> )/m
 // the team's check: hx-2's work needs fix.txt beside it (only its resolve writes it)
 const CHECK = 'if [ "$HELIX_BEAD_ID" = hx-2 ] && [ ! -e fix.txt ]; then echo "fix.txt is missing"; exit 1; fi; echo "ok on $HELIX_LAND_BASE"'
@@ -61,7 +61,7 @@ describe('helix run --remote: conflicts and red checks go back to the agent (SPE
     )
     expect(resolves).toHaveLength(2)
     expect(resolves.find((x) => x.bead === 'hx-2')?.log).toBe('fix.txt is missing')
-    expect(out).toMatch(/cycle \d+: hx-1 CONFLICT in 1 file\(s\) → resolve \([^)]*pr-agent\.mjs\)/)
+    expect(out).toMatch(/cycle \d+: hx-1 CONFLICT in 1 file\(s\) → resolve \([^)]*pr-agent\.pl\)/)
     expect(out).toMatch(/cycle \d+: hx-2 land check FAILED \(rc=1, \d+s\): fix\.txt is missing/)
     expect(out).toMatch(/cycle \d+: hx-2 land check failed → resolve \(/)
     expect(out.match(/cycle \d+: resolved, landed hx-[12] \(\d+ commits?, [0-9a-f]{12}\)/g)).toHaveLength(2)
