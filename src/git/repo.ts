@@ -143,7 +143,11 @@ export interface Repo {
   /** compare-and-delete `update-ref -d ref old` (undefined: whatever it is) */
   deleteRef(ref: string, old?: string): Promise<boolean>
   /** the refs under one or more patterns (`for-each-ref` prefixes or globs), one process */
-  forEachRef(prefix: string | readonly string[]): Promise<Array<{ref: string; sha: string}>>
+  /**
+   * `for-each-ref` of one or more patterns. With `head`, each ref also says whether it is
+   * the HEAD of the worktree this Repo runs in (`%(HEAD)`), which spares a `symbolic-ref`.
+   */
+  forEachRef(prefix: string | readonly string[], opts?: {head?: boolean}): Promise<Array<{ref: string; sha: string; head?: boolean}>>
   worktreeAdd(dir: string, args: {branch?: string; newBranch?: string; at?: string}): Promise<GitResult>
   worktreeRemove(dir: string): Promise<GitResult>
   worktreeList(): Promise<WorktreeInfo[] | null>
@@ -203,14 +207,15 @@ export function openRepo(dir: string, env: NodeJS.ProcessEnv, queueKey = path.re
     mergeBase: async (a, b) => sha(await run(['merge-base', a, b])),
     updateRef: async (ref, to, old, message) => (await run(['update-ref', ...(message === undefined ? [] : ['-m', message]), ref, to, ...(old === undefined ? [] : [old])])).code === 0,
     deleteRef: async (ref, old) => (await run(['update-ref', '-d', ref, ...(old === undefined ? [] : [old])])).code === 0,
-    async forEachRef(prefix) {
-      const r = await run(['for-each-ref', '--format=%(objectname) %(refname)', ...(typeof prefix === 'string' ? [prefix] : prefix)])
+    async forEachRef(prefix, opts) {
+      const format = opts?.head ? '--format=%(objectname) %(refname) %(HEAD)' : '--format=%(objectname) %(refname)'
+      const r = await run(['for-each-ref', format, ...(typeof prefix === 'string' ? [prefix] : prefix)])
       return r.stdout
         .split('\n')
         .filter(Boolean)
         .map((l) => {
-          const [s = '', ref = ''] = l.split(' ')
-          return {ref, sha: s}
+          const [s = '', ref = '', head] = l.split(' ')
+          return opts?.head ? {ref, sha: s, head: head === '*'} : {ref, sha: s}
         })
     },
     worktreeAdd: (wt, a) => run(['worktree', 'add', '-q', ...(a.newBranch ? ['-b', a.newBranch] : []), wt, ...(a.branch ? [a.branch] : a.at ? [a.at] : [])]),

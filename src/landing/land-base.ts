@@ -37,7 +37,8 @@ export interface LandBaseDeps {
   baseTip: () => Promise<string>
   wtTop: (ws: {bead: string; attempt: number}) => string
   trackerFile: (f: string) => boolean
-  checkedOutAt: (branch: string) => Promise<string | null>
+  /** where `branch` is checked out; `rootHead`: the project root's HEAD is known to be on it */
+  checkedOutAt: (branch: string, rootHead?: boolean) => Promise<string | null>
   commitLeftovers: (ws: Workspace) => Promise<Leftovers>
   abortRebase: (top: string) => Promise<RebaseLook>
 }
@@ -142,8 +143,9 @@ export function createLandBase(d: LandBaseDeps) {
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     for (let round = 0; round < MAX_LAND_ROUNDS; round++) {
-      // both tips in one for-each-ref; a tip it did not list is asked again, for that read's own error
-      const tips = await (await d.git()).forEachRef([`refs/heads/${b}`, `refs/heads/${ws.branch}`])
+      // both tips, and whether the root has the base checked out, in one for-each-ref; a tip it
+      // did not list is asked again, for that read's own error
+      const tips = await (await d.git()).forEachRef([`refs/heads/${b}`, `refs/heads/${ws.branch}`], {head: true})
       const cur = tips.find((t) => t.ref === `refs/heads/${b}`)?.sha ?? (await baseTip())
       if (checked && cur !== rebasedOnto) return {moved: true}
       // the base moved since the attempt was last rebased (another slot or process landed): rebase again
@@ -152,7 +154,7 @@ export function createLandBase(d: LandBaseDeps) {
       const listed = cur === rebasedOnto ? tips.find((t) => t.ref === `refs/heads/${ws.branch}`)?.sha : undefined
       rebasedOnto = cur
       const next = listed ?? (await branchTip(ws.branch))
-      const where = await checkedOutAt(b)
+      const where = await checkedOutAt(b, tips.find((t) => t.ref === `refs/heads/${b}`)?.head === true)
       if (where !== null) {
         // SPEC 18.3a: a checked-out base moves only by merge --ff-only in its own worktree, then is verified
         // a fast-forward writes no object: git's automatic maintenance after it would only hold the lock longer

@@ -77,7 +77,8 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   const wtTop = (ws: {bead: string; attempt: number}): string => path.join(root, worktreeRel(ws.bead, ws.attempt))
   const trackerFile = (f: string): boolean => touchesTracker(f) || (repo?.trackerRel ? f === repo.trackerRel || f.startsWith(`${repo.trackerRel}/`) : false)
 
-  const checkedOutAt = async (b: string): Promise<string | null> => checkedOut(b, root, (await ctx()).top, (await ctx()).env)
+  // the root's HEAD already read on the base (for-each-ref's %(HEAD)): it is where the base is checked out
+  const checkedOutAt = async (b: string, rootHead = false): Promise<string | null> => (rootHead ? (await ctx()).top : checkedOut(b, root, (await ctx()).top, (await ctx()).env))
 
   const {commitLeftovers, abortRebase, keepRef, keepBranchTip, preservedRef, listedPreserved} = createPreserve({git: typed, log, base, wtTop, trackerFile})
 

@@ -65,6 +65,24 @@ describe('local reads of the typed layer', () => {
     expect((await repo.names(['ls-files', '-z'])).sort()).toEqual(['.ddx/beads.jsonl', 'a.ts', 'b.ts'])
   })
 
+  it("forEachRef with head says which listed ref is the HEAD of the Repo's own worktree, not another's", async () => {
+    const {root, repo} = setup()
+    const tip = g(root, 'rev-parse', 'HEAD')
+    const wt = path.join(root, '.wt')
+    g(root, 'worktree', 'add', '-q', '-b', 'att', wt, 'main')
+    const refs = ['refs/heads/main', 'refs/heads/att']
+    expect(await repo.forEachRef(refs, {head: true})).toEqual([
+      {ref: 'refs/heads/att', sha: tip, head: false},
+      {ref: 'refs/heads/main', sha: tip, head: true},
+    ])
+    // the root on another branch: main is nobody's HEAD here, though the worktree has att checked out
+    g(root, 'switch', '-q', '-c', 'other')
+    expect((await repo.forEachRef(refs, {head: true})).map((r) => r.head)).toEqual([false, false])
+    g(root, 'switch', '-q', '--detach')
+    expect((await repo.forEachRef(refs, {head: true})).map((r) => r.head)).toEqual([false, false])
+    g(root, 'worktree', 'remove', '--force', wt)
+  })
+
   it('updateRef is a compare-and-set that writes its message to the reflog', async () => {
     const {root, repo} = setup()
     const tip = g(root, 'rev-parse', 'HEAD')

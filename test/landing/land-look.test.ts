@@ -2,12 +2,15 @@
 // HEAD`, session 27): a half-done rebase is aborted and the attempt lands; a worktree that
 // is not on its branch is refused whether the one look saw it or a hook moved it after the
 // leftover commit; and the loop's preservedRef right after prepare answers from prepare's list.
+// Under the land lock (session 30): the for-each-ref of both tips also says, by %(HEAD), whether
+// the root has the base checked out, so the common landing runs no symbolic-ref.
 import {spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/landing/local.js'
 import {agentCommit, g, gitTestEnv, makeRepo, write} from './helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -99,5 +102,56 @@ describe("prepare's one listing", () => {
     agentCommit(ws.dir, 'a.ts', A('kept'))
     expect(await landing.preserve(ws, 'kept for the test')).toBe('refs/helix/preserved/hx-6/1')
     expect(await landing.preservedRef('hx-6')).toBe('refs/helix/preserved/hx-6/1')
+  })
+})
+
+describe('under the land lock', () => {
+  /** a landing whose git calls are logged by a `git` first on PATH */
+  function counted() {
+    const root = makeRepo('helix-land-head-')
+    dirs.push(root)
+    const bin = makeTempDir('helix-land-head-bin-')
+    dirs.push(bin)
+    const log = path.join(bin, 'calls')
+    const real = spawnSync('sh', ['-c', 'command -v git'], {encoding: 'utf8'}).stdout.trim()
+    writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`)
+    chmodSync(path.join(bin, 'git'), 0o755)
+    const env = {...gitTestEnv, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`}
+    const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env, now: () => new Date('2026-11-27T05:00:00Z'), lockWaitMs: 60_000})
+    const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [])
+    return {root, landing, calls}
+  }
+
+  it('the root on the base: the tips and where the base is checked out come from one for-each-ref (no symbolic-ref, no worktree list)', async () => {
+    const {root, landing, calls} = counted()
+    const ws = await landing.prepare('hx-1', 1, 1)
+    agentCommit(ws.dir, 'a.ts', A('agent'), 'agent work')
+    const from = calls().length
+    expect(await landing.land(ws)).toMatchObject({landed: true})
+    const during = calls().slice(from)
+    expect(during.some((c) => c.startsWith('symbolic-ref') || c.startsWith('worktree list'))).toBe(false)
+    expect(during.filter((c) => c.startsWith('for-each-ref') && c.includes('%(HEAD)'))).toHaveLength(1)
+    expect(g(root, 'log', '-1', '--format=%s', 'main')).toBe('agent work')
+    // the root's work tree followed the fast-forward (merge --ff-only ran in the root)
+    expect(readFileSync(path.join(root, 'a.ts'), 'utf8')).toBe(A('agent'))
+  })
+
+  it('the root on another branch, the base checked out in a worktree: the list finds it and the base moves there', async () => {
+    const {root, landing, calls} = counted()
+    const ws = await landing.prepare('hx-1', 1, 1)
+    agentCommit(ws.dir, 'a.ts', A('agent'), 'agent work')
+    const elsewhere = makeTempDir('helix-land-head-base-')
+    dirs.push(elsewhere)
+    rmSync(elsewhere, {recursive: true, force: true})
+    g(root, 'switch', '-q', '-c', 'other')
+    g(root, 'worktree', 'add', '-q', elsewhere, 'main')
+    const from = calls().length
+    expect(await landing.land(ws)).toMatchObject({landed: true})
+    expect(calls().slice(from).some((c) => c.startsWith('worktree list'))).toBe(true)
+    expect(g(root, 'log', '-1', '--format=%s', 'main')).toBe('agent work')
+    expect(readFileSync(path.join(elsewhere, 'a.ts'), 'utf8')).toBe(A('agent'))
+    // the root's own branch did not move
+    expect(g(root, 'log', '-1', '--format=%s', 'other')).not.toBe('agent work')
+    g(root, 'worktree', 'remove', '--force', elsewhere)
   })
 })
