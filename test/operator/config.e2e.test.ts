@@ -1,14 +1,16 @@
-// issue 20 item 7: .helix/config.json remembers the agent and the run's settings, through
-// the built CLI: the runs that need a process (an agent that calls helix) and the config
-// files that could hang or swamp a reader (a FIFO, /dev/zero), where only a process with a
-// deadline can fail instead of hanging the test's worker. The rest (what is refused and
-// printed) runs in-process: config.test.ts.
+// issue 20 item 7: .helix/config.json remembers the agent and the run's settings. Through
+// the built CLI: the config files that could hang or swamp a reader (a FIFO, /dev/zero),
+// where only a process with a deadline can fail instead of hanging the test's worker. The
+// runs whose agent calls helix run in-process with NODE_ENV=production (the agent's `helix
+// tracker close` takes dist/'s fast path, so this file stays e2e). The rest (what is refused
+// and printed) runs in-process: config.test.ts.
 import {execFileSync} from 'node:child_process'
 import {copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {helix, project, REPO} from './helpers.js'
+import {project, REPO} from './helpers.js'
 import {runCli} from '../support/cli.js'
+import {helixInProcess} from '../support/in-process.js'
 
 const MINIMAL = path.join(REPO, 'fixtures', 'agents', 'minimal-agent.sh')
 
@@ -24,9 +26,9 @@ const statusOf = (root: string, id: string) =>
   readFileSync(path.join(root, '.ddx', 'beads.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as {id: string; status: string}).find((b) => b.id === id)?.status
 
 describe('.helix/config.json', () => {
-  it('--save-config writes the flags typed (agent relative to the root); a later run in a subdirectory with only the file runs the agent and closes the bead', () => {
+  it('--save-config writes the flags typed (agent relative to the root); a later run in a subdirectory with only the file runs the agent and closes the bead', async () => {
     const root = withAgent([{id: 'hx-a', title: 'a', priority: 0}, {id: 'hx-b', title: 'b', priority: 1}])
-    const r = helix(root, ['run', '--agent', './agent.sh', '--timeout', '120', '--max-cycles', '1', '--no-auto-review', '--summary', '--save-config'])
+    const r = await helixInProcess(root, ['run', '--agent', './agent.sh', '--timeout', '120', '--max-cycles', '1', '--no-auto-review', '--summary', '--save-config'], {}, 'production')
     expect(r.code).toBe(0)
     expect(r.stderr).toContain('helix: saved agent, timeout, max-cycles, auto-review to .helix/config.json')
     expect(JSON.parse(readFileSync(config(root), 'utf8'))).toEqual({agent: './agent.sh', timeout: 120, 'max-cycles': 1, 'auto-review': false})
@@ -34,7 +36,7 @@ describe('.helix/config.json', () => {
     // a whole run with only the config file (agent, one cycle, no review), from a subdirectory
     const sub = path.join(root, 'src')
     mkdirSync(sub)
-    const again = helix(sub, ['run', '--summary'])
+    const again = await helixInProcess(sub, ['run', '--summary'], {}, 'production')
     expect(again.code).toBe(0)
     expect(statusOf(root, 'hx-b')).toBe('closed')
   }, 60_000)

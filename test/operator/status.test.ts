@@ -1,6 +1,7 @@
 // `helix status` in-process (test/support/in-process.ts): a live run and then a dead one, a
-// held lock, a malformed tracker. The fast path's answers on the real tracker, bad flags
-// (a --watch that parsed would never end in-process) and --watch: status.e2e.test.ts.
+// held lock, a malformed tracker, an unknown flag. The fast path's answers on the real
+// tracker, a bad --watch (one that parsed would never end in-process) and --watch:
+// status.e2e.test.ts.
 import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {once} from 'node:events'
 import path from 'node:path'
@@ -76,5 +77,14 @@ describe('helix status', () => {
     expect(r.stdout).toBe('')
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1)
     expect(r.stderr).toMatch(/beads\.jsonl:2: malformed bead/)
+  })
+})
+
+describe('helix status: bad flags', () => {
+  // issue 30: was in status.e2e (the fast path declines an unknown flag: oclif refuses it)
+  it('an unknown flag: one line, exit 1', async () => {
+    const r = await helix(project(), ['status', '--bogus'])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1)
   })
 })

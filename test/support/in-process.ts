@@ -52,7 +52,19 @@ function restoreStreams(before: [NodeJS.WriteStream, Listener[]][]): void {
 }
 
 /** Runs `Cmd` with `args` as `helix <id> <args>` would, capturing stdout, stderr and the exit code. */
-export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<InProcessResult> {
+export interface InProcessOptions {
+  cwd: string
+  env?: NodeJS.ProcessEnv
+  /**
+   * NODE_ENV for the run (default 'test'). What the command spawns inherits it: an agent's
+   * `helix` call (the PATH shim runs bin/run.js) takes the fast path and dist/ only under
+   * 'production'; under 'test' it loads src/ through tsx (~1 CPU-s a call). So a test whose
+   * agents call helix passes 'production' and stays in the e2e project (it needs dist/).
+   */
+  nodeEnv?: 'test' | 'production'
+}
+
+export async function runInProcess(Cmd: CommandClass, args: string[], o: InProcessOptions): Promise<InProcessResult> {
   const saved = {env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write}
   let stdout = ''
   let stderr = ''
@@ -65,7 +77,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
     }
   const listeners = new Map<string, Listener[]>(SIGNALS.map((s) => [s, process.listeners(s) as Listener[]]))
   const streams = streamListeners()
-  process.env = {...testEnv(o.env), NODE_ENV: 'test'}
+  process.env = {...testEnv(o.env), NODE_ENV: o.nodeEnv ?? 'test'}
   process.exitCode = undefined
   process.chdir(o.cwd)
   process.stdout.write = capture((s) => (stdout += s)) as typeof process.stdout.write
@@ -95,7 +107,7 @@ export async function runInProcess(Cmd: CommandClass, args: string[], o: {cwd: s
  * file under src/commands/ (`tracker dep add` → src/commands/tracker/dep/add.ts), the rest
  * its argv, as oclif finds it for a known command.
  */
-export async function helixInProcess(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<InProcessResult> {
+export async function helixInProcess(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeEnv?: InProcessOptions['nodeEnv']): Promise<InProcessResult> {
   let n = 0
   for (let i = 1; i <= args.length && !args[i - 1].startsWith('-'); i++) {
     if (existsSync(path.join(REPO, 'src', 'commands', ...args.slice(0, i)) + '.ts')) n = i
@@ -106,5 +118,5 @@ export async function helixInProcess(cwd: string, args: string[], env: NodeJS.Pr
   // after its class ('trackershow') and writes that onto the class, so a message naming the
   // command ('helix tracker show: unexpected argument …') would differ from the CLI's
   mod.default.id = args.slice(0, n).join(':')
-  return runInProcess(mod.default, args.slice(n), {cwd, env})
+  return runInProcess(mod.default, args.slice(n), {cwd, env, nodeEnv})
 }

@@ -2,11 +2,12 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {helixInProcess as helix} from '../support/in-process.js'
-import {tempProject} from './helpers.js'
+import {copyReal, oneLineError, REAL_HELIX, sha, tempProject} from './helpers.js'
 
 // helix tracker's happy paths, each command run in-process (test/support/in-process.ts):
 // what they print and write, without ~25 node starts. The process boundary (exit codes as
-// the shell sees them, the claimer's pid) is cli-life.e2e.test.ts's and cli-errors'.
+// the shell sees them, the claim of a claimer that has exited) is cli-life.e2e.test.ts's and
+// cli-errors'.
 
 // One tracker taken through its whole life, one step per `it`; the steps share the project
 // and run in order.
@@ -87,4 +88,29 @@ describe('helix tracker: happy paths', () => {
     expect(readFileSync(path.join(root, 'alt', 'beads.jsonl'), 'utf8')).toContain('"title":"x"')
   })
 
+})
+
+// issue 30: were in cli-life.e2e; nothing in them crosses the process boundary
+describe('helix tracker: the real tracker', () => {
+  it('a no-op rewrite keeps the real tracker byte-identical and one update changes one line', async () => {
+    const {root, paths} = copyReal(REAL_HELIX)
+    const before = readFileSync(paths.file, 'utf8').split('\n')
+    const id = JSON.parse(before[100]).id
+    expect((await helix(root, ['tracker', 'update', id, '--append-notes', 'x'])).code).toBe(0)
+    const after = readFileSync(paths.file, 'utf8').split('\n')
+    expect(after.map((l, i) => (l === before[i] ? null : i)).filter((x) => x !== null)).toEqual([100])
+  })
+})
+
+describe('helix tracker: messages about helix-prefixed ids', () => {
+  // the real helix tracker's ids start with "helix-": the "helix: " prefix must still be added
+  it('keep the helix: prefix', async () => {
+    const {root, paths} = tempProject('{"id":"helix-1","status":"closed","title":"c"}\n{"id":"helix-2","title":"o"}\n')
+    const un = await helix(root, ['tracker', 'update', 'helix-1', '--unclaim'])
+    expect([un.code, un.stderr]).toEqual([0, 'helix: helix-1 is closed; leaving it closed\n'])
+    const h = sha(paths.file)
+    oneLineError(await helix(root, ['tracker', 'dep', 'add', 'helix-2', 'helix-2']), 1, 'helix: helix-2 cannot depend on itself')
+    oneLineError(await helix(root, ['tracker', 'dep', 'remove', 'helix-2', 'helix-1']), 1, 'helix: helix-2 does not depend on helix-1')
+    expect(sha(paths.file)).toBe(h)
+  })
 })

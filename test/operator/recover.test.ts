@@ -3,7 +3,12 @@ import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import {hostname} from 'node:os'
 import {afterEach, describe, expect, it} from 'vitest'
-import {helix, killQuietly, project, sleeper} from './helpers.js'
+import {helixInProcess as helix} from '../support/in-process.js'
+import {killQuietly, project, sleeper} from './helpers.js'
+
+// `helix recover` in-process (issue 30; was recover.e2e): what it reclaims and says. The
+// claimers are real processes (a dead pid, a live sleeper); recover through the built CLI:
+// agents/escape.e2e.test.ts.
 
 const kids: number[] = []
 afterEach(() => {
@@ -11,7 +16,7 @@ afterEach(() => {
 })
 
 describe('helix recover', () => {
-  it('reclaims stale helix claims, skips live/fresh/foreign ones; --dry-run changes nothing', () => {
+  it('reclaims stale helix claims, skips live/fresh/foreign ones; --dry-run changes nothing', async () => {
     const dead = spawnSync('true').pid!
     const live = sleeper()
     kids.push(live.pid!)
@@ -31,12 +36,12 @@ describe('helix recover', () => {
     })
     const file = path.join(root, '.ddx', 'beads.jsonl')
     const before = readFileSync(file)
-    const dry = helix(root, ['recover', '--dry-run'])
+    const dry = await helix(root, ['recover', '--dry-run'])
     expect(dry.code).toBe(0)
     expect(dry.stdout).toMatch(/would reclaim orphaned hx-dead \(age=\d+s, pid=\d+ dead\)/)
     expect(readFileSync(file).equals(before)).toBe(true)
 
-    const r = helix(root, ['recover'])
+    const r = await helix(root, ['recover'])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(`helix: hx-live claimed by PID ${live.pid} which is still alive, skipping`)
     expect(r.stdout).toMatch(/helix: hx-fresh claimed \d+s ago \(threshold 7200s\), too fresh to reclaim/)
@@ -49,7 +54,7 @@ describe('helix recover', () => {
     expect(byId['hx-live'].status).toBe('in_progress')
     expect(byId['hx-other'].status).toBe('in_progress')
 
-    const again = helix(root, ['recover'])
+    const again = await helix(root, ['recover'])
     expect(again.stdout).toContain('helix: no orphaned claims to recover')
   })
 })
