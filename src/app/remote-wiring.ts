@@ -16,6 +16,7 @@ import {shareRunRecords} from './run-records-share.js'
 import type {RealLoop} from './wiring.js'
 import type {PrFlags} from './pr-wiring.js'
 import type {LandCheckSpec} from '../landing/land-check.js'
+import type {CheckoutFacts} from '../git/where.js'
 import {createRemoteLandLock} from '../remote/land-lock.js'
 import {skewMs} from '../remote/claim-refs.js'
 
@@ -60,25 +61,27 @@ function pidAlive(pid: number): boolean {
  * shown as claimed), so `run --dry-run --remote` previews what this host would pick; it
  * registers nothing, claims nothing and starts no renewals.
  */
-export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void, dryRun = false, pr: PrFlags | null = null, landCheck?: Omit<LandCheckSpec, 'env'>): Promise<Fleet> {
+export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: NodeJS.ProcessEnv, onMaxOffline: () => void, dryRun = false, pr: PrFlags | null = null, landCheck?: Omit<LandCheckSpec, 'env'>, known0?: CheckoutFacts | null): Promise<Fleet> {
   const {createGitLanding} = await import('../landing/local.js')
   const {deps, paths} = real
   const root = paths.root
   const run = openRepo(root, gitEnv(env)).run
-  const top = (await run(['rev-parse', '--show-toplevel'])).stdout.trim()
+  // the start-up check's answers, when it asked in this root: three rev-parses spared
+  const known = known0 && known0.dir === path.resolve(root) ? known0 : null
+  const top = known ? known.top : (await run(['rev-parse', '--show-toplevel'])).stdout.trim()
   if (!top) throw new HelixError(`helix run: --remote needs a git checkout (${sanitize(root)} is not in a git repository)`, EXIT.ERROR)
   if ((await run(['remote', 'get-url', flags.remote])).code !== 0) throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: no such git remote here (see 'git remote -v')`, EXIT.ERROR)
   // SPEC 20.5: the forge's CLI missing or logged out is one line, exit 4, before anything is claimed
   const prw = pr && !dryRun ? await import('./pr-wiring.js') : null
   const forge = prw && pr ? await prw.forgeAtStart(pr, root, env) : null
-  const prefix = (await run(['rev-parse', '--show-prefix'])).stdout.trim()
-  const common = path.resolve(root, (await run(['rev-parse', '--git-common-dir'])).stdout.trim())
+  const prefix = known ? known.prefix : (await run(['rev-parse', '--show-prefix'])).stdout.trim()
+  const common = known ? known.commonDir : path.resolve(root, (await run(['rev-parse', '--git-common-dir'])).stdout.trim())
   const log = (line: string) => deps.out.normal(line)
   // SPEC 19.3: --remote runs register the tracker merge driver, and say so once
   const {registerMergeDriver} = await import('../remote/merge-driver.js')
   const reg = dryRun ? {added: []} : await registerMergeDriver(root, env)
   if (reg.added.length > 0) deps.out.normal(`helix: registered the tracker merge driver (${reg.added.join(', ')})`)
-  const local = createGitLanding({root, trackerDir: paths.dir, env, now: () => new Date(), log})
+  const local = createGitLanding({root, trackerDir: paths.dir, env, now: () => new Date(), log, known})
   const base = await local.base()
   const host = hostName(env)
   const scratch = path.join(common, 'helix-remote')

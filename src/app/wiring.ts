@@ -241,10 +241,10 @@ export function realLoopDeps(input: WiringInput): RealLoop {
 }
 
 /** SPEC 15: the git landing for `--workers` > 1 (loaded only when a run uses workers). */
-export async function attachLanding(real: RealLoop, env: NodeJS.ProcessEnv, keepPreservedDays?: number, landCheck?: GitLandingOptions['landCheck']): Promise<void> {
+export async function attachLanding(real: RealLoop, env: NodeJS.ProcessEnv, keepPreservedDays?: number, landCheck?: GitLandingOptions['landCheck'], known?: GitLandingOptions['known']): Promise<void> {
   const {createGitLanding} = await import('../landing/local.js')
   const {deps, paths} = real
-  deps.landing = createGitLanding({root: paths.root, trackerDir: paths.dir, env, now: () => new Date(), log: (line) => deps.out.normal(line), cleanupInBackground: true, ...(landCheck ? {landCheck} : {})})
+  deps.landing = createGitLanding({root: paths.root, trackerDir: paths.dir, env, now: () => new Date(), log: (line) => deps.out.normal(line), cleanupInBackground: true, known, ...(landCheck ? {landCheck} : {})})
   if (keepPreservedDays !== undefined) {
     // preserved refs of beads that landed since go after --keep-preserved days
     const {prunePreserved} = await import('../recovery/reconcile-checks.js')

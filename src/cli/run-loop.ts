@@ -13,7 +13,7 @@ import type {LoopNotifier, LoopOptions} from '../loop/ports.js'
 import {attachLanding, realLoopDeps, type WiringInput} from '../app/wiring.js'
 import {sandboxOptions} from '../app/sandbox-options.js'
 import {createNotifier} from '../output/notify.js'
-import {linkedWorktreeProblem} from '../git/where.js'
+import {inspectCheckout} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {parsePrFlags, type PrFlagInput} from './pr-flags.js'
 import {sanitize} from '../util/sanitize.js'
@@ -87,8 +87,8 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   const prFlags = prParsed ? {...prParsed, resolveAttempts: limits.resolveAttempts} : null
   const workers = once ? 1 : limits.workers
   const keepDays = parseKeepPreserved(input.keepPreserved, input.env)
-  const where = await linkedWorktreeProblem(input.cwd, input.env)
-  if (where) throw new HelixError(where, EXIT.ERROR)
+  const where = await inspectCheckout(input.cwd, input.env)
+  if (where.problem) throw new HelixError(where.problem, EXIT.ERROR)
   // SPEC 21.2: a sandbox that cannot work here is refused before anything is claimed
   // the wiring (bubblewrap, clones, the sandboxed landing) loads only for a sandboxed run
   const {loadConfig} = await import('../config/project-config.js')
@@ -115,9 +115,9 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
   // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
   const dry = input.options.dryRun === true
-  if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags, landCheck)
+  if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags, landCheck, where.facts)
   // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
-  else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays, landCheck)
+  else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays, landCheck, where.facts)
   if (sandbox && sandboxing && !dry) {
     const attempts = sandboxing.attachSandbox(real, sandbox, input.env, timeoutSec)
     // SPEC 20.3: the land check runs the agent's code, so it runs in the sandbox too (its worktree writable)

@@ -7,6 +7,7 @@
 import path from 'node:path'
 import {gitEnv} from '../git/run.js'
 import {openRepo, type Repo} from '../git/repo.js'
+import type {CheckoutFacts} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
@@ -25,12 +26,19 @@ export interface LandingRepo {
 
 export const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a branch'
 
-/** two git processes: one rev-parse for the three places, one config for the identity */
-export async function openLandingRepo(root: string, trackerDir: string, env0: NodeJS.ProcessEnv): Promise<LandingRepo> {
+/**
+ * Two git processes: one rev-parse for the three places, one config for the identity.
+ * With `known` (the run's start-up check, asked in this same root) the rev-parse is spared.
+ */
+export async function openLandingRepo(root: string, trackerDir: string, env0: NodeJS.ProcessEnv, known?: CheckoutFacts | null): Promise<LandingRepo> {
   const g0 = openRepo(root, gitEnv(env0))
-  const where = await g0.run(['rev-parse', '--show-toplevel', '--show-prefix', '--git-common-dir'])
-  if (where.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (${sanitize(root)} is not in a git repository); run 'git init' and commit once, or use --workers 1`, EXIT.ERROR)
-  const [top = '', prefix = '', common = ''] = where.stdout.split('\n').map((l) => l.trim())
+  let top: string, prefix: string, common: string
+  if (known && known.dir === path.resolve(root)) ({top, prefix, commonDir: common} = known)
+  else {
+    const where = await g0.run(['rev-parse', '--show-toplevel', '--show-prefix', '--git-common-dir'])
+    if (where.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (${sanitize(root)} is not in a git repository); run 'git init' and commit once, or use --workers 1`, EXIT.ERROR)
+    ;[top = '', prefix = '', common = ''] = where.stdout.split('\n').map((l) => l.trim())
+  }
   // `git config user.email` and `user.name` both set (an empty value counts, as it did for `git config <key>`)
   const keys = new Set((await g0.run(['config', '--get-regexp', '^user\\.(email|name)$'])).stdout.split('\n').map((l) => l.split(' ')[0]))
   const env = gitEnv(env0, keys.has('user.email') && keys.has('user.name') ? null : {name: 'helix', email: 'helix@localhost'})

@@ -14,6 +14,7 @@ import {assertAttempt, assertSafeId, branchName, preservedRefName, touchesTracke
 import {createLandLock} from '../git/land-lock.js'
 import {readAttemptMeta, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
 import {checkedOutAt as checkedOut} from '../git/checked-out.js'
+import type {CheckoutFacts} from '../git/where.js'
 import {scanAttempts, type LeftoverAttempt} from '../git/leftovers.js'
 import {addPendingReopen, readPendingReopens, removePendingReopen} from '../state/pending-reopens.js'
 import {ensureIgnored} from '../util/runtime-paths.js'
@@ -50,6 +51,12 @@ export interface GitLandingOptions {
    * before it ends). Off: `land` returns once they are gone.
    */
   cleanupInBackground?: boolean
+  /**
+   * What the run's start-up check already asked git about the root (top level, prefix,
+   * common directory, checked-out branch): used once, in place of asking again. Facts
+   * asked in another directory are ignored.
+   */
+  known?: CheckoutFacts | null
 }
 
 /**
@@ -69,7 +76,10 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   /** removals of landed attempts still running (cleanupInBackground) */
   const cleanups = new Set<Promise<void>>()
 
-  const ctx = async (): Promise<LandingRepo> => (repo ??= await openLandingRepo(root, opts.trackerDir, opts.env))
+  const known = opts.known && opts.known.dir === root ? opts.known : null
+  /** the start-up check's branch, taken by the first base() only */
+  let knownBranch = known?.branch ?? null
+  const ctx = async (): Promise<LandingRepo> => (repo ??= await openLandingRepo(root, opts.trackerDir, opts.env, known))
 
   const typed = async (): Promise<Repo> => (await ctx()).git
   const run = async (args: string[], cwd: string): Promise<GitResult> => (await typed()).run(args, cwd)
@@ -85,7 +95,10 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   async function base(): Promise<string> {
     if (baseName) return baseName
     await ctx()
-    const r = await (await typed()).run(['symbolic-ref', '-q', '--short', 'HEAD'])
+    // the start-up check's branch is the base (read moments ago, and the base is read once per run anyway)
+    const told = knownBranch
+    knownBranch = null
+    const r = told ? {code: 0, stdout: told} : await (await typed()).run(['symbolic-ref', '-q', '--short', 'HEAD'])
     if (r.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (HEAD is detached in ${sanitize(root)}); run 'git switch <branch>' there, or use --workers 1`, EXIT.ERROR)
     const name = r.stdout.trim()
     if (name === 'helix' || name.startsWith('helix/'))

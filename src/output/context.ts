@@ -65,9 +65,14 @@ export function renderContext(i: ContextInput): string {
   return out.join('\n')
 }
 
+/**
+ * Replaced whole (an agent never reads half a file), but not fsynced: context.md is
+ * regenerated at every run start (SPEC 6.4) and holds nothing a crash could lose, and the
+ * two fsyncs cost a run start tens of milliseconds on a busy disk.
+ */
 export async function writeContextFile(file: string, text: string): Promise<void> {
   await mkdir(path.dirname(file), {recursive: true})
-  await atomicWrite(file, text)
+  await atomicWrite(file, text, {durable: false})
 }
 
 export async function readAgentsMd(root: string): Promise<string | null> {

@@ -15,7 +15,7 @@ import {scanAttempts} from '../git/leftovers.js'
 import {planLine, planReconcile} from './reconcile-plan.js'
 import {gitEnv} from '../git/run.js'
 import {openRepo} from '../git/repo.js'
-import {listLeftovers, liveOwners, type PreservedRef} from './worktrees.js'
+import {listPreserved, liveOwners, type PreservedRef} from './worktrees.js'
 
 type Check = {level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}
 
@@ -93,7 +93,8 @@ export async function prunablePreserved(
   if (!s) return res
   // a bead that owes a reopen is closed with its work only on its preserved ref: never prune that
   const owed = new Set((await readPendingReopens(paths.root)).map((p) => p.bead))
-  for (const p of (await listLeftovers(paths, env)).preserved) {
+  // only the refs: no worktree list (and no rev-parse) for them
+  for (const p of await listPreserved(paths, env)) {
     const b = s.byId.get(p.bead)
     if (!b || statusOf(b) !== 'closed' || owed.has(p.bead)) continue
     const at = Date.parse(String(b.closed_at ?? b.updated_at ?? ''))

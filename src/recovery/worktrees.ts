@@ -74,12 +74,23 @@ export async function listLeftovers(paths: Pick<ProjectPaths, 'root'>, env: Node
       if (!byPath.has(p)) byPath.set(p, {path: p, rel: `${WT_DIR}/${name}`, branch: null, registered: false})
     }
   }
-  const preserved: PreservedRef[] = []
-  for (const ref of (await inRoot(paths, env, ['for-each-ref', '--format=%(refname)', 'refs/helix/preserved/'])).stdout.split('\n').filter(Boolean)) {
-    const parts = ref.split('/')
-    preserved.push({ref, bead: parts.slice(3, -1).join('/'), attempt: parts.at(-1) ?? ''})
-  }
-  return {git: true, worktrees: [...byPath.values()].sort((a, b) => a.rel.localeCompare(b.rel)), preserved}
+  return {git: true, worktrees: [...byPath.values()].sort((a, b) => a.rel.localeCompare(b.rel)), preserved: await listPreserved(paths, env)}
+}
+
+/**
+ * The preserved refs alone (`refs/helix/preserved/<id>/<n>`): one for-each-ref, none outside
+ * a repository. For callers that need no worktree list (a run's pruning at start).
+ */
+export async function listPreserved(paths: Pick<ProjectPaths, 'root'>, env: NodeJS.ProcessEnv): Promise<PreservedRef[]> {
+  const r = await inRoot(paths, env, ['for-each-ref', '--format=%(refname)', 'refs/helix/preserved/'])
+  if (r.code !== 0) return []
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((ref) => {
+      const parts = ref.split('/')
+      return {ref, bead: parts.slice(3, -1).join('/'), attempt: parts.at(-1) ?? ''}
+    })
 }
 
 interface Owners {

@@ -54,6 +54,8 @@ export interface RemoteBase {
   push(args: string[], hooks?: boolean): Promise<PushResult>
 }
 
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
+
 /** tracker-only commits: a bound, since nothing of an agent's is at stake (a landing's retries are unbounded) */
 const MAX_ROUNDS = 40
 
@@ -85,9 +87,16 @@ export function createRemoteBase(o: RemoteBaseOptions): RemoteBase {
 
   const tip = (): Promise<string | null> => repo.revParse(`${trackingRef}^{commit}`)
 
+  /** the last commit id read and its tracker text: a commit never changes, so asking again is waste */
+  let lastRead: {commit: string; text: string} | null = null
+
   async function trackerAt(commit: string): Promise<string> {
+    if (lastRead && lastRead.commit === commit) return lastRead.text
     const r = await run(['cat-file', 'blob', `${commit}:${o.trackerRel}`])
-    return r.code === 0 ? r.stdout : ''
+    const text = r.code === 0 ? r.stdout : ''
+    // only a full object id names one commit for good (a ref name or short id may move)
+    if (r.code === 0 && OBJECT_ID.test(commit)) lastRead = {commit, text}
+    return text
   }
 
   async function trackerCommit(parent: string, text: string, message: string): Promise<string> {
