@@ -26,6 +26,7 @@ import {staleClaimIds, orphanThresholdSec} from '../tracker/liveness.js'
 import {addLabel, appendNote, claimBead, closeBead, createBead, reopenBead, setFields, unclaimBead} from '../tracker/ops.js'
 import {addSpend} from '../tracker/add-spend.js'
 import {readTracker} from '../tracker/store.js'
+import {lockTimeoutSec, OUTLAST_STALE_LOCK_SEC} from '../tracker/lock.js'
 import {ClaimConflictError} from '../util/errors.js'
 import {abortableSleep} from '../util/abort.js'
 import {projectPaths, type ProjectPaths} from '../util/root.js'
@@ -96,7 +97,8 @@ export function realLoopDeps(input: WiringInput): RealLoop {
         await closeBead(paths, id)
       },
       async reopen(id, reason) {
-        await reopenBead(paths, id, reason)
+        // an attempt that did not land undoes its close (SPEC 18.1a): wait out a dead writer's lock
+        await reopenBead(paths, id, reason, {lockWaitSec: Math.max(lockTimeoutSec(), OUTLAST_STALE_LOCK_SEC)})
       },
       async appendNote(id, text) {
         await appendNote(paths, id, text, {once: true})

@@ -147,7 +147,7 @@ export async function closeBead(paths: ProjectPaths, id: string, opts: CloseOpti
   })
 }
 
-export async function reopenBead(paths: ProjectPaths, id: string, reason?: string, opts: {now?: Date} & Fence = {}): Promise<Bead> {
+export async function reopenBead(paths: ProjectPaths, id: string, reason?: string, opts: {now?: Date; lockWaitSec?: number} & Fence = {}): Promise<Bead> {
   return mutateTracker(paths, (snap) => {
     const b = getBead(snap, id)
     checkFence(b, opts)
@@ -160,7 +160,7 @@ export async function reopenBead(paths: ProjectPaths, id: string, reason?: strin
     if (reason !== undefined && reason.trim() !== '') b.notes = appendText(b.notes, reason)
     b.updated_at = isoNow(opts.now)
     return {beads: snap.beads, result: b}
-  })
+  }, opts.lockWaitSec === undefined ? {} : {timeoutSec: opts.lockWaitSec})
 }
 
 // ------------------------------------------------------------------ update

@@ -17,6 +17,14 @@ export const LOCK_UPDATE_MS = 2_000
 const RETRY_MIN_MS = 25
 const RETRY_MAX_MS = 120
 export const DEFAULT_LOCK_TIMEOUT_SEC = 10
+/**
+ * How long a write that must not be given up lightly waits for the lock (the reopen of
+ * a bead whose attempt did not land): past the stale window, so a writer that died
+ * holding the lock (an agent killed mid-write) is outlasted and its lock broken,
+ * instead of the write being owed to the next run. A live writer refreshes its lock
+ * every LOCK_UPDATE_MS and still makes the wait fail.
+ */
+export const OUTLAST_STALE_LOCK_SEC = LOCK_STALE_MS / 1000 + 2
 
 export function lockTimeoutSec(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.HELIX_LOCK_TIMEOUT
