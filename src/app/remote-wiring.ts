@@ -16,7 +16,7 @@ import {shareRunRecords} from './run-records-share.js'
 import type {RealLoop} from './wiring.js'
 import type {PrFlags} from './pr-wiring.js'
 import type {LandCheckSpec} from '../landing/land-check.js'
-import type {CheckoutFacts} from '../git/where.js'
+import {factsIn, type CheckoutFacts} from '../git/where.js'
 import {createRemoteLandLock} from '../remote/land-lock.js'
 import {skewMs} from '../remote/claim-refs.js'
 
@@ -67,7 +67,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   const root = paths.root
   const run = openRepo(root, gitEnv(env)).run
   // the start-up check's answers, when it asked in this root: three rev-parses spared
-  const known = known0 && known0.dir === path.resolve(root) ? known0 : null
+  const known = factsIn(known0, root)
   const top = known ? known.top : (await run(['rev-parse', '--show-toplevel'])).stdout.trim()
   if (!top) throw new HelixError(`helix run: --remote needs a git checkout (${sanitize(root)} is not in a git repository)`, EXIT.ERROR)
   if ((await run(['remote', 'get-url', flags.remote])).code !== 0) throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: no such git remote here (see 'git remote -v')`, EXIT.ERROR)

@@ -21,7 +21,6 @@ import {sandboxLanding} from '../landing/sandbox.js'
 import {dispatchInClone, WRITING_ACTIONS} from './sandbox-actions.js'
 import type {RealLoop} from './wiring.js'
 
-export {sandboxOptions} from './sandbox-options.js'
 export {preflightConfine}
 
 /** SPEC 21.2: one line naming what is missing and how to get it; exit 1, before anything is claimed */

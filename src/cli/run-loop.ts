@@ -17,6 +17,7 @@ import {inspectCheckout} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {parsePrFlags, type PrFlagInput} from './pr-flags.js'
 import {sanitize} from '../util/sanitize.js'
+import type {LandCheckSpec} from '../landing/land-check.js'
 
 /**
  * With workers, the run's first attempts start this far apart. Started together they
@@ -24,7 +25,6 @@ import {sanitize} from '../util/sanitize.js'
  * measured on the workers bench (docs/performance.md, "Session 29").
  */
 const START_SPACING_MS = 300
-import type {LandCheckSpec} from '../landing/land-check.js'
 
 export interface LoopCliInput extends WiringInput {
   options: Omit<LoopOptions, 'signal' | 'timeoutSec'>

@@ -52,7 +52,7 @@ export async function inspectCheckout(cwd: string, env: NodeJS.ProcessEnv): Prom
   return {problem: null, facts}
 }
 
-/** why `cwd` is no place for `helix run`, or null */
-export async function linkedWorktreeProblem(cwd: string, env: NodeJS.ProcessEnv): Promise<string | null> {
-  return (await inspectCheckout(cwd, env)).problem
+/** `facts` when they were asked in `dir` (resolved), else null: facts of another directory answer nothing here */
+export function factsIn(facts: CheckoutFacts | null | undefined, dir: string): CheckoutFacts | null {
+  return facts && facts.dir === path.resolve(dir) ? facts : null
 }

@@ -7,7 +7,7 @@
 import path from 'node:path'
 import {gitEnv} from '../git/run.js'
 import {openRepo, type Repo} from '../git/repo.js'
-import type {CheckoutFacts} from '../git/where.js'
+import {factsIn, type CheckoutFacts} from '../git/where.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 
@@ -33,7 +33,8 @@ export const NEEDS_BRANCH = 'helix run: --workers needs a git checkout on a bran
 export async function openLandingRepo(root: string, trackerDir: string, env0: NodeJS.ProcessEnv, known?: CheckoutFacts | null): Promise<LandingRepo> {
   const g0 = openRepo(root, gitEnv(env0))
   let top: string, prefix: string, common: string
-  if (known && known.dir === path.resolve(root)) ({top, prefix, commonDir: common} = known)
+  const facts = factsIn(known, root)
+  if (facts) ({top, prefix, commonDir: common} = facts)
   else {
     const where = await g0.run(['rev-parse', '--show-toplevel', '--show-prefix', '--git-common-dir'])
     if (where.code !== 0) throw new HelixError(`${NEEDS_BRANCH} (${sanitize(root)} is not in a git repository); run 'git init' and commit once, or use --workers 1`, EXIT.ERROR)

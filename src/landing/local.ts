@@ -14,7 +14,7 @@ import {assertAttempt, assertSafeId, branchName, preservedRefName, touchesTracke
 import {createLandLock} from '../git/land-lock.js'
 import {readAttemptMeta, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
 import {checkedOutAt as checkedOut} from '../git/checked-out.js'
-import type {CheckoutFacts} from '../git/where.js'
+import {factsIn, type CheckoutFacts} from '../git/where.js'
 import {scanAttempts, type LeftoverAttempt} from '../git/leftovers.js'
 import {addPendingReopen, readPendingReopens, removePendingReopen} from '../state/pending-reopens.js'
 import {ensureIgnored} from '../util/runtime-paths.js'
@@ -76,7 +76,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   /** removals of landed attempts still running (cleanupInBackground) */
   const cleanups = new Set<Promise<void>>()
 
-  const known = opts.known && opts.known.dir === root ? opts.known : null
+  const known = factsIn(opts.known, root)
   /** the start-up check's branch, taken by the first base() only */
   let knownBranch = known?.branch ?? null
   const ctx = async (): Promise<LandingRepo> => (repo ??= await openLandingRepo(root, opts.trackerDir, opts.env, known))

@@ -1,25 +1,17 @@
 // The run's start-up check of the checkout (src/git/where.ts, session 30) on real
 // repositories: what it learns (top level, prefix, common directory, branch) must be
 // exactly what the landing would have asked git for, so the landing may reuse it.
-import {mkdirSync, rmSync, symlinkSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
-import {inspectCheckout, linkedWorktreeProblem} from '../../src/git/where.js'
+import {describe, expect, it} from 'vitest'
+import {inspectCheckout} from '../../src/git/where.js'
 import {openLandingRepo} from '../../src/landing/landing-repo.js'
 import {createGitLanding} from '../../src/landing/local.js'
 import {g, gitTestEnv, makeRepo} from '../landing/helpers.js'
+import {makeTempDir} from '../support/tmp.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
-})
-
-function repo(): string {
-  const root = makeRepo('helix-where-')
-  dirs.push(root)
-  return root
-}
+// temp directories (the repositories included) are removed after each test by the rig (test/support/tmp.ts)
+const repo = (): string => makeRepo('helix-where-')
 
 /** the landing's own answer, asked the way it asks without facts */
 async function asked(root: string) {
@@ -31,9 +23,8 @@ describe('inspectCheckout', () => {
   it('in the top level, a subdirectory and through a symbolic link: the facts the landing would ask for', async () => {
     const root = repo()
     mkdirSync(path.join(root, 'sub'))
-    const link = path.join(tmpdir(), `helix-where-link-${process.pid}-${Date.now()}`)
+    const link = path.join(makeTempDir('helix-where-link-'), 'link')
     symlinkSync(root, link)
-    dirs.push(link)
     for (const dir of [root, path.join(root, 'sub'), link, path.join(link, 'sub')]) {
       const c = await inspectCheckout(dir, gitTestEnv)
       expect(c.problem).toBeNull()
@@ -46,20 +37,18 @@ describe('inspectCheckout', () => {
     const root = repo()
     g(root, 'checkout', '-q', '--detach')
     expect((await inspectCheckout(root, gitTestEnv)).facts?.branch).toBeNull()
-    const plain = path.join(tmpdir(), `helix-where-plain-${process.pid}-${Date.now()}`)
-    mkdirSync(plain)
-    dirs.push(plain)
-    expect(await inspectCheckout(plain, {...gitTestEnv, GIT_CEILING_DIRECTORIES: tmpdir()})).toEqual({problem: null, facts: null})
+    const plain = makeTempDir('helix-where-plain-')
+    expect(await inspectCheckout(plain, {...gitTestEnv, GIT_CEILING_DIRECTORIES: path.dirname(plain)})).toEqual({problem: null, facts: null})
   })
 
   it('still refuses an attempt branch and an attempt worktree', async () => {
     const root = repo()
     const wt = path.join(root, '.helix', 'worktrees', 'hx-1-1')
     g(root, 'worktree', 'add', '-q', '-b', 'helix/hx-1-1', wt, 'main')
-    expect(await linkedWorktreeProblem(wt, gitTestEnv)).toMatch(/attempt branch helix\/hx-1-1.*main worktree/)
+    expect((await inspectCheckout(wt, gitTestEnv)).problem).toMatch(/attempt branch helix\/hx-1-1.*main worktree/)
     g(wt, 'checkout', '-q', '--detach')
-    expect(await linkedWorktreeProblem(wt, gitTestEnv)).toMatch(/this is a helix attempt worktree/)
-    expect(await linkedWorktreeProblem(root, gitTestEnv)).toBeNull()
+    expect((await inspectCheckout(wt, gitTestEnv)).problem).toMatch(/this is a helix attempt worktree/)
+    expect((await inspectCheckout(root, gitTestEnv)).problem).toBeNull()
   })
 })
 

@@ -6,7 +6,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {DEFAULT_SANDBOX, probeSandbox, sandboxArgv, sandboxEnv, shellQuote} from '../../src/proc/sandbox.js'
 import {parseConfig} from '../../src/config/project-config.js'
-import {sandboxOptions} from '../../src/app/sandbox-wiring.js'
+import {sandboxOptions} from '../../src/app/sandbox-options.js'
 import {cyclesLine} from '../../src/operator/text.js'
 import {makeTempDir} from '../support/tmp.js'
 
