@@ -143,7 +143,10 @@ export function sandboxArgv(spec: SandboxSpec, argv: string[], place: SandboxPla
   const home = place.env.HOME && path.isAbsolute(place.env.HOME) && path.resolve(place.env.HOME) !== '/' && existsSync(place.env.HOME) ? path.resolve(place.env.HOME) : null
   const mounts: Mount[] = [{kind: 'tmpfs', at: '/tmp'}]
   if (home && home !== '/tmp') mounts.push({kind: 'tmpfs', at: home})
-  const covered = (p: string): boolean => under(p, '/tmp') || (home !== null && under(p, home))
+  // what the sandbox's own mounts hide, so a directory helix needs there is bound back: the
+  // private /tmp and home, and /dev (`--dev` mounts a fresh one with only the device nodes,
+  // so a project or helix's shim on a tmpfs such as /dev/shm would vanish)
+  const covered = (p: string): boolean => under(p, '/tmp') || under(p, '/dev') || (home !== null && under(p, home))
   const seen = new Set<string>()
   const add = (kind: 'ro' | 'rw', p: string): void => {
     const at = path.resolve(p)

@@ -78,6 +78,21 @@ describe.skipIf(!hasBwrap)('a confined command (real bwrap)', () => {
     expect(existsSync(path.join(home, 'x'))).toBe(false)
   })
 
+  it.skipIf(!existsSync('/dev/shm'))('a project and a tool on PATH under /dev/shm are there inside (--dev mounts a fresh /dev over them)', () => {
+    const base = makeTempDir('helix-sbshm-', '/dev/shm')
+    const work = path.join(base, 'work')
+    const tools = path.join(base, 'bin')
+    for (const d of [work, tools]) mkdirSync(d, {recursive: true})
+    writeFileSync(path.join(tools, 'tool'), '#!/bin/sh\necho tool=ok\n', {mode: 0o755})
+    const env = {PATH: `${tools}:${process.env.PATH}`, HOME: path.join(base, 'home')}
+    const argv = sandboxArgv(DEFAULT_SANDBOX, ['/bin/sh', '-c', 'tool; echo in > work.txt && echo w=ok || echo w=fail; echo x > ../x && echo o=ok || echo o=fail'], {cwd: work, rw: [work], ro: [], env})
+    const r = spawnSync(argv[0], argv.slice(1), {env: sandboxEnv(DEFAULT_SANDBOX, env), encoding: 'utf8'})
+    // beside the work, a write lands in the sandbox's private /dev (as one in /tmp does): no effect outside
+    expect(r.stdout.split('\n').filter((l) => /^[a-z]+=/.test(l))).toEqual(['tool=ok', 'w=ok', 'o=ok'])
+    expect(readFileSync(path.join(work, 'work.txt'), 'utf8')).toBe('in\n')
+    expect(existsSync(path.join(base, 'x'))).toBe(false)
+  })
+
   it("the agents' config files are read-only also before they exist; the state directories stay writable", () => {
     const base = makeTempDir('helix-sbcfg-')
     const home = path.join(base, 'home')

@@ -20,9 +20,9 @@ let testScope: Scope | undefined
 
 const current = (): Scope => testScope ?? fileScope
 
-/** A fresh real directory (symlinks resolved) under the OS temp dir, removed after the test. */
-export function makeTempDir(prefix = 'helix-test-'): string {
-  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
+/** A fresh real directory (symlinks resolved) under the OS temp dir (or `base`), removed after the test. */
+export function makeTempDir(prefix = 'helix-test-', base = tmpdir()): string {
+  const dir = realpathSync(mkdtempSync(path.join(base, prefix)))
   current().dirs.push(dir)
   return dir
 }
