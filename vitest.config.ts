@@ -1,3 +1,6 @@
+import {mkdtempSync, readdirSync, rmSync, statfsSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {defineConfig} from 'vitest/config'
 import {ProjectOrderSequencer} from './test/support/sequencer.js'
@@ -39,6 +42,46 @@ Object.assign(process.env, {
   GIT_CONFIG_KEY_2: 'receive.autoGc',
   GIT_CONFIG_VALUE_2: 'false',
 })
+
+// The suite's scratch: one private directory, the TMPDIR of the workers and of everything they
+// start, on a memory file system where the machine has one with room (/dev/shm), else under
+// the TMPDIR it was given. The suite makes and removes tens of thousands of files (repositories,
+// clones, worktrees, bare remotes). On this machine's ext4, which has no journal, each new
+// inode is found by skipping every recently deleted one (`recently_deleted` in the kernel's
+// allocator): ~10% of the suite's CPU went there, and file system work was ~40% of it
+// (docs/performance.md, "Session 31: the suite's scratch on a memory file system").
+// Nothing may be left in it: at exit an entry left there fails the run and is named
+// (a test that did not remove what it made), and the directory goes. HELIX_TEST_SCRATCH=disk
+// keeps it under the TMPDIR given.
+const MIN_FREE = 4 * 2 ** 30
+function scratchBase(): string {
+  if (process.env.HELIX_TEST_SCRATCH === 'disk') return tmpdir()
+  try {
+    const fs = statfsSync('/dev/shm')
+    if (fs.bavail * fs.bsize >= MIN_FREE) return '/dev/shm'
+  } catch {
+    // no /dev/shm here
+  }
+  return tmpdir()
+}
+if (!process.env.HELIX_SUITE_SCRATCH) {
+  const scratch = mkdtempSync(path.join(scratchBase(), 'helix-suite-'))
+  process.env.HELIX_SUITE_SCRATCH = scratch
+  process.env.TMPDIR = scratch
+  process.on('exit', () => {
+    let left: string[] = []
+    try {
+      left = readdirSync(scratch)
+    } catch {
+      return
+    }
+    if (left.length > 0) {
+      process.stderr.write(`helix suite: ${left.length} entries left in the suite's TMPDIR ${scratch} (a test did not remove what it made): ${left.slice(0, 10).join(', ')}\n`)
+      process.exitCode = 1
+    }
+    rmSync(scratch, {recursive: true, force: true})
+  })
+}
 
 const E2E = 'test/**/*.e2e.test.ts'
 const STRESS = 'test/**/*.stress.test.ts'
