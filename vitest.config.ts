@@ -53,7 +53,7 @@ Object.assign(process.env, {
 // Nothing may be left in it: at exit an entry left there fails the run and is named
 // (a test that did not remove what it made), and the directory goes. HELIX_TEST_SCRATCH=disk
 // keeps it under the TMPDIR given.
-const MIN_FREE = 4 * 2 ** 30
+const MIN_FREE = 2 ** 30 // the suite's scratch peaked at ~40 MB; a container's default 64 MB /dev/shm is passed over
 function scratchBase(): string {
   if (process.env.HELIX_TEST_SCRATCH === 'disk') return tmpdir()
   try {
@@ -64,8 +64,28 @@ function scratchBase(): string {
   }
   return tmpdir()
 }
+/** scratch directories of suites that were killed (their pid, in the name, is gone): removed */
+function removeOrphans(base: string): void {
+  let names: string[] = []
+  try {
+    names = readdirSync(base)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = /^helix-suite-(\d+)-/.exec(name)?.[1]
+    if (!pid) continue
+    try {
+      process.kill(Number(pid), 0)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') rmSync(path.join(base, name), {recursive: true, force: true})
+    }
+  }
+}
 if (!process.env.HELIX_SUITE_SCRATCH) {
-  const scratch = mkdtempSync(path.join(scratchBase(), 'helix-suite-'))
+  const base = scratchBase()
+  removeOrphans(base)
+  const scratch = mkdtempSync(path.join(base, `helix-suite-${process.pid}-`))
   process.env.HELIX_SUITE_SCRATCH = scratch
   process.env.TMPDIR = scratch
   process.on('exit', () => {
