@@ -5,7 +5,7 @@ import {spawnSync} from 'node:child_process'
 import {cpSync, existsSync, readFileSync, realpathSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {testEnv} from '../support/env.js'
 import {gitSeq} from '../support/git.js'
@@ -57,12 +57,19 @@ function agent(prompt: string, dialect: 'command' | 'codex' | 'claude' = 'comman
 
 const implPrompt = (id: string) => `HELIX implementation action for the project at ${ws}\nAction document: x.md\nImplementation target: ${id}\n`
 
+// the demo project as a git repository, made once for the file (one git start for its six
+// commands); each test works on a copy of it, files and .git, made without a process
+let template = ''
+beforeAll(() => {
+  template = path.join(makeTempDir('helix-demo-agent-template-'), 'strkit')
+  cpSync(path.join(REPO, 'fixtures', 'demo'), template, {recursive: true})
+  gitSeq(template, ['init', '-q'], ['config', 'user.name', 'test'], ['config', 'user.email', 'test@example.invalid'], ['config', 'commit.gpgsign', 'false'], ['add', '-A'], ['commit', '-q', '-m', 'init'])
+})
+
 beforeEach(() => {
   base = makeTempDir('helix-demo-agent-')
   ws = path.join(base, 'strkit')
-  cpSync(path.join(REPO, 'fixtures', 'demo'), ws, {recursive: true})
-  // one git start for the six commands (each start from a vitest worker costs ~5–8 ms of CPU)
-  gitSeq(ws, ['init', '-q'], ['config', 'user.name', 'test'], ['config', 'user.email', 'test@example.invalid'], ['config', 'commit.gpgsign', 'false'], ['add', '-A'], ['commit', '-q', '-m', 'init'])
+  cpSync(template, ws, {recursive: true})
 })
 
 afterEach(() => {

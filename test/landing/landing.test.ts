@@ -1,18 +1,29 @@
-import {chmodSync, existsSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {chmodSync, cpSync, existsSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {createGitLanding} from '../../src/landing/local.js'
 import {HelixError} from '../../src/util/errors.js'
 import {agentCommit, branches, g, gitTestEnv, makeRepo, read, worktrees, write} from './helpers.js'
 import {makeTempDir} from '../support/tmp.js'
 
 const dirs: string[] = []
+// makeRepo's repository made once for the file, each test gets a copy of it (files and .git,
+// no process): 31 tests × a git init, two configs, an add and a commit were ~180 processes
+let template = ''
+beforeAll(() => {
+  template = makeRepo('helix-landing-template-')
+})
+function makeRepoCopy(): string {
+  const root = makeTempDir('helix-landing-')
+  cpSync(template, root, {recursive: true})
+  return root
+}
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
 })
 
 function setup(opts: {identity?: boolean; lockWaitMs?: number} = {}) {
-  const root = makeRepo()
+  const root = makeRepoCopy()
   dirs.push(root)
   if (opts.identity === false) {
     g(root, 'config', '--unset', 'user.email')
@@ -201,7 +212,7 @@ describe('prepare → land', () => {
 
 describe('a project reached through a symlink', () => {
   it('lands and preserves, leaving no worktree registered', async () => {
-    const repo = makeRepo()
+    const repo = makeRepoCopy()
     const link = `${repo}-link`
     symlinkSync(repo, link)
     dirs.push(repo, link)
@@ -219,7 +230,7 @@ describe('a project reached through a symlink', () => {
 
 describe('a project in a subdirectory of the repository', () => {
   it("the agent's cwd is the same subdirectory inside the worktree; its tracker is refused there too", async () => {
-    const repo = makeRepo()
+    const repo = makeRepoCopy()
     dirs.push(repo)
     write(repo, 'sub/.ddx/beads.jsonl', '{"id":"hx-1"}\n')
     write(repo, 'sub/app.ts', 'app\n')
@@ -246,7 +257,7 @@ describe('a base that keeps moving while landing', () => {
   // a post-rewrite hook (runs after each rebase) advances main by an empty commit,
   // as an operator committing at that very moment would: the fast-forward loses the race
   function racingBase(limit: number) {
-    const root = makeRepo()
+    const root = makeRepoCopy()
     dirs.push(root)
     const hook = path.join(root, '.git', 'hooks', 'post-rewrite')
     write(root, '.git/hooks/post-rewrite', `#!/bin/sh
@@ -291,7 +302,7 @@ describe('land lock held by another process', () => {
   it('gives up after the wait: not landed, the work preserved, the base untouched', async () => {
     const {mkdirSync, writeFileSync} = await import('node:fs')
     const {spawn} = await import('node:child_process')
-    const root = makeRepo()
+    const root = makeRepoCopy()
     dirs.push(root)
     const landing = createGitLanding({root, trackerDir: path.join(root, '.ddx'), env: gitTestEnv, now: () => new Date(), lockWaitMs: 300})
     const ws = await landing.prepare('hx-1', 1, 1)
