@@ -6,7 +6,7 @@
 // call's step comes from the first call's record (the side's own record format read back);
 // the others once (every node start here costs ~50 ms of the suite's CPU).
 import {spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 // @ts-expect-error plain ESM fixture without types
@@ -31,8 +31,9 @@ function side(dir: string, kind: 'node' | 'perl', as: As, script: unknown, promp
   const stubDir = path.join(root, 'stub')
   const work = path.join(root, 'work')
   mkdirSync(stubDir, {recursive: true})
-  mkdirSync(work, {recursive: true})
-  repo?.setup(work)
+  // the repository is made once for both sides (a copy each: git's starts cost more than the copy)
+  if (repo) cpSync(path.join(dir, 'template'), work, {recursive: true})
+  else mkdirSync(work, {recursive: true})
   if (script !== undefined) writeFileSync(path.join(stubDir, 'script.json'), typeof script === 'string' ? script : JSON.stringify(script))
   const helix = path.join(root, 'helix.cjs')
   writeFileSync(helix, FAKE_HELIX)
@@ -67,6 +68,10 @@ function side(dir: string, kind: 'node' | 'perl', as: As, script: unknown, promp
 
 function twins(as: As, script: unknown, prompt: string, argv: string[] = [], stdin: 'pipe' | 'ignore' = 'pipe', calls = 1, repo?: Work) {
   using dir = tempDir()
+  if (repo) {
+    mkdirSync(path.join(dir.path, 'template'))
+    repo.setup(path.join(dir.path, 'template'))
+  }
   return {node: side(dir.path, 'node', as, script, prompt, argv, stdin, calls, repo), perl: side(dir.path, 'perl', as, script, prompt, argv, stdin, calls, repo)}
 }
 
@@ -86,7 +91,8 @@ const REPO_WORK: Work = {
   },
   state: (work) => ({
     log: git(work, 'log', '--format=%s', 'HEAD'),
-    files: git(work, 'ls-tree', '-r', '--name-only', 'HEAD'),
+    // every committed file with its blob: the contents compared, not only the names
+    tree: git(work, 'ls-tree', '-r', 'HEAD'),
     shared: readFileSync(path.join(work, 'shared.txt'), 'utf8'),
     status: git(work, 'status', '--porcelain'),
   }),
