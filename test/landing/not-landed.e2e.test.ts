@@ -9,32 +9,25 @@ import {trackProcess} from '../support/tmp.js'
 import {g, helixIn, invariant, landedCount, project, runIn, start, waitFor} from './crash-helpers.js'
 
 describe('done means landed', () => {
-  it('SIGTERM after the agent closed its bead: exit 143, the bead reopened with NOT LANDED naming the preserved ref', async () => {
-    const p = project(['hx-a'], {'hx-a': {sleepAfterCloseMs: 60_000}})
-    const run = start(p, 2, ['--no-auto-review'])
-    await waitFor(() => p.calls().some((c) => c.phase === 'closed'), 60_000)
+  // one run for two ends that were two runs: an attempt whose agent is still at work after its
+  // close, and an attempt in its review, both in flight when the SIGTERM comes
+  it('SIGTERM with one agent still at work after its close and another bead in its review: exit 143, both closed beads reopened with NOT LANDED naming the preserved ref, nothing left', async () => {
+    const p = project(['hx-a', 'hx-b'], {'hx-a': {sleepAfterCloseMs: 60_000}})
+    writeFileSync(path.join(p.stub, 'review-sleep'), '60000')
+    const run = start(p, 2, ['--review-threshold', '0'])
+    await waitFor(() => p.calls().some((c) => c.bead === 'hx-a' && c.phase === 'closed') && p.calls().some((c) => c.phase === 'review'), 60_000)
     for (const c of p.calls()) trackProcess(c.pid as number)
     run.child.kill('SIGTERM')
-    expect((await run.done).code).toBe(143)
+    expect((await run.done).code, run.output()).toBe(143)
     const a = p.tracked().get('hx-a')
     expect(a?.status).toBe('open')
     expect(String(a?.notes)).toMatch(/NOT LANDED \[\d{4}-\d\d-\d\dT[^\]]+\]: interrupted; work kept at refs\/helix\/preserved\/hx-a\/1/)
     expect(g(p.root, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-a/1')).toBe('work on hx-a')
-    expect(invariant(p, ['hx-a'])).toEqual([])
-  })
-
-  it('SIGTERM during the review: the closed bead is reopened, its work preserved, nothing left', async () => {
-    const p = project(['hx-a'])
-    writeFileSync(path.join(p.stub, 'review-sleep'), '60000')
-    const run = start(p, 2, ['--review-threshold', '0'])
-    await waitFor(() => p.calls().some((c) => c.phase === 'review'), 60_000)
-    for (const c of p.calls()) trackProcess(c.pid as number)
-    run.child.kill('SIGTERM')
-    expect((await run.done).code).toBe(143)
-    const a = p.tracked().get('hx-a')
-    expect(a?.status).toBe('open')
-    expect(String(a?.notes)).toMatch(/NOT LANDED \[[^\]]+\]: review stopped the run; work kept at refs\/helix\/preserved\/hx-a\/1/)
-    expect(invariant(p, ['hx-a'])).toEqual([])
+    const b = p.tracked().get('hx-b')
+    expect(b?.status).toBe('open')
+    expect(String(b?.notes)).toMatch(/NOT LANDED \[[^\]]+\]: review stopped the run; work kept at refs\/helix\/preserved\/hx-b\/1/)
+    expect(g(p.root, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-b/1')).toBe('work on hx-b')
+    expect(invariant(p, ['hx-a', 'hx-b'])).toEqual([])
   })
 
   it('QUOTA after the close: the bead is reopened, not counted completed', async () => {
@@ -79,8 +72,9 @@ describe('done means landed', () => {
     expect(r.out).toMatch(/helix: \[\d\d:\d\d:\d\d\] resuming hx-a attempt 1 after a crash: 1 commit\(s\) to land/)
     expect(r.code).toBe(0)
     expect(landedCount(p.root, 'hx-a')).toBe(1)
-    expect(p.tracked().get('hx-a')?.status).toBe('closed')
-    expect(p.tracked().get('hx-b')?.status).toBe('closed')
+    expect(p.tracked().get('hx-a')?.status, r.out).toBe('closed')
+    // (once, beside two other vitest runs and strace at load ~16, hx-b was still in_progress here: the run's words say why)
+    expect(p.tracked().get('hx-b')?.status, r.out).toBe('closed')
     expect(invariant(p, ['hx-a', 'hx-b'])).toEqual([])
     expect((await helixIn(p, ['doctor'])).out).not.toMatch(/not landed/)
   })

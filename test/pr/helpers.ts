@@ -18,6 +18,13 @@ export interface Forge extends Fleet {
   prs(): Array<{number: number; url: string; head: string; title: string; body: string; state: string; auto: string | null}>
   /** every ref pushed to the remote, with whether the forge's merge pushed it */
   pushes(): Array<{ref: string; forge: boolean}>
+  /**
+   * a wait condition: `branch` on the remote moved off `before`. git is asked only once the
+   * hook logged a push of that branch after the condition was made (a read of the hook's log
+   * until then, not a git start each poll); a push the remote then refused leaves the branch
+   * where it was, so the condition stays false.
+   */
+  pushedAgain(branch: string, before: string): () => boolean
 }
 
 export function protectedForge(beads: Array<Record<string, unknown>>, files: Record<string, string> = {}): Forge {
@@ -40,6 +47,14 @@ done
     const r = spawnSync(path.join(FORGE_BIN, 'gh'), args, {env: {...gitTestEnv, ...env}, encoding: 'utf8'})
     return {code: r.status, out: `${r.stdout}${r.stderr}`}
   }
+  const pushes = () =>
+    existsSync(hookLog)
+      ? readFileSync(hookLog, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => ({ref: l.split(' ')[0] as string, forge: l.endsWith(' 1')}))
+      : []
+  const pushesOf = (ref: string) => pushes().filter((p) => p.ref === ref).length
   return {
     ...f,
     state,
@@ -47,13 +62,12 @@ done
     env,
     gh,
     prs: () => (existsSync(state) ? (JSON.parse(readFileSync(state, 'utf8')) as {prs: ReturnType<Forge['prs']>}).prs : []),
-    pushes: () =>
-      existsSync(hookLog)
-        ? readFileSync(hookLog, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => ({ref: l.split(' ')[0] as string, forge: l.endsWith(' 1')}))
-        : [],
+    pushes,
+    pushedAgain: (branch, before) => {
+      const ref = `refs/heads/${branch}`
+      const seen = pushesOf(ref)
+      return () => pushesOf(ref) > seen && g(f.bare, 'rev-parse', branch) !== before
+    },
   }
 }
 

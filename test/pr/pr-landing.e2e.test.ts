@@ -39,12 +39,13 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     // hx-2 waits for hx-1's merge
     expect(open('hx-2')).toBeUndefined()
 
+    const p3 = open('hx-3')
+    const firstHead = g(f.bare, 'rev-parse', 'helix/hx-3')
+    const rebased = f.pushedAgain('helix/hx-3', firstHead)
     expect(f.gh('forge', 'merge', String(p1?.number), '--squash').code).toBe(0)
     expect(onMain(f.bare, 'hx-1')?.status).toBe('closed')
     // hx-3 now conflicts with the base on .ddx/beads.jsonl only: helix rebases it (tracker merged by id) and pushes again
-    const p3 = open('hx-3')
-    const firstHead = g(f.bare, 'rev-parse', 'helix/hx-3')
-    await waitFor(() => g(f.bare, 'rev-parse', 'helix/hx-3') !== firstHead, {timeoutMs: 60_000, intervalMs: GIT_POLL_MS, what: `helix/hx-3 rebased\n${h.out()}`})
+    await waitFor(rebased, {timeoutMs: 60_000, intervalMs: GIT_POLL_MS, what: `helix/hx-3 rebased\n${h.out()}`})
     expect(onMain(f.bare, 'hx-3')?.status).toBe('open')
     await waitFor(() => f.gh('forge', 'merge', String(p3?.number), '--merge').code === 0, {timeoutMs: 30_000, intervalMs: NODE_POLL_MS, what: 'hx-3 mergeable'})
     expect(onMain(f.bare, 'hx-3')?.status).toBe('closed')
