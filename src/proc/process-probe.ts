@@ -53,6 +53,16 @@ export function currentStartToken(): string | undefined {
   return startTokenOf(process.pid)
 }
 
+/**
+ * Whether a command line names the bead as a word of its own. A path or ref that only
+ * contains the id (`.helix/worktrees/hx-b-1`, `helix/hx-b-1`: git at work on an attempt's
+ * worktree or branch, in this project or another) is no evidence that anyone works on the
+ * bead, and such a match kept a dead run's claim live.
+ */
+export function namesBead(cmd: string, beadId: string): boolean {
+  return cmd.split(/[\s"'=,;:()]+/).includes(beadId)
+}
+
 export function realProbe(): ProcessProbe {
   // asked once per claim checked (11,000 times in a 100k-bead tracker): one syscall per probe is enough
   let host: string | undefined
@@ -65,9 +75,7 @@ export function realProbe(): ProcessProbe {
       try {
         const psList = (await import('ps-list')).default
         const procs = await psList()
-        return procs.some(
-          (p) => p.pid !== process.pid && typeof p.cmd === 'string' && p.cmd.includes('helix') && p.cmd.includes(beadId) && pidRunning(p.pid),
-        )
+        return procs.some((p) => p.pid !== process.pid && typeof p.cmd === 'string' && p.cmd.includes('helix') && namesBead(p.cmd, beadId) && pidRunning(p.pid))
       } catch {
         // ps-list unavailable: no process evidence either way; the claim's pid/start-token checks still decide
         return false

@@ -3,7 +3,7 @@ import {once} from 'node:events'
 import {describe, expect, it} from 'vitest'
 import {claimLiveness, orphanThresholdSec, staleClaimIds} from '../../src/tracker/liveness.js'
 import {parseTracker} from '../../src/tracker/codec.js'
-import {realProbe, currentStartToken, pidRunning, startTokenOf} from '../../src/proc/process-probe.js'
+import {realProbe, currentStartToken, namesBead, pidRunning, startTokenOf} from '../../src/proc/process-probe.js'
 import type {Bead} from '../../src/tracker/types.js'
 import {fakeProbe} from './helpers.js'
 import {trackProcess} from '../support/tmp.js'
@@ -112,5 +112,25 @@ describe('real probe', () => {
     } finally {
       child.kill('SIGKILL')
     }
+  })
+
+  it("a path or ref that only contains the bead id is not a process naming it (git at work in an attempt's worktree)", async () => {
+    const child = trackProcess(spawn(process.execPath, ['-e', 'setTimeout(()=>{}, 20000)', '/p/.helix/worktrees/hx-cafe-1', 'helix/hx-cafe-1', 'hx-cafe.2']))
+    try {
+      await once(child, 'spawn')
+      expect(await realProbe().helixProcessNamesBead('hx-cafe')).toBe(false)
+      expect(await realProbe().helixProcessNamesBead('hx-cafe.2')).toBe(true)
+    } finally {
+      child.kill('SIGKILL')
+    }
+  })
+
+  it('namesBead: the id as a word of its own, also after = or in quotes', () => {
+    expect(namesBead('node /x/bin/run.js tracker close hx-b', 'hx-b')).toBe(true)
+    expect(namesBead('helix recover --id=hx-b', 'hx-b')).toBe(true)
+    expect(namesBead(`codex exec "work on 'hx-b' now"`, 'hx-b')).toBe(true)
+    expect(namesBead('git -C /t/.helix/worktrees/hx-b-1 status', 'hx-b')).toBe(false)
+    expect(namesBead('git push origin helix/hx-b', 'hx-b')).toBe(false)
+    expect(namesBead('helix tracker show hx-bb', 'hx-b')).toBe(false)
   })
 })
