@@ -18,7 +18,8 @@ import {sanitize} from '../util/sanitize.js'
 import type {Leftovers, RebaseLook} from './preserve-work.js'
 
 export type Refused = {landed: false; reason: string; preservedRef: null}
-export type Landed = {landed: true; sha: string; from: string}
+/** `commits`: the landed commits, oldest first, when the landing already listed them (the verify after `merge --ff-only`) */
+export type Landed = {landed: true; sha: string; from: string; commits?: string[]}
 export const refused = (reason: string): Refused => ({landed: false, reason, preservedRef: null})
 /** SPEC 20.4: the worktree is left as it is for the resolve action */
 export type NeedsRepair = {landed: false; reason: string; preservedRef: null; repair: Repair}
@@ -40,7 +41,7 @@ export interface LandBaseDeps {
   /** where `branch` is checked out; `rootHead`: the project root's HEAD is known to be on it */
   checkedOutAt: (branch: string, rootHead?: boolean) => Promise<string | null>
   commitLeftovers: (ws: Workspace) => Promise<Leftovers>
-  abortRebase: (top: string) => Promise<RebaseLook>
+  abortRebase: (top: string, commit?: string) => Promise<RebaseLook>
 }
 
 export function createLandBase(d: LandBaseDeps) {
@@ -108,16 +109,20 @@ export function createLandBase(d: LandBaseDeps) {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
-    // one look aborts a half-done rebase and tells the branch checked out (commits and the tracker copy leave it as it is)
-    const look = await abortRebase(top)
+    // one look aborts a half-done rebase, tells the branch checked out (commits and the tracker
+    // copy leave it as it is) and reads the base's tip, which the attempt is rebased onto below
+    // (the base moves only under the land lock, and landLocked rebases again if it moved since)
+    const look = await abortRebase(top, `refs/heads/${b}`)
     // one status answers the common case: the agent committed everything, and at most the
     // worktree's own tracker copy differs (it is put back, never committed)
     const st = await run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], top)
     const changed = st.code === 0 ? st.stdout.split('\0').filter(Boolean).map((e) => ({tracked: !e.startsWith('??'), file: e.slice(3)})) : null
     let headKnown = !look.aborted && look.head !== null
+    let tip = look.commit ?? null
     if (changed === null || changed.some((c) => !trackerFile(c.file))) {
-      // a commit runs the repository's hooks: ask for the branch again afterwards
+      // a commit runs the repository's hooks: ask for the branch and the base again afterwards
       headKnown = false
+      tip = null
       const left = await commitLeftovers(ws)
       if (left.kind === 'failed') return refused('could not commit the work the agent left uncommitted')
       if (left.kind === 'refused') return refused(`a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`)
@@ -127,7 +132,7 @@ export function createLandBase(d: LandBaseDeps) {
     if (head !== `refs/heads/${ws.branch}`) return refused(`the worktree is no longer on its branch ${ws.branch}`)
     const touched = (await names(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).filter(trackerFile)
     if (touched.length) return refused(`the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`)
-    const onto = await baseTip()
+    const onto = tip ?? (await baseTip())
     return (await rebaseOnto(top, onto, keep)) ?? {onto}
   }
 
@@ -169,8 +174,12 @@ export function createLandBase(d: LandBaseDeps) {
           const at = where === root ? 'the project root' : sanitize(where)
           return refused(files.length ? `${at} has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in ${at} refused: ${sanitize(firstLine(m))}`)
         }
-        const after = await (await d.git()).commitOf(`refs/heads/${b}`)
-        if (after !== next) return refused(`the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`)
+        // one rev-list verifies the base and lists what landed: a walk from the base's tip
+        // shows that tip first, so the first line is where the base is now
+        const listed = await run(['rev-list', `${cur}..refs/heads/${b}`], root)
+        const landedCommits = listed.code === 0 ? listed.stdout.split('\n').map((c) => c.trim()).filter(Boolean) : []
+        if (landedCommits[0] !== next) return refused(`the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`)
+        return {landed: true, sha: next, from: cur, commits: landedCommits.reverse()}
       } else {
         if (!(await (await d.git()).updateRef(`refs/heads/${b}`, next, cur, `helix: landed ${ws.bead} attempt ${ws.attempt} ${d.now().toISOString()}`))) {
           if (checked) return {moved: true}
