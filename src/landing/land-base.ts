@@ -113,16 +113,21 @@ export function createLandBase(d: LandBaseDeps) {
     // copy leave it as it is) and reads the base's tip, which the attempt is rebased onto below
     // (the base moves only under the land lock, and landLocked rebases again if it moved since)
     const look = await abortRebase(top, `refs/heads/${b}`)
+    // the files of the attempt's commits (none may be the tracker's), read beside the status:
+    // the two git processes run at once, and the base's tip above is read a moment sooner
+    const commitFiles = () => names(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)
     // one status answers the common case: the agent committed everything, and at most the
     // worktree's own tracker copy differs (it is put back, never committed)
-    const st = await run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], top)
+    const [st, listed] = await Promise.all([run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], top), commitFiles()])
+    let files: string[] | null = listed
     const changed = st.code === 0 ? st.stdout.split('\0').filter(Boolean).map((e) => ({tracked: !e.startsWith('??'), file: e.slice(3)})) : null
     let headKnown = !look.aborted && look.head !== null
     let tip = look.commit ?? null
     if (changed === null || changed.some((c) => !trackerFile(c.file))) {
-      // a commit runs the repository's hooks: ask for the branch and the base again afterwards
+      // a commit runs the repository's hooks: ask for the branch, the commits' files and the base again afterwards
       headKnown = false
       tip = null
+      files = null
       const left = await commitLeftovers(ws)
       if (left.kind === 'failed') return refused('could not commit the work the agent left uncommitted')
       if (left.kind === 'refused') return refused(`a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`)
@@ -130,7 +135,7 @@ export function createLandBase(d: LandBaseDeps) {
     } else await discardTrackerCopy(top, changed.filter((c) => c.tracked).map((c) => c.file))
     const head = headKnown ? look.head : await (await d.git()).headRef(top)
     if (head !== `refs/heads/${ws.branch}`) return refused(`the worktree is no longer on its branch ${ws.branch}`)
-    const touched = (await names(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).filter(trackerFile)
+    const touched = (files ?? (await commitFiles())).filter(trackerFile)
     if (touched.length) return refused(`the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`)
     const onto = tip ?? (await baseTip())
     return (await rebaseOnto(top, onto, keep)) ?? {onto}
