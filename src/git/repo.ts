@@ -165,10 +165,9 @@ export interface Repo {
   /**
    * One `rev-parse` in a worktree: whether a rebase is half done there (its
    * `rebase-merge` or `rebase-apply` directory exists), and HEAD's full ref name
-   * (null when detached, or when git could not say). `commit`: a rev whose commit the same
-   * `rev-parse` also reads (`commit` in the answer: null when it names none, or git failed).
+   * (null when detached, or when git could not say).
    */
-  rebaseState(cwd: string, commit?: string): Promise<{rebasing: boolean; head: string | null; commit?: string | null}>
+  rebaseState(cwd: string): Promise<{rebasing: boolean; head: string | null}>
   /** `git -C cwd <args>` NUL-separated output (`-z`) as a list, empty on failure */
   names(args: string[], cwd?: string): Promise<string[]>
 }
@@ -250,15 +249,11 @@ export function openRepo(dir: string, env: NodeJS.ProcessEnv, queueKey = path.re
       const r = await run(['symbolic-ref', '-q', 'HEAD'], cwd)
       return r.code === 0 ? r.stdout.trim() || null : null
     },
-    async rebaseState(cwd, commit) {
-      // the paths come first: git prints them even when a later argument fails
-      const r = await run(['rev-parse', '--git-path', 'rebase-merge', '--git-path', 'rebase-apply', ...(commit === undefined ? [] : [`${commit}^{commit}`]), '--symbolic-full-name', 'HEAD'], cwd)
-      const lines = r.stdout.split('\n').map((l) => l.trim())
-      const [merge = '', apply = ''] = lines
-      const sha = commit === undefined ? undefined : r.code === 0 && /^[0-9a-f]{40,64}$/.test(lines[2] ?? '') ? (lines[2] as string) : null
-      const head = lines[commit === undefined ? 2 : 3] ?? ''
+    async rebaseState(cwd) {
+      const r = await run(['rev-parse', '--git-path', 'rebase-merge', '--git-path', 'rebase-apply', '--symbolic-full-name', 'HEAD'], cwd)
+      const [merge = '', apply = '', head = ''] = r.stdout.split('\n').map((l) => l.trim())
       const rebasing = [merge, apply].some((p) => p !== '' && existsSync(path.resolve(cwd, p)))
-      return {rebasing, head: r.code === 0 && head.startsWith('refs/') ? head : null, ...(sha === undefined ? {} : {commit: sha})}
+      return {rebasing, head: r.code === 0 && head.startsWith('refs/') ? head : null}
     },
     names: async (args, cwd) => (await run(args, cwd)).stdout.split('\0').filter(Boolean),
   }

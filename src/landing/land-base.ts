@@ -41,7 +41,7 @@ export interface LandBaseDeps {
   /** where `branch` is checked out; `rootHead`: the project root's HEAD is known to be on it */
   checkedOutAt: (branch: string, rootHead?: boolean) => Promise<string | null>
   commitLeftovers: (ws: Workspace) => Promise<Leftovers>
-  abortRebase: (top: string, commit?: string) => Promise<RebaseLook>
+  abortRebase: (top: string) => Promise<RebaseLook>
 }
 
 export function createLandBase(d: LandBaseDeps) {
@@ -109,12 +109,10 @@ export function createLandBase(d: LandBaseDeps) {
     const top = wtTop(ws)
     const b = await base()
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
-    // one look aborts a half-done rebase, tells the branch checked out (commits and the tracker
-    // copy leave it as it is) and reads the base's tip, which the attempt is rebased onto below
-    // (the base moves only under the land lock, and landLocked rebases again if it moved since)
-    const look = await abortRebase(top, `refs/heads/${b}`)
+    // one look aborts a half-done rebase and tells the branch checked out (commits and the tracker copy leave it as it is)
+    const look = await abortRebase(top)
     // the files of the attempt's commits (none may be the tracker's), read beside the status:
-    // the two git processes run at once, and the base's tip above is read a moment sooner
+    // the two git processes run at once
     const commitFiles = () => names(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)
     // one status answers the common case: the agent committed everything, and at most the
     // worktree's own tracker copy differs (it is put back, never committed)
@@ -122,11 +120,9 @@ export function createLandBase(d: LandBaseDeps) {
     let files: string[] | null = listed
     const changed = st.code === 0 ? st.stdout.split('\0').filter(Boolean).map((e) => ({tracked: !e.startsWith('??'), file: e.slice(3)})) : null
     let headKnown = !look.aborted && look.head !== null
-    let tip = look.commit ?? null
     if (changed === null || changed.some((c) => !trackerFile(c.file))) {
-      // a commit runs the repository's hooks: ask for the branch, the commits' files and the base again afterwards
+      // a commit runs the repository's hooks: ask for the branch and the commits' files again afterwards
       headKnown = false
-      tip = null
       files = null
       const left = await commitLeftovers(ws)
       if (left.kind === 'failed') return refused('could not commit the work the agent left uncommitted')
@@ -137,7 +133,9 @@ export function createLandBase(d: LandBaseDeps) {
     if (head !== `refs/heads/${ws.branch}`) return refused(`the worktree is no longer on its branch ${ws.branch}`)
     const touched = (files ?? (await commitFiles())).filter(trackerFile)
     if (touched.length) return refused(`the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`)
-    const onto = tip ?? (await baseTip())
+    // the base's tip read last, right before the rebase: a neighbour that lands after this read
+    // makes the landing rebase again under the lock (three git processes held there)
+    const onto = await baseTip()
     return (await rebaseOnto(top, onto, keep)) ?? {onto}
   }
 
@@ -181,8 +179,8 @@ export function createLandBase(d: LandBaseDeps) {
         }
         // one rev-list verifies the base and lists what landed: a walk from the base's tip
         // shows that tip first, so the first line is where the base is now
-        const listed = await run(['rev-list', `${cur}..refs/heads/${b}`], root)
-        const landedCommits = listed.code === 0 ? listed.stdout.split('\n').map((c) => c.trim()).filter(Boolean) : []
+        const walked = await run(['rev-list', `${cur}..refs/heads/${b}`], root)
+        const landedCommits = walked.code === 0 ? walked.stdout.split('\n').map((c) => c.trim()).filter(Boolean) : []
         if (landedCommits[0] !== next) return refused(`the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`)
         return {landed: true, sha: next, from: cur, commits: landedCommits.reverse()}
       } else {

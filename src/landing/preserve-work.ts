@@ -14,11 +14,8 @@ import {sanitize} from '../util/sanitize.js'
 /** what became of the agent's uncommitted changes */
 export type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} | {kind: 'refused'; why: string; archive: string}
 
-/**
- * what `abortRebase` found: whether it aborted a rebase, and HEAD's branch ref when it did not
- * (one look answers both); `commit`: what the rev it was also asked about named (null: none)
- */
-export type RebaseLook = {aborted: boolean; head: string | null; commit?: string | null}
+/** what `abortRebase` found: whether it aborted a rebase, and HEAD's branch ref when it did not (one look answers both) */
+export type RebaseLook = {aborted: boolean; head: string | null}
 
 /** the newest of a bead's preserved refs `refs/helix/preserved/<id>/<n>` (the highest n), or null */
 export function latestPreserved(refs: Iterable<string>): string | null {
@@ -79,13 +76,12 @@ export function createPreserve(d: PreserveDeps) {
   }
 
   /** a rebase a killed helix left half done: put the branch back where it was */
-  async function abortRebase(top: string, commit?: string): Promise<RebaseLook> {
+  async function abortRebase(top: string): Promise<RebaseLook> {
     const g = await d.git()
-    const look = await g.rebaseState(top, commit)
-    const also = look.commit === undefined ? {} : {commit: look.commit}
-    if (!look.rebasing) return {aborted: false, head: look.head, ...also}
+    const look = await g.rebaseState(top)
+    if (!look.rebasing) return {aborted: false, head: look.head}
     await g.run(['rebase', '--abort'], top)
-    return {aborted: true, head: null, ...also}
+    return {aborted: true, head: null}
   }
 
   /** create-only (never overwrite) the preserved ref; the next free attempt number if another process took this one */
