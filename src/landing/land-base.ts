@@ -18,7 +18,8 @@ import {sanitize} from '../util/sanitize.js'
 import type {Leftovers, RebaseLook} from './preserve-work.js'
 
 export type Refused = {landed: false; reason: string; preservedRef: null}
-export type Landed = {landed: true; sha: string; from: string}
+/** `commits`: the landed commits, oldest first, when the landing already listed them (the verify after `merge --ff-only`) */
+export type Landed = {landed: true; sha: string; from: string; commits?: string[]}
 export const refused = (reason: string): Refused => ({landed: false, reason, preservedRef: null})
 /** SPEC 20.4: the worktree is left as it is for the resolve action */
 export type NeedsRepair = {landed: false; reason: string; preservedRef: null; repair: Repair}
@@ -110,14 +111,19 @@ export function createLandBase(d: LandBaseDeps) {
     if (!existsSync(top)) return refused(`the worktree ${worktreeRel(ws.bead, ws.attempt)} is gone`)
     // one look aborts a half-done rebase and tells the branch checked out (commits and the tracker copy leave it as it is)
     const look = await abortRebase(top)
+    // the files of the attempt's commits (none may be the tracker's), read beside the status:
+    // the two git processes run at once
+    const commitFiles = () => names(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)
     // one status answers the common case: the agent committed everything, and at most the
     // worktree's own tracker copy differs (it is put back, never committed)
-    const st = await run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], top)
+    const [st, listed] = await Promise.all([run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], top), commitFiles()])
+    let files: string[] | null = listed
     const changed = st.code === 0 ? st.stdout.split('\0').filter(Boolean).map((e) => ({tracked: !e.startsWith('??'), file: e.slice(3)})) : null
     let headKnown = !look.aborted && look.head !== null
     if (changed === null || changed.some((c) => !trackerFile(c.file))) {
-      // a commit runs the repository's hooks: ask for the branch again afterwards
+      // a commit runs the repository's hooks: ask for the branch and the commits' files again afterwards
       headKnown = false
+      files = null
       const left = await commitLeftovers(ws)
       if (left.kind === 'failed') return refused('could not commit the work the agent left uncommitted')
       if (left.kind === 'refused') return refused(`a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`)
@@ -125,8 +131,10 @@ export function createLandBase(d: LandBaseDeps) {
     } else await discardTrackerCopy(top, changed.filter((c) => c.tracked).map((c) => c.file))
     const head = headKnown ? look.head : await (await d.git()).headRef(top)
     if (head !== `refs/heads/${ws.branch}`) return refused(`the worktree is no longer on its branch ${ws.branch}`)
-    const touched = (await names(['log', '--format=', '--name-only', '-z', '--no-renames', `refs/heads/${ws.branch}`, '--not', `refs/heads/${b}`, ws.baseTip], root)).filter(trackerFile)
+    const touched = (files ?? (await commitFiles())).filter(trackerFile)
     if (touched.length) return refused(`the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`)
+    // the base's tip read last, right before the rebase: a neighbour that lands after this read
+    // makes the landing rebase again under the lock (three git processes held there)
     const onto = await baseTip()
     return (await rebaseOnto(top, onto, keep)) ?? {onto}
   }
@@ -169,8 +177,12 @@ export function createLandBase(d: LandBaseDeps) {
           const at = where === root ? 'the project root' : sanitize(where)
           return refused(files.length ? `${at} has uncommitted changes the merge would overwrite (${sanitize(files.slice(0, 5).join(', '))})` : `merge --ff-only in ${at} refused: ${sanitize(firstLine(m))}`)
         }
-        const after = await (await d.git()).commitOf(`refs/heads/${b}`)
-        if (after !== next) return refused(`the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`)
+        // one rev-list verifies the base and lists what landed: a walk from the base's tip
+        // shows that tip first, so the first line is where the base is now
+        const walked = await run(['rev-list', `${cur}..refs/heads/${b}`], root)
+        const landedCommits = walked.code === 0 ? walked.stdout.split('\n').map((c) => c.trim()).filter(Boolean) : []
+        if (landedCommits[0] !== next) return refused(`the base branch ${sanitize(b)} is not at the landed tip after the merge (the worktree at ${sanitize(where)} switched branches?)`)
+        return {landed: true, sha: next, from: cur, commits: landedCommits.reverse()}
       } else {
         if (!(await (await d.git()).updateRef(`refs/heads/${b}`, next, cur, `helix: landed ${ws.bead} attempt ${ws.attempt} ${d.now().toISOString()}`))) {
           if (checked) return {moved: true}

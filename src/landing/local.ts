@@ -342,12 +342,13 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     // SPEC 20.4: the worktree stays as it is (a stopped rebase, or the check's log) for the resolve action
     if (!result.landed && 'repair' in result) return result
     if (result.landed) {
-      // The base already holds the commits, so listing them, removing the worktree and
+      // The base already holds the commits (a fast-forward where the base is checked out
+      // listed them as it verified the base), so listing them, removing the worktree and
       // deleting the branch need no lock: the next slot's landing does not wait for
       // them. A crash here leaves a landed attempt's worktree for
       // reconciliation (18.2) and `recover --worktrees`, exactly as a crash after the
       // cleanup's first step would.
-      const commits = (await run(['rev-list', '--reverse', `${result.from}..${result.sha}`], root)).stdout.split('\n').map((c) => c.trim()).filter(Boolean)
+      const commits = result.commits ?? (await run(['rev-list', '--reverse', `${result.from}..${result.sha}`], root)).stdout.split('\n').map((c) => c.trim()).filter(Boolean)
       const sha = result.sha
       const cleanup = (async () => {
         try {

@@ -1,3 +1,4 @@
+import {spawnSync} from 'node:child_process'
 import {chmodSync, cpSync, existsSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
@@ -89,6 +90,23 @@ describe('prepare → land', () => {
     expect(worktrees(root)).toEqual([root])
     expect(existsSync(ws.dir)).toBe(false)
     expect(g(root, 'status', '--porcelain')).toBe('')
+  })
+
+  it('lists every landed commit oldest first, whatever their dates say (the verify after the fast-forward lists them)', async () => {
+    const {root, landing} = setup()
+    const before = mainTip(root)
+    const ws = await landing.prepare('hx-1', 1, 1)
+    // committer dates out of order: a walk by date alone would not give the chain's order
+    const shas: string[] = []
+    for (const [i, date] of ['2030-01-01T00:00:00Z', '2001-01-01T00:00:00Z', '2015-01-01T00:00:00Z'].entries()) {
+      write(ws.dir, `f${i}.ts`, `${i}\n`)
+      g(ws.dir, 'add', '-A')
+      spawnSync('git', ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.com', 'commit', '-q', '-m', `step ${i}`], {cwd: ws.dir, env: {...gitTestEnv, GIT_COMMITTER_DATE: date, GIT_AUTHOR_DATE: date}})
+      shas.push(g(ws.dir, 'rev-parse', 'HEAD'))
+    }
+    const r = await landing.land(ws)
+    expect(r).toEqual({landed: true, sha: shas[2], commits: shas})
+    expect(g(root, 'rev-list', '--reverse', `${before}..main`).split('\n')).toEqual(shas)
   })
 
   it('rebases onto a base that moved, and commits work the agent left uncommitted', async () => {
