@@ -62,8 +62,12 @@ describe('no agent process outlives its dispatch (built CLI)', () => {
     const {p, agent, extra} = setup('hx-term')
     const {child, done} = helixAsync(p, ['run', '--no-auto-review', '--agent', agent], extra)
     const procs = await started(p)
-    const tagged = ofRun(child.pid!)
-    expect(tagged.map((t) => t.pid)).toEqual(expect.arrayContaining([procs.agent, procs.escapee]))
+    // both carry the run's tag; the agent may still be inside its `exec sleep` when its pid file
+    // appears (its environment is unreadable for that moment), so the scan is repeated until it reads both
+    await waitFor(() => {
+      const pids = ofRun(child.pid!).map((t) => t.pid)
+      return pids.includes(procs.agent) && pids.includes(procs.escapee)
+    }, {timeoutMs: 30_000, what: 'the agent and its escapee to carry the dispatch id'})
     child.kill('SIGTERM')
     const r = await done
     expect(r.code).toBe(143)
