@@ -134,7 +134,7 @@ export function createLandBase(d: LandBaseDeps) {
     const touched = (files ?? (await commitFiles())).filter(trackerFile)
     if (touched.length) return refused(`the attempt's commits touch the tracker (${sanitize([...new Set(touched)].slice(0, 3).join(', '))}); commits must never carry .ddx/`)
     // the base's tip read last, right before the rebase: a neighbour that lands after this read
-    // makes the landing rebase again under the lock (three git processes held there)
+    // makes the landing rebase again under the lock
     const onto = await baseTip()
     return (await rebaseOnto(top, onto, keep)) ?? {onto}
   }

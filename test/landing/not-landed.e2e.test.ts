@@ -6,7 +6,7 @@ import {existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {trackProcess} from '../support/tmp.js'
-import {processGone} from '../support/wait.js'
+import {pidAlive} from '../../src/proc/process.js'
 import {g, helixIn, invariant, landedCount, project, runIn, start, waitFor} from './crash-helpers.js'
 
 describe('done means landed', () => {
@@ -61,7 +61,7 @@ describe('done means landed', () => {
     // a SIGKILL is delivered when the process next runs: on a loaded machine hx-b's agent could
     // still be alive, carrying its claim's dispatch id, when the next run judged the claim, so
     // the run took it for live and left hx-b in progress
-    await waitFor(() => p.calls().every((c) => processGone(c.pid as number)), {timeoutMs: 30_000, what: "the dead run's agents to be gone"})
+    await waitFor(() => p.calls().every((c) => !pidAlive(c.pid as number)), {timeoutMs: 30_000, what: "the dead run's agents to be gone"})
     expect(p.tracked().get('hx-a')?.status).toBe('closed')
     expect(landedCount(p.root, 'hx-a')).toBe(0)
     // doctor FAILs on the closed bead whose work is off the base, and --dry-run lists what the start would do

@@ -1,7 +1,6 @@
 // The one way a test waits for something another process (or the loop) does: poll a
 // condition with a short interval and a generous deadline (a loaded 2-core machine is
 // slow, never wrong). No fixed sleeps: a test that needs an order uses a latch (latch.ts).
-import {readFileSync} from 'node:fs'
 
 export interface WaitOptions {
   /** give up after this long (default 10 s); the wait then throws, failing the test */
@@ -36,19 +35,4 @@ export async function waitFor(cond: () => unknown, opts: WaitOptions | number = 
     await new Promise((r) => setTimeout(r, interval))
   }
   return Date.now() - start
-}
-
-/**
- * Whether a process has ended: no longer in /proc, or a zombie (dead, its parent has not
- * reaped it yet). A SIGKILL is delivered when the process next runs, so on a loaded machine it
- * can live on for a moment after `process.kill` returns; a test that kills a process and then
- * asks helix to judge it (a claim's liveness, SPEC 13.3) waits for this first.
- */
-export function processGone(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z'
-  } catch {
-    return true
-  }
 }
