@@ -1,6 +1,6 @@
 // The forge port (SPEC 20.5): gh's answers parsed defensively, the --pr-command adapter's
 // JSON protocol, and the --land pr flags as bad input.
-import {chmodSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {commandForge} from '../../src/forge/command.js'
@@ -8,7 +8,7 @@ import {ghForge} from '../../src/forge/gh.js'
 import {parsePrView, rollupChecks} from '../../src/forge/types.js'
 import {parsePrFlags} from '../../src/cli/pr-flags.js'
 import {makeTempDir} from '../support/tmp.js'
-import {FORGE_BIN} from './helpers.js'
+import {bead, FORGE_BIN, g, protectedForge} from './helpers.js'
 
 describe('gh pr view --json answers', () => {
   // the shape gh 2.23 prints for `--json state,mergedAt,mergeCommit,url,mergeable,statusCheckRollup,createdAt,comments`
@@ -48,6 +48,31 @@ describe('gh pr view --json answers', () => {
     // the stand-in refuses a head that is not on the remote, as GitHub does
     await expect(forge.create({base: 'main', head: 'helix/hx-9', title: 't', body: 'b'})).rejects.toThrow(/gh pr create failed: .*Head ref must be a branch/)
     expect(await forge.view('https://forge.test/team/repo/pull/99')).toBeNull()
+  })
+
+  it("the stand-in's own merge: a clean one exits 0 and merges, a conflicting one exits 1 and leaves the pull request open", () => {
+    // the stand-in removes its scratch clone at exit: that must not turn a refused merge into exit 0,
+    // or a test waiting for "mergeable" would go on while the pull request is still open
+    const f = protectedForge([bead('hx-1')], {'a.txt': 'one\n'})
+    const c = f.clone('dev')
+    const body = path.join(f.dir, 'body.md')
+    writeFileSync(body, 'b\n')
+    for (const [branch, text] of [['b1', 'two\n'], ['b2', 'three\n']] as const) {
+      g(c, 'checkout', '-q', '-B', branch, 'origin/main')
+      writeFileSync(path.join(c, 'a.txt'), text)
+      g(c, 'commit', '-q', '-am', branch)
+      g(c, 'push', '-q', 'origin', `${branch}:refs/heads/${branch}`)
+      expect(f.gh('pr', 'create', '--base', 'main', '--head', branch, '--title', branch, '--body-file', body).code).toBe(0)
+    }
+    expect(f.gh('forge', 'merge', '1', '--merge').code).toBe(0)
+    for (const how of ['--rebase', '--squash', '--merge']) {
+      const r = f.gh('forge', 'merge', '2', how)
+      expect(r.code, how).toBe(1)
+      expect(r.out).toMatch(/merge conflict: pull request #2 cannot be merged/)
+    }
+    expect(f.prs().map((p) => p.state)).toEqual(['MERGED', 'OPEN'])
+    expect(g(f.bare, 'show', 'main:a.txt')).toBe('two')
+    expect(existsSync(`${f.state}.lock`)).toBe(false)
   })
 })
 

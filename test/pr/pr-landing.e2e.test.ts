@@ -47,19 +47,22 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     // hx-3 now conflicts with the base on .ddx/beads.jsonl only: helix rebases it (tracker merged by id) and pushes again
     await waitFor(rebased, {timeoutMs: 60_000, intervalMs: GIT_POLL_MS, what: `helix/hx-3 rebased\n${h.out()}`})
     expect(onMain(f.bare, 'hx-3')?.status).toBe('open')
-    await waitFor(() => f.gh('forge', 'merge', String(p3?.number), '--merge').code === 0, {timeoutMs: 30_000, intervalMs: NODE_POLL_MS, what: 'hx-3 mergeable'})
-    expect(onMain(f.bare, 'hx-3')?.status).toBe('closed')
     // the dependent runs tonight, once its dependency merged
     await waitFor(() => open('hx-2') !== undefined, {timeoutMs: 90_000, what: `a pull request for hx-2\n${h.out()}`})
     const starts = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as {event: string; bead: string})
     expect(starts.filter((e) => e.event === 'start').map((e) => e.bead)).toEqual(['hx-1', 'hx-3', 'hx-2'])
-    // hx-2 may have been opened before hx-3 merged: then helix rebases its branch (tracker only) first, as it did hx-3's
-    await waitFor(() => f.gh('forge', 'merge', String(open('hx-2')?.number), '--rebase').code === 0, {timeoutMs: 60_000, intervalMs: NODE_POLL_MS, what: `hx-2 mergeable\n${h.out()}`})
+    await waitFor(() => f.gh('forge', 'merge', String(p3?.number), '--merge').code === 0, {timeoutMs: 30_000, intervalMs: NODE_POLL_MS, what: 'hx-3 mergeable'})
+    expect(onMain(f.bare, 'hx-3')?.status).toBe('closed')
+    // hx-2 was opened before hx-3 merged and now conflicts with it on the tracker: helix rebases its branch too
+    const p2 = open('hx-2')
+    await waitFor(() => f.gh('forge', 'merge', String(p2?.number), '--rebase').code === 0, {timeoutMs: 60_000, intervalMs: NODE_POLL_MS, what: `hx-2 mergeable\n${h.out()}`})
+    expect(onMain(f.bare, 'hx-2')?.status).toBe('closed')
     expect(await h.done, h.out()).toBe(0)
 
     const out = h.out()
     expect(out).toMatch(/pull request opened for hx-1: https:\/\/forge\.test\/team\/repo\/pull\/1 \(awaiting merge\)/)
     expect(out).toMatch(/rebased helix\/hx-3 onto main/)
+    expect(out).toMatch(/rebased helix\/hx-2 onto main/)
     expect(out).toMatch(/merged hx-2/)
     expect(out).toMatch(/run complete: 3 attempted, 3 completed, .*0 awaiting merge/)
     // every bead closed once at the base, no claim field there, each bead's work once on main's first-parent line
