@@ -137,13 +137,14 @@ export function createSweep(o: SweepOptions): Sweep {
     if (!head || !tip || rebasedAt.get(c.bead) === `${head}:${tip}`) return
     rebasedAt.set(c.bead, `${head}:${tip}`)
     const local = `refs/helix/pr-rebase/${c.bead}`
-    if ((await g(['fetch', '-q', '--no-tags', o.remote, `+refs/heads/${prBranch(c.bead)}:${local}`])).code !== 0) return
+    // a step that failed for a passing reason (git's answer, not the rebase's) is tried again at the next look
+    if ((await g(['fetch', '-q', '--no-tags', o.remote, `+refs/heads/${prBranch(c.bead)}:${local}`])).code !== 0) return void rebasedAt.delete(c.bead)
     const dir = path.join(o.scratch, `pr-rebase-${c.bead}-${process.pid}`)
     await mkdir(o.scratch, {recursive: true})
     if (existsSync(dir)) await g(['worktree', 'remove', '--force', '--force', dir])
     await rm(dir, {recursive: true, force: true})
     try {
-      if ((await g(['worktree', 'add', '-q', '-B', scratchBranch(c.bead), dir, local])).code !== 0) return
+      if ((await g(['worktree', 'add', '-q', '-B', scratchBranch(c.bead), dir, local])).code !== 0) return void rebasedAt.delete(c.bead)
       const fork = (await g(['merge-base', local, tip])).stdout.trim()
       const attrs = path.join(o.scratch, 'pr-attributes')
       const {writeFile} = await import('node:fs/promises')
@@ -168,7 +169,10 @@ export function createSweep(o: SweepOptions): Sweep {
       const next = merged === (await o.plain.trackerAt(rebased)) ? rebased : await o.plain.trackerCommit(rebased, merged, `helix: tracker of ${c.bead} merged onto ${o.base}`)
       const ref = `refs/heads/${prBranch(c.bead)}`
       const p = await o.plain.push([`--force-with-lease=${ref}:${head}`, o.remote, `${next}:${ref}`])
-      if (!p.ok) return o.log(`helix: [${t()}] the rebased ${prBranch(c.bead)} was refused: ${sanitize(refLine(p, ref)?.summary ?? p.message)}`)
+      if (!p.ok) {
+        rebasedAt.delete(c.bead)
+        return o.log(`helix: [${t()}] the rebased ${prBranch(c.bead)} was refused: ${sanitize(refLine(p, ref)?.summary ?? p.message)}`)
+      }
       rebasedAt.set(c.bead, `${next}:${tip}`)
       o.log(`helix: [${t()}] ${resolved ? `resolved ${sanitize(c.bead)}, ` : ''}rebased ${sanitize(prBranch(c.bead))} onto ${sanitize(o.base)} (${sanitize(v.url)}), pushed again`)
     } finally {

@@ -16,7 +16,7 @@ const claim = (bead: string, pr_url?: string): RemoteClaim => ({
   expiresAt: new Date(8.64e15),
 })
 
-function setup(views: Record<string, Partial<PrView>>, claims: RemoteClaim[]) {
+function setup(views: Record<string, Partial<PrView>>, claims: RemoteClaim[], git: (args: string[]) => {code: number; stdout: string; stderr: string} = () => ({code: 1, stdout: '', stderr: ''}), tip: string | null = null) {
   const lines: string[] = []
   const released: string[] = []
   const viewed: string[] = []
@@ -32,7 +32,7 @@ function setup(views: Record<string, Partial<PrView>>, claims: RemoteClaim[]) {
     claims: {list: async () => claims, release: async (bead: string) => (released.push(bead), {ok: true, sha: ''})},
     recordFailure: async () => {},
   } as unknown as Fleet
-  const plain = {git: async () => ({code: 1, stdout: '', stderr: ''}), push: async () => ({ok: true, unreachable: false, refs: [], message: ''}), fetch: async () => null} as unknown as RemoteBase
+  const plain = {git: async (args: string[]) => git(args), push: async () => ({ok: true, unreachable: false, refs: [], message: ''}), fetch: async () => tip} as unknown as RemoteBase
   const sweep = createSweep({root: '/nowhere', remote: 'origin', base: 'main', trackerRel: '.ddx/beads.jsonl', scratch: '/nowhere/s', fleet, plain, forge, now: () => new Date('2026-11-27T01:00:00Z'), log: (l) => lines.push(l), note: async () => {}})
   return {sweep, lines, released, viewed}
 }
@@ -59,5 +59,19 @@ describe('the pull-request sweep', () => {
     expect(s.released).toEqual(['hx-1'])
     expect(s.lines).toEqual(['helix: [01:00:00] merged hx-1 (https://f/1, abcdef123456)'])
     expect(s.sweep.open()).toEqual([])
+  })
+
+  it('a conflicting pull request whose branch could not be fetched is rebased at the next look, not skipped until something moves', async () => {
+    const fetches: string[][] = []
+    const git = (args: string[]) => {
+      if (args[0] === 'ls-remote') return {code: 0, stdout: 'headsha\trefs/heads/helix/hx-1\n', stderr: ''}
+      if (args[0] === 'fetch') fetches.push(args)
+      return {code: 1, stdout: '', stderr: 'fatal: the remote hung up'}
+    }
+    const s = setup({'https://f/1': {mergeable: 'conflicting'}}, [claim('hx-1', 'https://f/1')], git, 'tipsha')
+    await s.sweep.run()
+    await s.sweep.run()
+    expect(fetches).toHaveLength(2)
+    expect(s.sweep.open().map((p) => p.bead)).toEqual(['hx-1'])
   })
 })
