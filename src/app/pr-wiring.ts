@@ -8,6 +8,7 @@
  */
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
+import {hhmmss} from '../util/time.js'
 import {commandForge} from '../forge/command.js'
 import {ghForge} from '../forge/gh.js'
 import type {Forge, MergeMethod} from '../forge/types.js'
@@ -162,8 +163,13 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
   const waiting = deps.remoteWaiting
   deps.remoteWaiting = () => {
     const rest = waiting ? [...waiting()] : []
-    const open = sweep.open().length
-    if (open > 0 && Date.now() - waitFrom < flags.waitSec * 1000) rest.push({until: new Date(Date.now() + Math.min(flags.pollSec, 5) * 1000).toISOString()})
+    const open = sweep.open()
+    if (open.length > 0 && Date.now() - waitFrom < flags.waitSec * 1000) {
+      const ids = open.slice(0, 5).map((p) => sanitize(p.bead)).join(', ') + (open.length > 5 ? ` and ${open.length - 5} more` : '')
+      // the end is counted from the last change (a merge, a close, a pull request opened): said again when it moves
+      const what = `${open.length} pull request${open.length === 1 ? '' : 's'} to merge (${ids}; --pr-wait until ${hhmmss(new Date(waitFrom + flags.waitSec * 1000))})`
+      rest.push({until: new Date(Date.now() + Math.min(flags.pollSec, 5) * 1000).toISOString(), what})
+    }
     return rest
   }
   deps.awaitingMerge = () => sweep.open().length

@@ -114,7 +114,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   const check = landCheck ? {landCheck: {...landCheck, env}, landLock: createRemoteLandLock({repo: fleet.rb.repo, remote: flags.remote, host, run: fleet.runId, pid: process.pid, leaseSec: flags.leaseSec, skewMs: skewMs(env), now: () => new Date()})} : {}
   deps.landing = createRemoteLanding({root, top, prefix, remote: flags.remote, base, trackerRel, scratch, host, pid: process.pid, fleet, local, now: () => new Date(), log, ...check})
   deps.alwaysWorktree = true
-  deps.remoteWaiting = () => (fleet.offline() ? [{until: new Date(Date.now() + 5000).toISOString()}] : fleet.waiting())
+  deps.remoteWaiting = () => (fleet.offline() ? [{until: new Date(Date.now() + 5000).toISOString(), what: `the remote ${sanitize(flags.remote)} to answer`}] : fleet.waiting())
   // SPEC 19.4: an attempt whose lease is lost is stopped (its group killed by the runner's abort)
   const dispatch = deps.agents.dispatch
   deps.agents.dispatch = async (a) => {

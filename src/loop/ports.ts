@@ -9,6 +9,14 @@ import type {LeftoverAttempt} from '../git/leftovers.js'
 import type {ReconcileAction} from '../recovery/reconcile-plan.js'
 import type {PendingReopen} from '../state/pending-reopens.js'
 
+/** something the run waits for instead of draining: a bead backing off, one another host holds, a pull request */
+export interface Waiting {
+  /** when to look again */
+  until: string
+  /** what is waited for, in words (sanitized) */
+  what?: string
+}
+
 export interface NewBeadInput {
   title: string
   issue_type?: string
@@ -175,8 +183,12 @@ export interface LoopDeps {
   ignoreRuntime?: () => string[]
   /** the tracker directory (`.ddx/`) a worker's agent gets as DDX_BEAD_DIR */
   trackerDir?: string
-  /** SPEC 19 (--remote): beads another host holds, waited for like backing-off beads instead of draining */
-  remoteWaiting?: () => ReadonlyArray<{until: string}>
+  /**
+   * SPEC 19 (--remote): beads another host holds, waited for like backing-off beads instead of
+   * draining. `what` says in words what is waited for, with when that wait ends as a clock time
+   * (sanitized; the same words while nothing changes, so the wait is said once)
+   */
+  remoteWaiting?: () => ReadonlyArray<Waiting>
   /** SPEC 19 (--remote): every attempt runs in a worktree, also with one slot */
   alwaysWorktree?: boolean
   /** SPEC 20.5 (--land pr): pull requests still awaiting merge, counted in the run-complete line */

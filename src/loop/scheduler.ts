@@ -16,13 +16,14 @@ import {selectOptions} from './selectable.js'
 import {selectTarget, type Selection} from './selection.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import type {RunScope} from './scope.js'
+import type {Waiting} from './ports.js'
 import {MAX_SPINS, spins} from './drain-state.js'
 
 export type Decision =
   | {kind: 'start'}
   | {kind: 'wait'}
   | {kind: 'align'}
-  | {kind: 'backoff'; until: string}
+  | {kind: 'backoff'; until: string; waiting: ReadonlyArray<Waiting>}
   | {kind: 'retry'}
   | {kind: 'drain'}
 
@@ -33,8 +34,8 @@ export interface DrainInput {
   busySlots: number
   /** no new attempt may start (a stop is pending, a quota pause, max cycles) */
   holding: boolean
-  /** backing-off beads, earliest first */
-  waiting: ReadonlyArray<{until: string}>
+  /** backing-off beads and what else is waited for (ports.ts Waiting), earliest first */
+  waiting: ReadonlyArray<Waiting>
   excluded: number
   idleSpins: number
   alignDue: boolean
@@ -45,7 +46,7 @@ export function decideDrain(i: DrainInput): Decision {
   if (!i.holding && i.freeSlots > 0 && i.target) return {kind: 'start'}
   if (i.busySlots > 0) return {kind: 'wait'}
   if (i.alignDue) return {kind: 'align'}
-  if (i.waiting.length > 0) return {kind: 'backoff', until: (i.waiting[0] as {until: string}).until}
+  if (i.waiting.length > 0) return {kind: 'backoff', until: (i.waiting[0] as Waiting).until, waiting: i.waiting}
   if (i.excluded > 0 && i.idleSpins < MAX_SPINS) return {kind: 'retry'}
   return {kind: 'drain'}
 }
@@ -72,9 +73,25 @@ async function selectFor(r: RunScope, snap: TrackerSnapshot, active: ReadonlySet
   return sel
 }
 
-async function waitBackoff(r: RunScope, until: string): Promise<Step> {
+/**
+ * The words of a wait: beads backing off alone are one line per wait (it ends when the
+ * earliest is eligible). Anything else (another host's claim, a pull request, the remote)
+ * is looked at again every few seconds: it is said once, and again only when what is
+ * waited for changes; each part says when its wait ends. `said` is the last such line.
+ */
+export function waitLine(waiting: ReadonlyArray<Waiting>, ms: number, said: string | null): string | null {
+  const words = [...new Set(waiting.map((w) => w.what).filter((w): w is string => typeof w === 'string' && w !== ''))]
+  if (words.length === 0) return `helix: only backing-off issues remain; waiting ${Math.ceil(ms / 1000)}s`
+  const shown = words.length > 4 ? [...words.slice(0, 4), `${words.length - 4} more`] : words
+  const line = `helix: waiting for ${shown.join('; ')}`
+  return line === said ? null : line
+}
+
+async function waitBackoff(r: RunScope, until: string, waiting: ReadonlyArray<Waiting>, said: {line: string | null}): Promise<Step> {
   const ms = Math.max(0, Date.parse(until) - r.now().getTime())
-  r.d.out.normal(`helix: only backing-off issues remain; waiting ${Math.ceil(ms / 1000)}s`)
+  const line = waitLine(waiting, ms, said.line)
+  if (line !== null) r.d.out.normal(line)
+  said.line = line ?? said.line
   await r.ledger.save('backoff')
   const t0 = r.now().getTime()
   await r.d.sleep(ms, r.o.signal)
@@ -96,6 +113,8 @@ export async function runScheduler(r: RunScope): Promise<Stop> {
   const active = new Map<number, string>()
   let stopping: Stop | null = null
   let rampedUp = 0
+  // the last wait line said (a repeated wait for the same things is silent)
+  const said: {line: string | null} = {line: null}
   const start = (slot: number, snap: TrackerSnapshot, sel: Selection) => {
     const bead = (sel.target as Bead).id
     active.set(slot, bead)
@@ -149,6 +168,7 @@ export async function runScheduler(r: RunScope): Promise<Stop> {
       } else if (running.size === 0) {
         return stopping
       }
+      if (decision.kind !== 'backoff') said.line = null
       switch (decision.kind) {
         case 'start':
         case 'wait': {
@@ -167,7 +187,7 @@ export async function runScheduler(r: RunScope): Promise<Stop> {
           break
         }
         case 'backoff': {
-          const step = await waitBackoff(r, decision.until)
+          const step = await waitBackoff(r, decision.until, decision.waiting, said)
           if (step instanceof Stop) return step
           break
         }

@@ -6,7 +6,7 @@
 import type {Claims} from './claim-refs.js'
 import type {RemoteBase} from './base.js'
 import type {ProjectPaths} from '../util/root.js'
-import type {LoopTracker, Workspace} from '../loop/ports.js'
+import type {LoopTracker, Waiting, Workspace} from '../loop/ports.js'
 
 export interface FleetOptions {
   root: string
@@ -54,7 +54,7 @@ export interface Fleet {
   /** stop the attempt on `bead` when its lease is lost */
   onLost(bead: string, fn: () => void): () => void
   /** beads another run holds (live), for the scheduler's wait instead of a drain */
-  waiting(): Array<{until: string}>
+  waiting(): Array<Waiting>
   /** true once the remote was away longer than --max-offline */
   offlineExceeded(): boolean
   offline(): boolean

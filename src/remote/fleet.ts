@@ -19,9 +19,10 @@ import {parseTracker} from '../tracker/codec.js'
 import {readTracker} from '../tracker/store.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {sanitize} from '../util/sanitize.js'
+import {hhmmss} from '../util/time.js'
 import {claimState, createClaims, skewMs, type RemoteClaim} from './claim-refs.js'
 import {createRemoteBase} from './base.js'
-import type {ClaimResult} from '../loop/ports.js'
+import type {ClaimResult, Waiting} from '../loop/ports.js'
 import type {Fleet, FleetOptions, Held} from './fleet-types.js'
 export type {Fleet, FleetOptions, Held} from './fleet-types.js'
 
@@ -313,15 +314,21 @@ export function createFleet(o: FleetOptions): Fleet {
     },
     waiting() {
       const now = o.now()
-      const out: Array<{until: string}> = []
+      const out: Waiting[] = []
       for (const c of lastClaims) {
         // a pull request is waited for by --pr-wait (landing/pr.ts), not by its claim's lease
         if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now) || c.message?.pr_url) continue
         // look again soon: the other host may land, release, or let it expire
         const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))
-        out.push({until: new Date(until).toISOString()})
+        // this run's own claim, just landed or released (the list is a moment old): waited for, not worth words
+        if (c.message?.run === o.runId) {
+          out.push({until: new Date(until).toISOString()})
+          continue
+        }
+        const who = c.message ? `claimed by ${sanitize(c.message.host)}` : 'claimed (an unreadable claim)'
+        out.push({until: new Date(until).toISOString(), what: `${sanitize(c.bead)} ${who} (lease until ${hhmmss(c.expiresAt)})`})
       }
-      for (const until of retryAfter.values()) out.push({until: new Date(until).toISOString()})
+      for (const [id, until] of retryAfter) out.push({until: new Date(until).toISOString(), what: `${sanitize(id)} backing off after a failure (until ${hhmmss(new Date(until))})`})
       return out.sort((a, b) => a.until.localeCompare(b.until))
     },
     release: (id) => release(id, true),

@@ -3,6 +3,7 @@
 // another host holds waited for instead of drained past.
 import {describe, expect, it} from 'vitest'
 import {runLoop} from '../../src/loop/orchestrator.js'
+import {waitLine} from '../../src/loop/scheduler.js'
 import type {LandResult, LoopLanding, Workspace} from '../../src/loop/ports.js'
 import {check, closeIt, harness, opts} from './fakes.js'
 
@@ -57,5 +58,35 @@ describe('--remote hooks in the loop', () => {
     expect(h.sleeps.filter((ms) => ms >= 2000 && ms <= 3000)).toHaveLength(2)
     const checks = h.calls.filter((c) => c.action === 'check')
     expect(checks).toHaveLength(1)
+  })
+
+  it('a wait for another host or a pull request is said in words once, and again only when what is waited for changes', async () => {
+    const landing = new WsLanding()
+    const plan = [
+      [{what: 'a claimed by host-b (lease until 01:05:00)'}],
+      [{what: 'a claimed by host-b (lease until 01:05:00)'}],
+      [{what: 'a claimed by host-b (lease until 01:07:00)'}, {what: '1 pull request to merge (c; --pr-wait until 01:30:00)'}],
+      [{what: 'a claimed by host-b (lease until 01:07:00)'}, {what: '1 pull request to merge (c; --pr-wait until 01:30:00)'}],
+    ]
+    const h = harness([B('a', {status: 'in_progress', owner: 'host-b'})], {check: check('STOP')}, {landing})
+    h.deps.alwaysWorktree = true
+    h.deps.remoteWaiting = () => (plan.shift() ?? []).map((w) => ({until: new Date(h.clock.t + 3000).toISOString(), ...w}))
+    expect((await runLoop(h.deps, opts({workers: 1}))).exitCode).toBe(0)
+    expect(h.sleeps.filter((ms) => ms >= 2000 && ms <= 3000)).toHaveLength(4)
+    expect(h.normal.filter((l) => l.includes('waiting'))).toEqual([
+      'helix: waiting for a claimed by host-b (lease until 01:05:00)',
+      'helix: waiting for a claimed by host-b (lease until 01:07:00); 1 pull request to merge (c; --pr-wait until 01:30:00)',
+    ])
+  })
+})
+
+describe('waitLine', () => {
+  it('beads backing off alone: the old line with its length; words: said once, five or more shortened', () => {
+    expect(waitLine([{until: 'x'}], 4200, null)).toBe('helix: only backing-off issues remain; waiting 5s')
+    expect(waitLine([{until: 'x'}], 4200, 'helix: only backing-off issues remain; waiting 5s')).toBe('helix: only backing-off issues remain; waiting 5s')
+    const w = (n: number) => Array.from({length: n}, (_, i) => ({until: 'x', what: `b${i} claimed by h`}))
+    expect(waitLine(w(2), 1000, null)).toBe('helix: waiting for b0 claimed by h; b1 claimed by h')
+    expect(waitLine(w(2), 1000, 'helix: waiting for b0 claimed by h; b1 claimed by h')).toBeNull()
+    expect(waitLine([...w(6), {until: 'x'}], 1000, null)).toBe('helix: waiting for b0 claimed by h; b1 claimed by h; b2 claimed by h; b3 claimed by h; 2 more')
   })
 })

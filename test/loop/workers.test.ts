@@ -16,7 +16,7 @@ describe('decideDrain (pure)', () => {
     expect(decideDrain({...base, busySlots: 1, freeSlots: 1})).toEqual({kind: 'wait'})
     expect(decideDrain({...base, busySlots: 1, alignDue: true, waiting: [{until: 'x'}]})).toEqual({kind: 'wait'})
     expect(decideDrain({...base, alignDue: true})).toEqual({kind: 'align'})
-    expect(decideDrain({...base, waiting: [{until: 'x'}]})).toEqual({kind: 'backoff', until: 'x'})
+    expect(decideDrain({...base, waiting: [{until: 'x'}]})).toEqual({kind: 'backoff', until: 'x', waiting: [{until: 'x'}]})
     expect(decideDrain({...base, excluded: 1})).toEqual({kind: 'retry'})
     expect(decideDrain({...base, excluded: 1, idleSpins: 3})).toEqual({kind: 'drain'})
     expect(decideDrain(base)).toEqual({kind: 'drain'})

@@ -9,7 +9,8 @@ import {describe, expect, it} from 'vitest'
 import {GIT_ISOLATION} from '../support/git.js'
 import {helixInProcess} from '../support/in-process.js'
 import {GIT_POLL_MS, NODE_POLL_MS, waitFor} from '../support/wait.js'
-import {startHost, tipBeads} from '../remote/fleet-harness.js'
+import {AGENT, startHost, tipBeads} from '../remote/fleet-harness.js'
+import {BIN, startCli} from '../support/cli.js'
 import {bead, g, protectedForge, stateOverlay} from './helpers.js'
 
 const PR = ['--land', 'pr', '--pr-poll', '4']
@@ -85,9 +86,12 @@ describe('helix run --land pr (built CLI, protected base, gh stand-in)', () => {
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agents.jsonl')
     const dir = f.clone('host-a')
-    const first = startHost(dir, 'host-a', log, [...PR, '--pr-wait', '0', '--max-cycles', '1'], {...f.env, FLEET_SLEEP_MS: '50'})
-    expect(await first.done, first.out()).toBe(0)
-    expect(first.out()).toMatch(/1 awaiting merge/)
+    // without --summary: the wait for the pull request is said once, with its end
+    const first = startCli(['run', '--remote', 'origin', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--land', 'pr', '--pr-poll', '1', '--pr-wait', '2'], {cwd: dir, env: {...GIT_ISOLATION, HELIX_HOST: 'host-a', FLEET_LOG: log, FLEET_HELIX: BIN, ...f.env, FLEET_SLEEP_MS: '50'}, stdin: 'ignore'})
+    expect((await first.done).code, first.output).toBe(0)
+    expect(first.output).toMatch(/1 awaiting merge/)
+    expect(first.output.match(/^helix: waiting for .*$/gm)).toEqual([expect.stringMatching(/^helix: waiting for 1 pull request to merge \(hx-1; --pr-wait until \d\d:\d\d:\d\d\)$/)])
+    expect(first.output).not.toMatch(/backing-off/)
     // helix status --remote shows the pull request: bead, URL, age, checks, mergeable
     f.gh('forge', 'checks', '1', 'pending')
     // what the run's last look saw is reused for a minute (test/pr/pr-status.test.ts): without it the forge is asked
