@@ -58,6 +58,18 @@ function messageLines(r: GitResult): string[] {
     .filter((l) => l && !l.startsWith('To ') && l !== 'Done' && !/^[ +\-*=!]\t/.test(l))
 }
 
+/** what the remote itself said (its hooks' words, git's `remote:` lines), at most two lines joined */
+function remoteWords(r: GitResult): string {
+  return r.stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('remote:'))
+    .map((l) => l.replace(/^remote:\s*/, ''))
+    .filter((l) => l !== '')
+    .slice(0, 2)
+    .join(' ')
+}
+
 /** the most telling line: an `error:`/`fatal:` line naming the cause, else the first */
 function mainLine(lines: string[], code: number): string {
   const cause = lines.find((l) => DF.test(l) || RACE.test(l) || TRANSPORT.test(l))
@@ -97,7 +109,9 @@ export function classifyPush(r: GitResult): PushResult {
     const cause = mainLine(lines, r.code)
     // a race's message is the ref's summary; `detail` keeps git's own line of why (a lock, a hook's words)
     if (race) return {ok: false, kind: 'race', refs, message: summary, ...(cause !== `git exited ${r.code}` ? {detail: `${summary}: ${cause}`} : {})}
-    return {ok: false, kind: 'rejected', refs, message: cause === `git exited ${r.code}` ? summary : `${summary}: ${cause}`}
+    // a refusal by the remote's own rule (a hook, a protected branch): its words say why
+    const said = remoteWords(r)
+    return {ok: false, kind: 'rejected', refs, message: said ? `${summary}: ${said}` : cause === `git exited ${r.code}` ? summary : `${summary}: ${cause}`}
   }
   if (r.code === 0) return {ok: true, refs}
   return {ok: false, kind: failureKind(lines), refs, message: mainLine(lines, r.code)}

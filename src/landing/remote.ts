@@ -129,7 +129,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     return ws
   }
 
-  type Failed = {landed: false; reason: string; preservedRef: null; agentText?: string; checkTail?: string[]; repair?: undefined}
+  type Failed = {landed: false; reason: string; preservedRef: null; agentText?: string; checkTail?: string[]; repair?: undefined; refused?: string}
   let projectReal: string | null = null
 
   async function attemptLand(ws: Workspace, lo: LandOptions): Promise<LandResult | Failed> {
@@ -239,6 +239,9 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         h.lost = true
         return fail(`the claim on ${ws.bead} was taken over by another host; nothing landed`)
       }
+      // the remote's own rule (a pre-receive hook, a protected base) refuses it: nothing of the bead's,
+      // and every landing would meet it: the run stops with the remote's words (decisions.md, session 32)
+      if (p.kind === 'rejected') return {...fail(`the remote ${o.remote} refused the push to ${o.base}`), refused: sanitize(p.message)}
       if (p.kind !== 'race') return fail(`the push was refused: ${sanitize(refLine(p, `refs/heads/${o.base}`)?.summary ?? p.message)}`)
       o.onRace?.(ws.bead, round + 1, p.message)
       const said = p.detail ?? p.message
@@ -267,7 +270,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     }
   }
 
-  async function preserve(ws: Workspace, reason: string, agentText?: string): Promise<string | null> {
+  async function preserve(ws: Workspace, reason: string, agentText?: string, books = true): Promise<string | null> {
     const top = wtTop(ws)
     copy.forget(ws)
     const text = existsSync(top) ? await takeTrackerCopy(top).catch(() => '') : (agentText ?? '')
@@ -277,7 +280,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     // a lost claim is no longer ours to count: the run that holds it now keeps the bead's books.
     // The count, the attempt's spend and the NOT LANDED note are one commit (SPEC 20.1)
     const h = fleet.held.get(ws.bead)
-    if (h && !h.lost) {
+    if (books && h && !h.lost) {
       const note = closedIn(agentText ?? text, ws.bead) ? notLandedNote(o.now(), reason, ref) : null
       // a base that refuses even the bookkeeping (the landing's own trouble) still gets the claim released below
       await fleet.endAttempt(ws.bead, {reason, count: !NOT_COUNTED.test(reason), note}).catch((error: unknown) => o.log(`helix: the bookkeeping of ${sanitize(ws.bead)} was not written: ${sanitize(errorMessage(error))}`))
@@ -296,6 +299,13 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     // SPEC 20.4: the worktree stays as it is for the resolve; the claim stays ours (renewed meanwhile)
     if (r.landed || r.repair) return r
     const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
+    if ('refused' in r && r.refused) {
+      // not counted, no note: the base takes no bookkeeping either; the claim goes, the work is kept
+      const ref = await preserve(ws, r.reason, 'agentText' in r ? r.agentText : undefined, false)
+      const kept = ref ? `${sanitize(ws.bead)}'s work is kept at ${sanitize(ref)}` : `${sanitize(ws.bead)} changed nothing`
+      const refused = `helix: the remote ${sanitize(o.remote)} refuses helix's push to ${sanitize(o.base)} (${r.refused}); ${kept}. A base that merges only through review lands with --land pr; else let helix push to ${sanitize(o.base)}`
+      return {landed: false, reason: r.reason, preservedRef: ref, refused}
+    }
     return {landed: false, reason: r.reason, preservedRef: await preserve(ws, r.reason, 'agentText' in r ? r.agentText : undefined), ...tail}
   }
 

@@ -7,7 +7,8 @@ import {fingerprint, sameFingerprint} from './fingerprint.js'
 import {statusOf} from './selection.js'
 import type {Scope} from './scope.js'
 import {landWithRepair, landedLine, type ResolveScope} from './resolve-step.js'
-import {interruptStop} from './stop.js'
+import {Stop, interruptStop} from './stop.js'
+import {EXIT} from '../util/errors.js'
 
 /** a worker's landing: the drift re-check, the landing port (and its resolve rounds), the cycle's commits, its lines */
 export type LandScope = ResolveScope &
@@ -58,6 +59,11 @@ export async function land(r: LandScope, a: AttemptCtx, res: DispatchResult, out
     return {kind: 'landed', a, res, outcome}
   }
   const reason = sanitize(lr.reason)
+  if (lr.refused) {
+    // SPEC 20.1: the remote's rule, not the bead's: not counted, no note; every landing would meet it, so the run stops
+    r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason})
+    return {kind: 'stopped', a, step: new Stop({reason: 'error', exit: EXIT.ERROR}, lr.refused, lr.refused.replace(/^helix: /, '')), why: reason, claim: {do: 'none'}, freeSlot: false, counted: false}
+  }
   if (r.aborted) {
     // SPEC 5.10/18.1a: the stop ended the landing (a race loop, a land check): a stopped attempt, not a failed one
     r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason})

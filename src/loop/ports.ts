@@ -296,9 +296,14 @@ export interface LandCheckEvent {
 export type LandResult =
   /** `pr` (SPEC 20.5, --land pr): the attempt ended at "pull request opened"; the bead awaits its merge */
   | {landed: true; sha: string; commits: string[]; pr?: {url: string}}
-  | {landed: false; reason: string; preservedRef: string | null; checkTail?: string[]; repair?: undefined}
+  /**
+   * `refused` (SPEC 20.1): the remote refuses helix's push to the base by its own rule (a hook,
+   * a protected branch), not for anything of the bead's: the line the run stops with, naming
+   * the remote's words, where the work is kept, and the fix
+   */
+  | {landed: false; reason: string; preservedRef: string | null; checkTail?: string[]; repair?: undefined; refused?: string}
   /** SPEC 20.4: needs repair; the worktree is left as it is (nothing preserved yet) */
-  | {landed: false; reason: string; preservedRef: null; repair: Repair; checkTail?: undefined}
+  | {landed: false; reason: string; preservedRef: null; repair: Repair; checkTail?: undefined; refused?: undefined}
 
 export interface LandOptions {
   /** SPEC 20.4: a conflict or a failing land check leaves the worktree in place and returns `repair` (else: not landed, preserved) */

@@ -10,6 +10,8 @@ import path from 'node:path'
 import {firstLine, gitEnv, type GitResult} from '../git/run.js'
 import {openRepo, type Repo, type FetchResult} from '../git/repo.js'
 import type {ProjectPaths} from '../util/root.js'
+import {HelixError} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
 import {editTrackerText} from './scratch-tracker.js'
 import type {PushResult} from './push.js'
 
@@ -145,6 +147,8 @@ export function createRemoteBase(o: RemoteBaseOptions): RemoteBase {
         return 'unreachable'
       }
       // a lost race (another host's push won): fetch and apply again, with jitter
+      // a refusal by the remote's own rule (a hook, a protected base) is said in its words, never as a bug
+      if (p.kind === 'rejected') throw new HelixError(`the remote ${sanitize(o.remote)} refused helix's push to ${sanitize(o.base)}: ${sanitize(p.message)}`)
       if (p.kind !== 'race') throw new Error(`git push: ${p.message}`)
       await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 50 * Math.min(round + 1, 10))))
     }

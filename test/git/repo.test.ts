@@ -70,6 +70,8 @@ describe('typed pushes against a real bare remote', () => {
     g(a, 'commit', '-q', '--allow-empty', '-m', 'two')
     const p = await repo(a).push(['origin', 'HEAD:main'])
     expect(p).toMatchObject({ok: false, kind: 'rejected'})
+    // the remote's own words say why, not git's "failed to push some refs"
+    expect(p.ok ? '' : p.message).toBe('[remote rejected] (pre-receive hook declined): protected branch')
   })
 
   it('four fetches of one clone at once never fail on git own ref lock (the clone queue)', async () => {

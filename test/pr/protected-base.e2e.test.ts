@@ -1,0 +1,33 @@
+// A protected base without --land pr (SPEC 20.1: a refusal that is not the bead's): the remote's
+// pre-receive hook refuses every push to main. The run stops after the first refused landing with
+// the remote's own words and the fix, the work kept on the remote, the bead neither counted nor
+// noted, its claim gone; it never redoes the bead nor blames it. Built CLI, real git, real hook.
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {BIN, startCli} from '../support/cli.js'
+import {GIT_ISOLATION} from '../support/git.js'
+import {AGENT, events, tipBeads} from '../remote/fleet-harness.js'
+import {bead, g, protectedForge} from './helpers.js'
+
+describe('helix run --remote against a protected base, without --land pr', () => {
+  it('stops at the first refused landing, in the remote words, with the work kept and the bead not blamed', async () => {
+    const f = protectedForge([bead('hx-1'), bead('hx-2')])
+    const dir = f.clone('host-a')
+    const log = path.join(f.dir, 'agents.jsonl')
+    const mainBefore = g(f.bare, 'rev-parse', 'main')
+    const c = startCli(['run', '--remote', 'origin', '--agent', AGENT, '--no-auto-review', '--review-every', '0'], {cwd: dir, env: {...GIT_ISOLATION, ...f.env, HELIX_HOST: 'host-a', FLEET_LOG: log, FLEET_HELIX: BIN, FLEET_SLEEP_MS: '50'}, stdin: 'ignore'})
+    const r = await c.done
+    expect(r.code, c.output).toBe(1)
+    expect(c.output).toMatch(
+      /^helix: the remote origin refuses helix's push to main \(\[remote rejected\] \(pre-receive hook declined\): main is protected: merge through a pull request\); hx-1's work is kept at refs\/helix\/preserved\/hx-1\/1\. A base that merges only through review lands with --land pr; else let helix push to main$/m,
+    )
+    expect(c.output).not.toMatch(/internal error|blocking|not landed/)
+    // one agent run, on one bead
+    expect(events(log).filter((e) => e.event === 'start').map((e) => e.bead)).toEqual(['hx-1'])
+    // the base is untouched and took no bookkeeping; the work is on the remote; no claim is left
+    expect(g(f.bare, 'rev-parse', 'main')).toBe(mainBefore)
+    expect(tipBeads(f.bare).map((b) => Object.keys(b).filter((k) => k.startsWith('helix-') || k === 'notes'))).toEqual([[], []])
+    expect(g(f.bare, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-1/1')).toBe('work on hx-1')
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/')).toBe('')
+  }, 120_000)
+})
