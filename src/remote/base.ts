@@ -152,7 +152,7 @@ export function createRemoteBase(o: RemoteBaseOptions): RemoteBase {
       if (p.kind !== 'race') throw new Error(`git push: ${p.message}`)
       await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 50 * Math.min(round + 1, 10))))
     }
-    throw new Error(`the base branch ${o.base} on ${o.remote} kept moving (${MAX_ROUNDS} rounds)`)
+    throw new HelixError(`the base branch ${sanitize(o.base)} on ${sanitize(o.remote)} kept moving (${MAX_ROUNDS} rounds)`)
   }
 
   /** the tracking ref moved to a commit we pushed, only forward, in the clone's queue */

@@ -12,6 +12,8 @@ import path from 'node:path'
 import {firstLine, git, gitEnv} from '../git/run.js'
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {openRepo} from '../git/repo.js'
+import {HelixError} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
 
 export const STATE_REF = 'refs/helix/state'
 const FILE = 'overlay.jsonl'
@@ -138,6 +140,8 @@ export function createStateRef(o: StateRefOptions): StateRef {
       const p = await openRepo(o.cwd, env).push([`--force-with-lease=${STATE_REF}:${cur.sha ?? ''}`, o.remote, `${sha}:${STATE_REF}`], {hooks: false})
       if (p.ok) return 'pushed'
       if (p.kind === 'unreachable') return 'unreachable'
+      // the remote's rule (a hook that refuses refs/helix/*) is said in its words, never as a bug
+      if (p.kind === 'rejected') throw new HelixError(`the remote ${sanitize(o.remote)} refused helix's push of ${STATE_REF}: ${sanitize(p.message)}`)
       if (p.kind !== 'race' || round > 50) throw new Error(`git push of ${STATE_REF}: ${p.message}`)
       await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 200)))
     }
