@@ -326,7 +326,10 @@ export function createFleet(o: FleetOptions): Fleet {
           continue
         }
         const who = c.message ? `claimed by ${sanitize(c.message.host)}` : 'claimed (an unreadable claim)'
-        out.push({until: new Date(until).toISOString(), what: `${sanitize(c.bead)} ${who} (lease until ${hhmmss(c.expiresAt)})`})
+        // a live claim's end is its holder's to move (every renewal): named without a time, so the
+        // words stay the same while it holds; an expired one says when it may be taken over
+        const ended = claimState(c, now, skew) === 'expired' ? ` (its lease ended ${hhmmss(c.expiresAt)}; free to take over at ${hhmmss(new Date(c.expiresAt.getTime() + skew))})` : ''
+        out.push({until: new Date(until).toISOString(), what: `${sanitize(c.bead)} ${who}${ended}`})
       }
       for (const [id, until] of retryAfter) out.push({until: new Date(until).toISOString(), what: `${sanitize(id)} backing off after a failure (until ${hhmmss(new Date(until))})`})
       return out.sort((a, b) => a.until.localeCompare(b.until))

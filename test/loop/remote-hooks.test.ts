@@ -63,10 +63,10 @@ describe('--remote hooks in the loop', () => {
   it('a wait for another host or a pull request is said in words once, and again only when what is waited for changes', async () => {
     const landing = new WsLanding()
     const plan = [
-      [{what: 'a claimed by host-b (lease until 01:05:00)'}],
-      [{what: 'a claimed by host-b (lease until 01:05:00)'}],
-      [{what: 'a claimed by host-b (lease until 01:07:00)'}, {what: '1 pull request to merge (c; --pr-wait until 01:30:00)'}],
-      [{what: 'a claimed by host-b (lease until 01:07:00)'}, {what: '1 pull request to merge (c; --pr-wait until 01:30:00)'}],
+      [{what: 'a claimed by host-b'}],
+      [{what: 'a claimed by host-b'}],
+      [{what: 'a claimed by host-c'}, {what: '1 pull request to merge (c; --pr-wait until 01:30:00)'}],
+      [{what: 'a claimed by host-c'}, {what: '1 pull request to merge (c; --pr-wait until 01:30:00)'}],
     ]
     const h = harness([B('a', {status: 'in_progress', owner: 'host-b'})], {check: check('STOP')}, {landing})
     h.deps.alwaysWorktree = true
@@ -74,8 +74,8 @@ describe('--remote hooks in the loop', () => {
     expect((await runLoop(h.deps, opts({workers: 1}))).exitCode).toBe(0)
     expect(h.sleeps.filter((ms) => ms >= 2000 && ms <= 3000)).toHaveLength(4)
     expect(h.normal.filter((l) => l.includes('waiting'))).toEqual([
-      'helix: waiting for a claimed by host-b (lease until 01:05:00)',
-      'helix: waiting for a claimed by host-b (lease until 01:07:00); 1 pull request to merge (c; --pr-wait until 01:30:00)',
+      'helix: waiting for a claimed by host-b',
+      'helix: waiting for a claimed by host-c; 1 pull request to merge (c; --pr-wait until 01:30:00)',
     ])
   })
 })

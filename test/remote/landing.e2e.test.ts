@@ -145,6 +145,11 @@ describe('remote landing', () => {
     for (let n = 1; n <= 4; n++) {
       const c = await a.fleet.tracker.claim('hx-1')
       if (!c.ok) throw new Error(c.message)
+      if (n === 1) {
+        // another host's live claim is waited for, named without its lease end (the holder moves it)
+        await b.fleet.tracker.read()
+        expect(b.fleet.waiting()).toEqual([{until: expect.any(String), what: 'hx-1 claimed by a'}])
+      }
       const ws = await a.landing.prepare('hx-1', n, 1)
       // the loop's FAILED path: unclaim first (deferred while the worktree exists), then preserve
       await a.fleet.tracker.unclaim('hx-1')
@@ -155,7 +160,7 @@ describe('remote landing', () => {
       expect(Date.parse(String(row?.['helix-retry-after']))).toBeGreaterThan(Date.now())
       // the other host does not select it while it backs off, and waits for it instead of draining
       expect((await b.fleet.tracker.read()).byId.get('hx-1')?.status).toBe('in_progress')
-      expect(b.fleet.waiting()).toHaveLength(1)
+      expect(b.fleet.waiting()).toEqual([{until: expect.any(String), what: expect.stringMatching(/^hx-1 backing off after a failure \(until \d\d:\d\d:\d\d\)$/)}])
     }
     const [row] = tipBeads(f.bare)
     expect(row?.labels).toEqual(['blocked'])
