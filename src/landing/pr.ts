@@ -49,6 +49,9 @@ export interface PrLandingOptions {
   onOpened: (bead: string, url: string) => void
 }
 
+/** a forge's words for refusing helix itself rather than this pull request (gh: GraphQL and HTTP errors) */
+const FORGE_DENIED = /resource not accessible|permission|not permitted|forbidden|HTTP 40[13]\b|bad credentials|must (be a collaborator|have (push|write|admin) access)|requires authentication|not logged in|auth login/i
+
 export function createPrLanding(o: PrLandingOptions): LoopLanding {
   const {fleet, plain} = o
   const g = (args: string[], cwd = o.root) => plain.git(args, cwd)
@@ -62,7 +65,8 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
   const copy = createAttemptCopy({root: o.root, trackerRel: o.trackerRel, scratch: o.scratch, repo: plain.repo, run: (args, cwd) => g(args, cwd), trackerAt: (c) => plain.trackerAt(c)})
   const {wtTop, takeTrackerCopy, mergedTracker, removeWorktree} = copy
 
-  type Fail = {landed: false; reason: string; preservedRef: null; checkTail?: string[]}
+  /** `refused`: what refuses helix (the remote, the forge) in its words; `fix`: what the operator can do */
+  type Fail = {landed: false; reason: string; preservedRef: null; checkTail?: string[]; refused?: string; fix?: string}
   let projectReal: string | null = null
   async function open(ws: Workspace, lo: LandOptions, repair: boolean): Promise<LandResult | Fail> {
     const info = lo.info
@@ -119,12 +123,19 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     const branch = prBranch(ws.bead)
     // helix's own branch: it may force it (SPEC 20.0), and nothing else
     const p = await plain.push(['--force', o.remote, `${next}:refs/heads/${branch}`])
+    if (!p.ok && p.kind === 'rejected') {
+      // the remote's own rule refuses helix's branch: nothing of the bead's, and every pull request would meet it
+      return {...fail(`the remote ${o.remote} refused the push of ${branch}`), refused: `the remote ${sanitize(o.remote)} refuses helix's push of ${sanitize(branch)} (${sanitize(p.message)})`, fix: `helix pushes its branches helix/<id> for pull requests: let it push them on ${sanitize(o.remote)}`}
+    }
     if (!p.ok) return p.kind === 'unreachable' ? fail(`the remote ${o.remote} is unreachable (git: ${sanitize(p.message)})`) : fail(`the push of ${branch} was refused: ${sanitize(refLine(p, `refs/heads/${branch}`)?.summary ?? p.message)}`)
     let url: string
     try {
       url = (await o.forge.create({base: o.base, head: branch, title: prTitle(bead), body: prBody(bead, info, checked)})).url
     } catch (error) {
-      return fail(sanitize(errorMessage(error)))
+      const why = sanitize(errorMessage(error))
+      // the forge refuses helix itself (a token without the right, a login gone): every pull request would meet it
+      if (FORGE_DENIED.test(why)) return {...fail(why), refused: `${sanitize(o.forge.name)} refuses to open pull requests (${why})`, fix: `give helix's login the right to open pull requests on ${sanitize(o.remote)} (${sanitize(o.forge.name) === 'gh' ? "'gh auth status' names the login and its scopes" : 'see the forge adapter'})`}
+      return fail(why)
     }
     if (o.autoMerge) {
       await o.forge.mergeAuto(url, o.autoMerge).catch((error: unknown) => o.log(`helix: ${sanitize(errorMessage(error))} (${sanitize(url)}); it waits for a person to merge`))
@@ -173,6 +184,12 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
         r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
       }
       if (r.landed || ('repair' in r && r.repair)) return r
+      if ('refused' in r && r.refused) {
+        // SPEC 20.1: not the bead's: kept, not counted, no note; the run stops with the words and the fix
+        const ref = await o.inner.preserve(ws, r.reason, {uncounted: true})
+        const kept = ref ? `${sanitize(ws.bead)}'s work is kept at ${sanitize(ref)}` : `${sanitize(ws.bead)} changed nothing`
+        return {landed: false, reason: r.reason, preservedRef: ref, refused: `helix: ${r.refused}; ${kept}. To go on, ${('fix' in r && r.fix) || 'see the words above'}`}
+      }
       const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
       return {landed: false, reason: r.reason, preservedRef: await o.inner.preserve(ws, r.reason), ...tail}
     },

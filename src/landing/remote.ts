@@ -326,7 +326,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     land,
     verifyRepair: copy.verifyRepair,
     commitsOf: copy.commitsOf,
-    preserve,
+    preserve: (ws, reason, opts) => preserve(ws, reason, undefined, opts?.uncounted !== true),
     keepBranch: o.local.keepBranch,
     preservedRef,
   }

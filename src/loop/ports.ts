@@ -9,6 +9,15 @@ import type {LeftoverAttempt} from '../git/leftovers.js'
 import type {ReconcileAction} from '../recovery/reconcile-plan.js'
 import type {PendingReopen} from '../state/pending-reopens.js'
 
+/** how an attempt that did not land is kept */
+export interface PreserveOptions {
+  /**
+   * SPEC 20.1: the remote or the forge refused helix by its own rule, nothing of the bead's:
+   * the attempt is not counted and no note is written (with --remote the claim still goes)
+   */
+  uncounted?: boolean
+}
+
 /** something the run waits for instead of draining: a bead backing off, one another host holds, a pull request */
 export interface Waiting {
   /** when to look again */
@@ -363,7 +372,7 @@ export interface LoopLanding {
    * `refs/helix/preserved/<id>/<attempt>`, remove worktree and branch. Returns the
    * ref, or null when the attempt changed nothing.
    */
-  preserve(ws: Workspace, reason: string): Promise<string | null>
+  preserve(ws: Workspace, reason: string, opts?: PreserveOptions): Promise<string | null>
   /** `--land none`: remove the worktree, keep the branch; returns the branch name */
   keepBranch(ws: Workspace): Promise<string>
   /** the newest preserved ref of a bead, named in the next prompt (null when none) */

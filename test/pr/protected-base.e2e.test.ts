@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {BIN, startCli} from '../support/cli.js'
 import {GIT_ISOLATION} from '../support/git.js'
 import {AGENT, events, tipBeads} from '../remote/fleet-harness.js'
-import {bead, g, protectedForge} from './helpers.js'
+import {bead, g, protectedForge, stateOverlay} from './helpers.js'
 
 describe('helix run --remote against a protected base, without --land pr', () => {
   it('stops at the first refused landing, in the remote words, with the work kept and the bead not blamed', async () => {
@@ -29,5 +29,30 @@ describe('helix run --remote against a protected base, without --land pr', () =>
     expect(tipBeads(f.bare).map((b) => Object.keys(b).filter((k) => k.startsWith('helix-') || k === 'notes'))).toEqual([[], []])
     expect(g(f.bare, 'log', '-1', '--format=%s', 'refs/helix/preserved/hx-1/1')).toBe('work on hx-1')
     expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/')).toBe('')
+  }, 120_000)
+})
+
+describe('helix run --land pr when the forge refuses helix itself', () => {
+  it('a token without the right to open pull requests stops the run at the first bead: the forge words, the work kept, the bead not counted', async () => {
+    const f = protectedForge([bead('hx-1'), bead('hx-2')])
+    const dir = f.clone('host-a')
+    const log = path.join(f.dir, 'agents.jsonl')
+    const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-wait', '0', '--agent', AGENT, '--no-auto-review', '--review-every', '0'], {
+      cwd: dir,
+      env: {...GIT_ISOLATION, ...f.env, FORGE_CREATE_DENIED: '1', HELIX_HOST: 'host-a', FLEET_LOG: log, FLEET_HELIX: BIN, FLEET_SLEEP_MS: '50'},
+      stdin: 'ignore',
+    })
+    const r = await c.done
+    expect(r.code, c.output).toBe(1)
+    expect(c.output).toMatch(
+      /^helix: gh refuses to open pull requests \(gh pr create failed: pull request create failed: GraphQL: Resource not accessible by integration \(createPullRequest\)\); hx-1's work is kept at refs\/helix\/preserved\/hx-1\/1\. To go on, give helix's login the right to open pull requests on origin \('gh auth status' names the login and its scopes\)$/m,
+    )
+    expect(c.output).not.toMatch(/internal error|blocking|not landed/)
+    expect(events(log).filter((e) => e.event === 'start').map((e) => e.bead)).toEqual(['hx-1'])
+    // kept on the remote, no pull request, no claim, and the bead neither counted nor noted on refs/helix/state
+    expect(g(f.bare, 'log', '--format=%s', 'main..refs/helix/preserved/hx-1/1').split('\n')).toContain('work on hx-1')
+    expect(f.prs()).toEqual([])
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/')).toBe('')
+    expect(stateOverlay(f.bare).get('hx-1')?.['helix-attempts']).toBeUndefined()
   }, 120_000)
 })
