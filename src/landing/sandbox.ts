@@ -22,7 +22,7 @@
 import {copyFile, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promises'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
-import type {LandOptions, LandResult, LoopLanding, Repair, Workspace} from '../loop/ports.js'
+import type {LandOptions, LandResult, LoopLanding, PreserveOptions, Repair, Workspace} from '../loop/ports.js'
 import {firstLine, gitEnv} from '../git/run.js'
 import {openRepo} from '../git/repo.js'
 import {branchName, worktreeRel} from '../git/names.js'
@@ -288,11 +288,11 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
         }
       : {}),
     ...(inner.commitsOf ? {commitsOf: (sw: Workspace, onto: string) => inner.commitsOf!(real(sw), onto)} : {}),
-    async preserve(sw: Workspace, reason: string): Promise<string | null> {
+    async preserve(sw: Workspace, reason: string, popts?: PreserveOptions): Promise<string | null> {
       const wt = real(sw)
       const why = await collect(sw)
       if (why) log(`helix: ${sanitize(sw.bead)}: ${why}`)
-      const ref = await inner.preserve(wt, reason)
+      const ref = await inner.preserve(wt, reason, popts)
       await cleanup(sw)
       return ref
     },
