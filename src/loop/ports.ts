@@ -195,7 +195,7 @@ export interface LoopDeps {
   /**
    * SPEC 19 (--remote): beads another host holds, waited for like backing-off beads instead of
    * draining. `what` says in words what is waited for, with when that wait ends as a clock time
-   * (sanitized; the same words while nothing changes, so the wait is said once)
+   * where helix knows it (sanitized; the same words while nothing changes, so the wait is said once)
    */
   remoteWaiting?: () => ReadonlyArray<Waiting>
   /** SPEC 19 (--remote): every attempt runs in a worktree, also with one slot */
@@ -306,9 +306,9 @@ export type LandResult =
   /** `pr` (SPEC 20.5, --land pr): the attempt ended at "pull request opened"; the bead awaits its merge */
   | {landed: true; sha: string; commits: string[]; pr?: {url: string}}
   /**
-   * `refused` (SPEC 20.1): the remote refuses helix's push to the base by its own rule (a hook,
-   * a protected branch), not for anything of the bead's: the line the run stops with, naming
-   * the remote's words, where the work is kept, and the fix
+   * `refused` (SPEC 20.1): the remote refuses helix's push by its own rule (a hook, a protected
+   * branch), or the forge refuses helix the right to open pull requests: nothing of the bead's.
+   * The line the run stops with: what refused in its own words, where the work is kept, the fix
    */
   | {landed: false; reason: string; preservedRef: string | null; checkTail?: string[]; repair?: undefined; refused?: string}
   /** SPEC 20.4: needs repair; the worktree is left as it is (nothing preserved yet) */
