@@ -4,6 +4,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {defineConfig} from 'vitest/config'
 import {ProjectOrderSequencer} from './test/support/sequencer.js'
+import {pidAlive} from './src/proc/process.js'
 
 // Three projects by file name (issue 13):
 //   unit   test/**/*.test.ts         fakes, real temp dirs, no built CLI
@@ -75,11 +76,7 @@ function removeOrphans(base: string): void {
   for (const name of names) {
     const pid = /^helix-suite-(\d+)-/.exec(name)?.[1]
     if (!pid) continue
-    try {
-      process.kill(Number(pid), 0)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') rmSync(path.join(base, name), {recursive: true, force: true})
-    }
+    if (!pidAlive(Number(pid))) rmSync(path.join(base, name), {recursive: true, force: true})
   }
 }
 if (!process.env.HELIX_SUITE_SCRATCH) {

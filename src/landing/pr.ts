@@ -23,6 +23,7 @@ import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/port
 import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js'
 import type {Fleet} from '../remote/fleet.js'
 import {prBody, prBranch, prClaimMessage, prTitle} from './pr-shared.js'
+import {keptWords} from './preserve-work.js'
 import {createAttemptCopy} from './attempt-copy.js'
 
 export interface PrLandingOptions {
@@ -187,8 +188,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       if ('refused' in r && r.refused) {
         // SPEC 20.1: not the bead's: kept, not counted, no note; the run stops with the words and the fix
         const ref = await o.inner.preserve(ws, r.reason, {uncounted: true})
-        const kept = ref ? `${sanitize(ws.bead)}'s work is kept at ${sanitize(ref)}` : `${sanitize(ws.bead)} changed nothing`
-        return {landed: false, reason: r.reason, preservedRef: ref, refused: `helix: ${r.refused}; ${kept}. To go on, ${('fix' in r && r.fix) || 'see the words above'}`}
+        return {landed: false, reason: r.reason, preservedRef: ref, refused: `helix: ${r.refused}; ${keptWords(ws.bead, ref)}. To go on, ${('fix' in r && r.fix) || 'see the words above'}`}
       }
       const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
       return {landed: false, reason: r.reason, preservedRef: await o.inner.preserve(ws, r.reason), ...tail}

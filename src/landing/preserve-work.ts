@@ -17,6 +17,11 @@ export type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} 
 /** what `abortRebase` found: whether it aborted a rebase, and HEAD's branch ref when it did not (one look answers both) */
 export type RebaseLook = {aborted: boolean; head: string | null}
 
+/** where a refused attempt's work is, for the line the run stops with (SPEC 20.1) */
+export function keptWords(bead: string, ref: string | null): string {
+  return ref ? `${sanitize(bead)}'s work is kept at ${sanitize(ref)}` : `${sanitize(bead)} changed nothing`
+}
+
 /** the newest of a bead's preserved refs `refs/helix/preserved/<id>/<n>` (the highest n), or null */
 export function latestPreserved(refs: Iterable<string>): string | null {
   let best: {n: number; ref: string} | null = null

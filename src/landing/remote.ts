@@ -29,6 +29,7 @@ import {abortableSleep} from '../util/abort.js'
 import type {RemoteLandLock} from '../remote/land-lock.js'
 import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js'
 import {createAttemptCopy} from './attempt-copy.js'
+import {keptWords} from './preserve-work.js'
 import type {Fleet} from '../remote/fleet.js'
 
 /** SPEC 20.3: rounds of "checked, but the base moved" before the check runs under the land lock */
@@ -302,8 +303,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     if ('refused' in r && r.refused) {
       // not counted, no note: the base takes no bookkeeping either; the claim goes, the work is kept
       const ref = await preserve(ws, r.reason, 'agentText' in r ? r.agentText : undefined, false)
-      const kept = ref ? `${sanitize(ws.bead)}'s work is kept at ${sanitize(ref)}` : `${sanitize(ws.bead)} changed nothing`
-      const refused = `helix: the remote ${sanitize(o.remote)} refuses helix's push to ${sanitize(o.base)} (${r.refused}); ${kept}. A base that merges only through review lands with --land pr; else let helix push to ${sanitize(o.base)}`
+      const refused = `helix: the remote ${sanitize(o.remote)} refuses helix's push to ${sanitize(o.base)} (${r.refused}); ${keptWords(ws.bead, ref)}. A base that merges only through review lands with --land pr; else let helix push to ${sanitize(o.base)}`
       return {landed: false, reason: r.reason, preservedRef: ref, refused}
     }
     return {landed: false, reason: r.reason, preservedRef: await preserve(ws, r.reason, 'agentText' in r ? r.agentText : undefined), ...tail}

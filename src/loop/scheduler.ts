@@ -77,7 +77,8 @@ async function selectFor(r: RunScope, snap: TrackerSnapshot, active: ReadonlySet
  * The words of a wait: beads backing off alone are one line per wait (it ends when the
  * earliest is eligible). Anything else (another host's claim, a pull request, the remote)
  * is looked at again every few seconds: it is said once, and again only when what is
- * waited for changes; each part says when its wait ends. `said` is the last such line.
+ * waited for changes; a part says when its wait ends where helix knows it. `said` is the
+ * last such line.
  */
 export function waitLine(waiting: ReadonlyArray<Waiting>, ms: number, said: string | null): string | null {
   const words = [...new Set(waiting.map((w) => w.what).filter((w): w is string => typeof w === 'string' && w !== ''))]

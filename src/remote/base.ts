@@ -146,10 +146,10 @@ export function createRemoteBase(o: RemoteBaseOptions): RemoteBase {
         failure = p.message
         return 'unreachable'
       }
-      // a lost race (another host's push won): fetch and apply again, with jitter
       // a refusal by the remote's own rule (a hook, a protected base) is said in its words, never as a bug
       if (p.kind === 'rejected') throw new HelixError(`the remote ${sanitize(o.remote)} refused helix's push to ${sanitize(o.base)}: ${sanitize(p.message)}`)
       if (p.kind !== 'race') throw new Error(`git push: ${p.message}`)
+      // a lost race (another host's push won): fetch and apply again, with jitter
       await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 50 * Math.min(round + 1, 10))))
     }
     throw new HelixError(`the base branch ${sanitize(o.base)} on ${sanitize(o.remote)} kept moving (${MAX_ROUNDS} rounds)`)

@@ -9,6 +9,7 @@ import {createRemoteLanding} from '../../src/landing/remote.js'
 import type {Workspace} from '../../src/loop/ports.js'
 import {closeBead} from '../../src/tracker/ops.js'
 import {bead, g, gitTestEnv, makeFleet, remoteRefs} from './helpers.js'
+import {GIT_POLL_MS, waitFor} from '../support/wait.js'
 
 function host(root: string, name: string, leaseSec = 30, env: NodeJS.ProcessEnv = gitTestEnv) {
   const fleet = createFleet({
@@ -160,7 +161,14 @@ describe('remote landing', () => {
       expect(Date.parse(String(row?.['helix-retry-after']))).toBeGreaterThan(Date.now())
       // the other host does not select it while it backs off, and waits for it instead of draining
       expect((await b.fleet.tracker.read()).byId.get('hx-1')?.status).toBe('in_progress')
-      expect(b.fleet.waiting()).toEqual([{until: expect.any(String), what: expect.stringMatching(/^hx-1 backing off after a failure \(until \d\d:\d\d:\d\d\)$/)}])
+      // (b's view may be a moment old: a's claim, or the backoff after it, each in words)
+      expect(b.fleet.waiting()).toEqual([{until: expect.any(String), what: expect.stringMatching(/^hx-1 (claimed by a|backing off after a failure \(until \d\d:\d\d:\d\d\))$/)}])
+      if (n === 1) {
+        // once b reads the tip again, the backoff in words, with its end
+        const backingOff = /^hx-1 backing off after a failure \(until \d\d:\d\d:\d\d\)$/
+        await waitFor(async () => (await b.fleet.tracker.read(), backingOff.test(b.fleet.waiting()[0]?.what ?? '')), {intervalMs: GIT_POLL_MS, what: 'b to see hx-1 backing off'})
+        expect(b.fleet.waiting()).toHaveLength(1)
+      }
     }
     const [row] = tipBeads(f.bare)
     expect(row?.labels).toEqual(['blocked'])
