@@ -59,6 +59,8 @@ export interface PrAttachOptions {
   host: string
   runId: string
   env: NodeJS.ProcessEnv
+  /** --max-offline: how long a forge that cannot be reached is waited for (SPEC 19.4, read for the forge) */
+  maxOfflineSec: number
   /** SPEC 20.4: the sweep's resolve call; default: the run's implementation agent (createPrResolver) */
   resolve?: PrResolver
   /** SPEC 20.3: `--land-check`, run on the rebased branch before a pull request opens */
@@ -117,6 +119,7 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
     autoMerge: flags.autoMerge,
     now,
     log,
+    maxOfflineSec: o.maxOfflineSec,
     onOpened: (bead, url) => {
       waitFrom = Date.now()
       sweep.opened({bead, url, host: o.host, openedAt: new Date().toISOString(), view: null})

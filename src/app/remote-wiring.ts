@@ -112,7 +112,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   }
   // SPEC 20.3: the land check on every candidate, and the cross-host lock of its last round
   const check = landCheck ? {landCheck: {...landCheck, env}, landLock: createRemoteLandLock({repo: fleet.rb.repo, remote: flags.remote, host, run: fleet.runId, pid: process.pid, leaseSec: flags.leaseSec, skewMs: skewMs(env), now: () => new Date()})} : {}
-  deps.landing = createRemoteLanding({root, top, prefix, remote: flags.remote, base, trackerRel, scratch, host, pid: process.pid, fleet, local, now: () => new Date(), log, ...check})
+  deps.landing = createRemoteLanding({root, top, prefix, remote: flags.remote, base, trackerRel, scratch, host, pid: process.pid, fleet, local, now: () => new Date(), log, notice: (line) => deps.out.both(line), ...check})
   deps.alwaysWorktree = true
   deps.remoteWaiting = () => (fleet.offline() ? [{until: new Date(Date.now() + 5000).toISOString(), what: `the remote ${sanitize(flags.remote)} to answer`}] : fleet.waiting())
   // SPEC 19.4: an attempt whose lease is lost is stopped (its group killed by the runner's abort)
@@ -145,7 +145,7 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   fleet.start()
   if (prw && pr && forge) {
     const runId = fleet.runId
-    const prRun = await prw.attachPr({deps, flags: pr, forge, fleet, inner: deps.landing, root, remote: flags.remote, base, trackerRel, scratch, host, runId, env, ...(landCheck ? {landCheck: {...landCheck, env}} : {})})
+    const prRun = await prw.attachPr({deps, flags: pr, forge, fleet, inner: deps.landing, root, remote: flags.remote, base, trackerRel, scratch, host, runId, env, maxOfflineSec: flags.maxOfflineSec, ...(landCheck ? {landCheck: {...landCheck, env}} : {})})
     const close = fleet.close
     fleet.close = async () => {
       await prRun.close()

@@ -47,6 +47,8 @@ const RACE =
 /** git's words for a remote it could not reach or read */
 const TRANSPORT =
   /could not read from remote|does not appear to be a git repository|unable to access|could not resolve host|connection (refused|timed out|reset|closed)|failed to connect|no route to host|network is unreachable|the remote end hung up|early eof|broken pipe|protocol error|permission denied|repository .* not found|host key verification failed|ssh: |operation timed out|couldn't connect|empty reply|unexpected disconnect/i
+/** git's message says the transport failed (the remote could not be reached or read), not that it answered no */
+export const saysUnreachable = (message: string | null): boolean => message !== null && TRANSPORT.test(message)
 /** `cannot lock ref 'A': 'B' exists; cannot create 'A'` (or the reverse): a ref in the way */
 const DF = /cannot lock ref '([^']+)': '([^']+)' exists; cannot create '[^']+'|'([^']+)' exists; cannot create '([^']+)'/i
 

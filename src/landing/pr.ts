@@ -11,6 +11,9 @@ import {existsSync, realpathSync} from 'node:fs'
 import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {firstLine} from '../git/run.js'
+import {saysUnreachable} from '../git/repo.js'
+import {abortableSleep} from '../util/abort.js'
+import {unreachableReason} from './remote.js'
 import {worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claim-refs.js'
 import {refLine} from '../remote/push.js'
@@ -44,6 +47,10 @@ export interface PrLandingOptions {
   autoMerge: MergeMethod | null
   now: () => Date
   log: (line: string) => void
+  /** a line for the summary too (a finished attempt waiting for the remote or the forge); default: log */
+  notice?: (line: string) => void
+  /** --max-offline: how long a forge that cannot be reached is waited for before the run stops (exit 4) */
+  maxOfflineSec: number
   /** SPEC 20.3 `--land-check`: run on the rebased branch before the pull request is opened */
   landCheck?: LandCheckSpec
   /** a pull request was opened (the wiring counts it and restarts --pr-wait) */
@@ -52,6 +59,10 @@ export interface PrLandingOptions {
 
 /** a forge's words for refusing helix itself rather than this pull request (gh: GraphQL and HTTP errors) */
 const FORGE_DENIED = /resource not accessible|permission|not permitted|forbidden|HTTP 40[13]\b|bad credentials|must (be a collaborator|have (push|write|admin) access)|requires authentication|not logged in|auth login/i
+/** a forge that could not be reached or answered as a server in trouble (gh: Go's network errors, HTTP 5xx) */
+const FORGE_AWAY = /error connecting to|check your internet connection|could not resolve host|no such host|server misbehaving|dial tcp|connection (refused|reset|timed out)|i\/o timeout|TLS handshake timeout|context deadline exceeded|network is unreachable|HTTP 5\d\d\b|\b50[234] (bad gateway|service unavailable|gateway time-?out)|unexpected EOF/i
+/** the longest wait between two tries of a landing whose remote or forge does not answer */
+const AWAY_MAX_MS = 10_000
 
 export function createPrLanding(o: PrLandingOptions): LoopLanding {
   const {fleet, plain} = o
@@ -67,7 +78,10 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
   const {wtTop, takeTrackerCopy, mergedTracker, removeWorktree} = copy
 
   /** `refused`: what refuses helix (the remote, the forge) in its words; `fix`: what the operator can do */
-  type Fail = {landed: false; reason: string; preservedRef: null; checkTail?: string[]; refused?: string; fix?: string}
+  type Fail = {landed: false; reason: string; preservedRef: null; checkTail?: string[]; refused?: string; fix?: string; unavailable?: true; away?: {what: 'remote' | 'forge'; message: string | null}}
+  /** a remote that did not answer (git's words for a failed transport) is waited for; any other failure is the landing's */
+  const awayFrom = (what: 'remote', message: string | null, f: Fail): Fail => (saysUnreachable(message) ? {...f, away: {what, message}} : f)
+
   let projectReal: string | null = null
   async function open(ws: Workspace, lo: LandOptions, repair: boolean): Promise<LandResult | Fail> {
     const info = lo.info
@@ -81,7 +95,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     const left = await copy.commitLeftovers(ws)
     if (left.kind === 'refused') return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(left.why)}`)
     const tip = await plain.fetch()
-    if (!tip) return fail(`the remote ${o.remote} is unreachable`)
+    if (!tip) return awayFrom('remote', plain.lastFailure(), fail(unreachableReason(o.remote, plain.lastFailure())))
     if ((await g(['merge-base', '--is-ancestor', tip, 'HEAD'], top)).code !== 0) {
       // the tracker is merged by bead id below, so git keeps the base's copy while rebasing
       const attrs = path.join(o.scratch, 'pr-attributes')
@@ -128,7 +142,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       // the remote's own rule refuses helix's branch: nothing of the bead's, and every pull request would meet it
       return {...fail(`the remote ${o.remote} refused the push of ${branch}`), refused: `the remote ${sanitize(o.remote)} refuses helix's push of ${sanitize(branch)} (${sanitize(p.message)})`, fix: `helix pushes its branches helix/<id> for pull requests: let it push them on ${sanitize(o.remote)}`}
     }
-    if (!p.ok) return p.kind === 'unreachable' ? fail(`the remote ${o.remote} is unreachable (git: ${sanitize(p.message)})`) : fail(`the push of ${branch} was refused: ${sanitize(refLine(p, `refs/heads/${branch}`)?.summary ?? p.message)}`)
+    if (!p.ok) return p.kind === 'unreachable' ? awayFrom('remote', p.message, fail(unreachableReason(o.remote, p.message))) : fail(`the push of ${branch} was refused: ${sanitize(refLine(p, `refs/heads/${branch}`)?.summary ?? p.message)}`)
     let url: string
     try {
       url = (await o.forge.create({base: o.base, head: branch, title: prTitle(bead), body: prBody(bead, info, checked)})).url
@@ -136,6 +150,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       const why = sanitize(errorMessage(error))
       // the forge refuses helix itself (a token without the right, a login gone): every pull request would meet it
       if (FORGE_DENIED.test(why)) return {...fail(why), refused: `${sanitize(o.forge.name)} refuses to open pull requests (${why})`, fix: `give helix's login the right to open pull requests on ${sanitize(o.remote)} (${sanitize(o.forge.name) === 'gh' ? "'gh auth status' names the login and its scopes" : 'see the forge adapter'})`}
+      if (FORGE_AWAY.test(why)) return {...fail(why), away: {what: 'forge', message: why}}
       return fail(why)
     }
     if (o.autoMerge) {
@@ -178,17 +193,49 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     },
     commitsOf: copy.commitsOf,
     async land(ws, opts) {
+      const signal = opts?.signal
       let r: LandResult | Fail
-      try {
-        r = await serial(() => open(ws, opts ?? {}, opts?.repair === true))
-      } catch (error) {
-        r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
+      // SPEC 19.4/20.1: a remote or forge that does not answer is nobody's fault: the finished attempt keeps
+      // its claim (renewed meanwhile) and its worktree, and tries again with backoff until it answers, the
+      // lease runs out unrenewed, or the run stops (a signal; --max-offline: the fleet's for the remote, ours for the forge)
+      let away = 0
+      let forgeSince: number | null = null
+      for (;;) {
+        try {
+          r = await serial(() => open(ws, opts ?? {}, opts?.repair === true))
+        } catch (error) {
+          r = {landed: false, reason: sanitize(errorMessage(error).replace(/^helix: /, '')), preservedRef: null}
+        }
+        const gone = 'away' in r ? r.away : undefined
+        if (!gone || r.landed) break
+        const h = fleet.held.get(ws.bead)
+        if (!h || h.lost) {
+          r = {landed: false, reason: `the claim on ${ws.bead} ran out while ${gone.what === 'forge' ? sanitize(o.forge.name) : `the remote ${o.remote}`} could not be reached`, preservedRef: null}
+          break
+        }
+        const who = gone.what === 'forge' ? sanitize(o.forge.name) : `the remote ${sanitize(o.remote)}`
+        if (gone.what === 'remote') {
+          forgeSince = null
+          fleet.unreachable(gone.message)
+        } else {
+          forgeSince ??= o.now().getTime()
+          if (o.now().getTime() - forgeSince > o.maxOfflineSec * 1000) {
+            r = {...r, away: undefined, unavailable: true, refused: `${who} could not be reached for more than ${o.maxOfflineSec}s (--max-offline): ${r.reason}`, fix: `check the network and the forge ('${sanitize(o.forge.name)} auth status' tries it), then run helix again`}
+            break
+          }
+        }
+        if (away++ === 0) (o.notice ?? o.log)(`helix: ${sanitize(ws.bead)}'s pull request waits until ${who} answers (${sanitize(r.reason)}); its claim and worktree are kept`)
+        await abortableSleep(Math.min(1000 * 2 ** Math.min(away - 1, 4), AWAY_MAX_MS), signal)
+        if (signal?.aborted) {
+          r = {landed: false, reason: 'interrupted', preservedRef: null}
+          break
+        }
       }
       if (r.landed || ('repair' in r && r.repair)) return r
       if ('refused' in r && r.refused) {
         // SPEC 20.1: not the bead's: kept, not counted, no note; the run stops with the words and the fix
         const ref = await o.inner.preserve(ws, r.reason, {uncounted: true})
-        return {landed: false, reason: r.reason, preservedRef: ref, refused: `helix: ${r.refused}; ${keptWords(ws.bead, ref)}. To go on, ${('fix' in r && r.fix) || 'see the words above'}`}
+        return {landed: false, reason: r.reason, preservedRef: ref, refused: `helix: ${r.refused}; ${keptWords(ws.bead, ref)}. To go on, ${('fix' in r && r.fix) || 'see the words above'}`, ...('unavailable' in r && r.unavailable ? {unavailable: true as const} : {})}
       }
       const tail = 'checkTail' in r && r.checkTail ? {checkTail: r.checkTail} : {}
       return {landed: false, reason: r.reason, preservedRef: await o.inner.preserve(ws, r.reason), ...tail}

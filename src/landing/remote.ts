@@ -14,6 +14,7 @@ import {existsSync, realpathSync} from 'node:fs'
 import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {firstLine} from '../git/run.js'
+import {saysUnreachable} from '../git/repo.js'
 import {assertAttempt, assertSafeId, branchName, preservedRefName, worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claim-refs.js'
 import {writeAttemptMeta} from '../git/attempt-meta.js'
@@ -63,6 +64,8 @@ export interface RemoteLandingOptions {
   local: LoopLanding
   now: () => Date
   log: (line: string) => void
+  /** a line for the summary too (a finished attempt waiting for the remote); default: log */
+  notice?: (line: string) => void
   /** told of each lost race of a landing (the session log) */
   onRace?: (bead: string, round: number, message: string) => void
   /** SPEC 20.3 `--land-check`: the team's check, run on every candidate before the push */
@@ -78,6 +81,8 @@ const jitter = (round: number, signal?: AbortSignal): Promise<void> => abortable
 
 /** the reason of a landing that the run's stop ended (not counted across the fleet) */
 const STOPPED = 'interrupted'
+/** the longest wait between two tries of a landing whose remote does not answer */
+const AWAY_MAX_MS = 10_000
 
 /** the reason line of an unreachable remote quotes git's own message (sanitized) */
 export function unreachableReason(remote: string, message: string | null): string {
@@ -150,8 +155,23 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     const agentText = await takeTrackerCopy(top)
     const fail = (reason: string, checkTail?: string[]): Failed => ({landed: false as const, reason, preservedRef: null, agentText, ...(checkTail ? {checkTail} : {})})
     if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
+    const held = h
     const left = await copy.commitLeftovers(ws)
     if (left.kind === 'refused') return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(left.why)}`)
+    // SPEC 19.4/20.1: a remote that does not answer is nobody's fault: the finished attempt keeps
+    // its claim (renewed meanwhile) and its worktree, and tries again with backoff until the remote
+    // answers, the lease runs out unrenewed, or the run stops (a signal, --max-offline: the fleet's).
+    // Only git's words for a failed transport wait; any other failure ends the landing as before.
+    let away = 0
+    const awaitRemote = async (message: string | null, transport = saysUnreachable(message)): Promise<Failed | null> => {
+      fleet.unreachable(message)
+      if (!transport) return fail(unreachableReason(o.remote, message))
+      if (away++ === 0) (o.notice ?? o.log)(`helix: ${sanitize(ws.bead)} waits to land until the remote ${sanitize(o.remote)} answers; its claim and worktree are kept`)
+      await abortableSleep(Math.min(1000 * 2 ** Math.min(away - 1, 4), AWAY_MAX_MS), signal)
+      if (signal?.aborted) return fail(STOPPED)
+      if (held.lost) return fail(`the claim on ${ws.bead} ran out while the remote ${o.remote} was unreachable`)
+      return null
+    }
     // SPEC 20.4: what the loop sends back to the agent; the worktree stays as it is, with the agent's tracker copy back in place
     const needsRepair = async (reason: string, repair: Repair): Promise<LandResult> => {
       await copy.putTrackerCopy(ws, agentText)
@@ -175,8 +195,9 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
       if (signal?.aborted) return fail(STOPPED)
       const tip = await rb.fetch()
       if (!tip) {
-        fleet.unreachable(rb.lastFailure())
-        return fail(unreachableReason(o.remote, rb.lastFailure()))
+        const gone = await awaitRemote(rb.lastFailure())
+        if (gone) return gone
+        continue
       }
       if (!(await rb.repo.isAncestor(tip, 'HEAD', top))) {
         const rebase = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], top)
@@ -194,7 +215,11 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         // after 3 rounds of "the base moved meanwhile", this host checks and pushes under the land lock
         if (checks >= CHECK_ROUNDS_OUTSIDE_LOCK && !lock.held?.ok && o.landLock) {
           lock.held = await o.landLock.acquire(signal)
-          if (!lock.held.ok) return lock.held.why === 'aborted' ? fail(STOPPED) : fail(unreachableReason(o.remote, lock.held.message))
+          if (!lock.held.ok) {
+            if (lock.held.why === 'aborted') return fail(STOPPED)
+            const gone = await awaitRemote(lock.held.message, true)
+            if (gone) return gone
+          }
           continue
         }
         checks++
@@ -232,8 +257,9 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
       }
       h.landing = false
       if (p.kind === 'unreachable') {
-        fleet.unreachable(p.message)
-        return fail(unreachableReason(o.remote, p.message))
+        const gone = await awaitRemote(p.message)
+        if (gone) return gone
+        continue
       }
       const claimLine = refLine(p, ref)
       if (claimLine && /stale info/.test(claimLine.summary)) {

@@ -62,7 +62,10 @@ export async function land(r: LandScope, a: AttemptCtx, res: DispatchResult, out
   if (lr.refused) {
     // SPEC 20.1: the remote's rule, not the bead's: not counted, no note; every landing would meet it, so the run stops
     r.ledger.amendCycle(a.n, {outcome: 'NOT_LANDED', reason})
-    return {kind: 'stopped', a, step: new Stop({reason: 'error', exit: EXIT.ERROR}, lr.refused, lr.refused.replace(/^helix: /, '')), why: reason, claim: {do: 'none'}, freeSlot: false, counted: false}
+    const detail = lr.refused.replace(/^helix: /, '')
+    // a forge away past --max-offline stops as a remote away does (SPEC 19.4: exit 4); a refusal is the operator's to fix (exit 1)
+    const step = lr.unavailable ? new Stop('agent_unavailable', lr.refused, detail) : new Stop({reason: 'error', exit: EXIT.ERROR}, lr.refused, detail)
+    return {kind: 'stopped', a, step, why: reason, claim: {do: 'none'}, freeSlot: false, counted: false}
   }
   if (r.aborted) {
     // SPEC 5.10/18.1a: the stop ended the landing (a race loop, a land check): a stopped attempt, not a failed one

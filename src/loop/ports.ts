@@ -308,9 +308,10 @@ export type LandResult =
   /**
    * `refused` (SPEC 20.1): the remote refuses helix's push by its own rule (a hook, a protected
    * branch), or the forge refuses helix the right to open pull requests: nothing of the bead's.
-   * The line the run stops with: what refused in its own words, where the work is kept, the fix
+   * The line the run stops with: what refused in its own words, where the work is kept, the fix.
+   * `unavailable`: not a refusal but a forge that could not be reached past --max-offline (exit 4, as 19.4)
    */
-  | {landed: false; reason: string; preservedRef: string | null; checkTail?: string[]; repair?: undefined; refused?: string}
+  | {landed: false; reason: string; preservedRef: string | null; checkTail?: string[]; repair?: undefined; refused?: string; unavailable?: true}
   /** SPEC 20.4: needs repair; the worktree is left as it is (nothing preserved yet) */
   | {landed: false; reason: string; preservedRef: null; repair: Repair; checkTail?: undefined; refused?: undefined}
 

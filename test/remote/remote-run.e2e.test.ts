@@ -1,7 +1,7 @@
 // `helix run --remote` through the built CLI (npm run build first): two hosts, one queue.
 // Bad input is refused in-process (run-refusals.test.ts); `status --remote` here too.
 import {spawnSync} from 'node:child_process'
-import {readFileSync, rmSync} from 'node:fs'
+import {readFileSync, rmSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {GIT_ISOLATION} from '../support/git.js'
@@ -48,6 +48,31 @@ describe('helix run --remote (built CLI)', () => {
       g(walk, 'checkout', '-q', '--detach', sha)
       expect(spawnSync('sh', ['-c', check], {cwd: walk, encoding: 'utf8'}).status, sha).toBe(0)
     }
+  }, 240_000)
+
+  it('a finished attempt whose remote is gone when it lands waits for it and lands once it answers: the agent runs once, nothing is counted', async () => {
+    const f = makeFleet([bead('hx-1')])
+    const {dir, link} = cloneBehindLink(f, 'host-w')
+    const log = path.join(f.dir, 'agents.jsonl')
+    // the lease (60 s) and --max-offline (600 s) outlast the test: only the remote's return ends the wait
+    const h = startHost(dir, 'host-w', log, ['--lease', '60', '--max-offline', '600'], {FLEET_SLEEP_MS: '1500'})
+    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
+    rmSync(link)
+    await until(() => /hx-1 waits to land until the remote origin answers; its claim and worktree are kept/.test(h.out()), 60_000, 'the landing to wait for the remote')
+    // a few tries meanwhile, none of them the end of the attempt
+    await new Promise((r) => setTimeout(r, 2500))
+    expect(h.out()).not.toMatch(/NOT LANDED|not landed/)
+    symlinkSync(f.bare, link)
+    expect(await h.done, h.out()).toBe(0)
+    expect(h.out()).toMatch(/the remote origin is unreachable \(git: .*does not appear to be a git repository/)
+    expect(h.out()).not.toMatch(/NOT LANDED|not landed|blocked/)
+    // the agent ran once; the bead is closed at the tip with its work, no attempt counted, no claim or worktree left
+    expect(events(log).filter((e) => e.event === 'start')).toHaveLength(1)
+    expect(tipBeads(f.bare)[0]).toMatchObject({id: 'hx-1', status: 'closed'})
+    expect(tipBeads(f.bare)[0]?.['helix-attempts']).toBeUndefined()
+    expect(g(f.bare, 'show', 'main:work/hx-1.txt')).toBe('done by host-w')
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/', 'refs/helix/preserved/')).toBe('')
+    expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
   }, 240_000)
 
   it('past --max-offline the run exits 4 with the attempt kept on a preserved ref', async () => {
