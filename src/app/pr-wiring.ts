@@ -16,6 +16,7 @@ import type {RemoteBase} from '../remote/base.js'
 import type {LoopDeps, LoopLanding} from '../loop/ports.js'
 import type {Fleet} from '../remote/fleet.js'
 import {createPrLanding} from '../landing/pr.js'
+import {createAutoMerge} from '../landing/pr-shared.js'
 import {stateBase, type StateBase} from '../landing/pr-state-base.js'
 import {createTrackerPr} from '../landing/pr-tracker.js'
 import {createSweep, type Sweep} from '../landing/pr-sweep.js'
@@ -103,6 +104,8 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
     resolveAttempts: rounds,
     ...(resolve ? {resolve} : {}),
   })
+  // --pr-auto-merge: asked for when a pull request opens, asked again at each look while the forge is away
+  const autoMerge = flags.autoMerge ? createAutoMerge({forge: o.forge, method: flags.autoMerge, log}) : null
   deps.landing = createPrLanding({
     root: o.root,
     remote: o.remote,
@@ -116,7 +119,7 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
     plain,
     inner: o.inner,
     forge: o.forge,
-    autoMerge: flags.autoMerge,
+    autoMerge,
     now,
     log,
     maxOfflineSec: o.maxOfflineSec,
@@ -148,8 +151,8 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
   }
   let running: Promise<void> | null = null
   const look = (): Promise<void> => {
-    running ??= sweep
-      .run()
+    running ??= (autoMerge ? autoMerge.retry() : Promise.resolve())
+      .then(() => sweep.run())
       .then(async (changed) => {
         if (changed > 0) waitFrom = Date.now()
         await remember()

@@ -47,6 +47,13 @@ export interface Forge {
   checksLog(url: string): Promise<string>
 }
 
+/**
+ * A forge that could not be reached, or answered as a server in trouble (gh: Go's network
+ * errors, HTTP 5xx): worth asking again later, and nobody's fault. A refusal is not this.
+ */
+const FORGE_AWAY = /error connecting to|check your internet connection|could not resolve host|no such host|server misbehaving|dial tcp|connection (refused|reset|timed out)|i\/o timeout|TLS handshake timeout|context deadline exceeded|network is unreachable|HTTP 5\d\d\b|\b50[234] (bad gateway|service unavailable|gateway time-?out)|unexpected EOF/i
+export const forgeAway = (message: string): boolean => FORGE_AWAY.test(message)
+
 const str = (v: unknown, max = 2000): string | null => (typeof v === 'string' && v.length > 0 ? v.slice(0, max) : null)
 
 /** gh's `statusCheckRollup` (CheckRun: status + conclusion; StatusContext: state) as one word */

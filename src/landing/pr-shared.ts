@@ -2,6 +2,9 @@
 import type {Bead} from '../tracker/types.js'
 import type {ClaimMessage} from '../remote/claim-refs.js'
 import type {LandInfo} from '../loop/ports.js'
+import {forgeAway, type Forge, type MergeMethod} from '../forge/types.js'
+import {errorMessage} from '../util/errors.js'
+import {sanitize} from '../util/sanitize.js'
 
 export const prBranch = (bead: string): string => `helix/${bead}`
 
@@ -40,4 +43,42 @@ export function prBody(bead: Bead, info: LandInfo | undefined, check?: string): 
   if (check) parts.push('## Land check', '', check, '')
   parts.push('---', `The branch closes \`${bead.id}\` in \`.ddx/beads.jsonl\`: the bead is closed on the base when this merges. helix force-pushes this branch when it rebases it; close the pull request to send the bead back to the queue.`)
   return parts.join('\n')
+}
+
+/** `--pr-auto-merge`: asked for once a pull request opens, and again at the next looks while the forge cannot be reached */
+export interface AutoMerge {
+  /** ask the forge to merge `url` once its checks pass; never throws */
+  request(url: string): Promise<void>
+  /** ask again for those whose request met a forge that could not be reached (each look of the sweep) */
+  retry(): Promise<void>
+  /** the pull requests still to be asked for */
+  due(): string[]
+}
+
+export function createAutoMerge(o: {forge: Pick<Forge, 'name' | 'mergeAuto'>; method: MergeMethod; log: (line: string) => void}): AutoMerge {
+  const due = new Set<string>()
+  async function ask(url: string, again: boolean): Promise<void> {
+    try {
+      await o.forge.mergeAuto(url, o.method)
+      due.delete(url)
+      if (again) o.log(`helix: asked ${sanitize(o.forge.name)} to merge ${sanitize(url)} once its checks pass (--pr-auto-merge ${o.method})`)
+    } catch (error) {
+      const why = sanitize(errorMessage(error))
+      if (forgeAway(why)) {
+        // said once; asked again at every look until the forge answers
+        if (!due.has(url)) o.log(`helix: ${sanitize(o.forge.name)} could not be reached to auto-merge ${sanitize(url)} (${why}); asked again at the next look`)
+        due.add(url)
+        return
+      }
+      due.delete(url)
+      o.log(`helix: ${why} (${sanitize(url)}); it waits for a person to merge`)
+    }
+  }
+  return {
+    request: (url) => ask(url, false),
+    async retry() {
+      for (const url of [...due]) await ask(url, true)
+    },
+    due: () => [...due],
+  }
 }

@@ -21,11 +21,11 @@ import type {RemoteBase} from '../remote/base.js'
 import {parseTracker} from '../tracker/codec.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import type {Forge, MergeMethod} from '../forge/types.js'
+import {forgeAway, type Forge} from '../forge/types.js'
 import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js'
 import type {Fleet} from '../remote/fleet.js'
-import {prBody, prBranch, prClaimMessage, prTitle} from './pr-shared.js'
+import {prBody, prBranch, prClaimMessage, prTitle, type AutoMerge} from './pr-shared.js'
 import {keptWords} from './preserve-work.js'
 import {createAttemptCopy} from './attempt-copy.js'
 
@@ -44,7 +44,8 @@ export interface PrLandingOptions {
   /** the remote landing: prepare, preserve, preserved refs */
   inner: LoopLanding
   forge: Forge
-  autoMerge: MergeMethod | null
+  /** --pr-auto-merge: asked for once a pull request opens (null: a person merges) */
+  autoMerge: AutoMerge | null
   now: () => Date
   log: (line: string) => void
   /** a line for the summary too (a finished attempt waiting for the remote or the forge); default: log */
@@ -59,8 +60,6 @@ export interface PrLandingOptions {
 
 /** a forge's words for refusing helix itself rather than this pull request (gh: GraphQL and HTTP errors) */
 const FORGE_DENIED = /resource not accessible|permission|not permitted|forbidden|HTTP 40[13]\b|bad credentials|must (be a collaborator|have (push|write|admin) access)|requires authentication|not logged in|auth login/i
-/** a forge that could not be reached or answered as a server in trouble (gh: Go's network errors, HTTP 5xx) */
-const FORGE_AWAY = /error connecting to|check your internet connection|could not resolve host|no such host|server misbehaving|dial tcp|connection (refused|reset|timed out)|i\/o timeout|TLS handshake timeout|context deadline exceeded|network is unreachable|HTTP 5\d\d\b|\b50[234] (bad gateway|service unavailable|gateway time-?out)|unexpected EOF/i
 /** the longest wait between two tries of a landing whose remote or forge does not answer */
 const AWAY_MAX_MS = 10_000
 
@@ -150,12 +149,10 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       const why = sanitize(errorMessage(error))
       // the forge refuses helix itself (a token without the right, a login gone): every pull request would meet it
       if (FORGE_DENIED.test(why)) return {...fail(why), refused: `${sanitize(o.forge.name)} refuses to open pull requests (${why})`, fix: `give helix's login the right to open pull requests on ${sanitize(o.remote)} (${sanitize(o.forge.name) === 'gh' ? "'gh auth status' names the login and its scopes" : 'see the forge adapter'})`}
-      if (FORGE_AWAY.test(why)) return {...fail(why), away: {what: 'forge', message: why}}
+      if (forgeAway(why)) return {...fail(why), away: {what: 'forge', message: why}}
       return fail(why)
     }
-    if (o.autoMerge) {
-      await o.forge.mergeAuto(url, o.autoMerge).catch((error: unknown) => o.log(`helix: ${sanitize(errorMessage(error))} (${sanitize(url)}); it waits for a person to merge`))
-    }
+    if (o.autoMerge) await o.autoMerge.request(url)
     // the claim now carries the pull request and never expires: the forge holds the lock
     h.landing = true
     if (h.renewing) await h.renewing
