@@ -75,6 +75,29 @@ describe('helix run --remote (built CLI)', () => {
     expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
   }, 240_000)
 
+  it('killed -9 while its landing waits for the remote, then restarted once the remote is back: the attempt lands without running the agent again', async () => {
+    const f = makeFleet([bead('hx-1')])
+    const {dir, link} = cloneBehindLink(f, 'host-k')
+    const log = path.join(f.dir, 'agents.jsonl')
+    const args = ['--lease', '60', '--max-offline', '600']
+    const h = startHost(dir, 'host-k', log, args, {FLEET_SLEEP_MS: '1000'})
+    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
+    rmSync(link)
+    await until(() => /hx-1 waits to land until the remote origin answers/.test(h.out()), 60_000, 'the landing to wait for the remote')
+    process.kill(h.child.pid as number, 'SIGKILL')
+    await h.done
+    symlinkSync(f.bare, link)
+    // the claim is still this host's run's (60 s lease): the restart finishes the attempt (SPEC 20.2)
+    const again = startHost(dir, 'host-k', log, args, {FLEET_SLEEP_MS: '1000'})
+    expect(await again.done, again.out()).toBe(0)
+    expect(events(log).filter((e) => e.event === 'start')).toHaveLength(1)
+    expect(tipBeads(f.bare)[0]).toMatchObject({id: 'hx-1', status: 'closed'})
+    expect(g(f.bare, 'show', 'main:work/hx-1.txt')).toBe('done by host-k')
+    expect(g(f.bare, 'log', '--format=%s', 'main').split('\n').filter((m) => m === 'work on hx-1')).toHaveLength(1)
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/')).toBe('')
+    expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
+  }, 240_000)
+
   it('past --max-offline the run exits 4 with the attempt kept on a preserved ref', async () => {
     const f = makeFleet([bead('hx-1')])
     const {dir, link} = cloneBehindLink(f, 'host-p')
