@@ -81,6 +81,8 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
   /** a remote that did not answer (git's words for a failed transport) is waited for; any other failure is the landing's */
   const awayFrom = (what: 'remote', message: string | null, f: Fail): Fail => (saysUnreachable(message) ? {...f, away: {what, message}} : f)
 
+  /** the candidate whose land check passed, by attempt worktree, while its landing lasts */
+  const passed = new Map<string, {head: string; words: string}>()
   let projectReal: string | null = null
   async function open(ws: Workspace, lo: LandOptions, repair: boolean): Promise<LandResult | Fail> {
     const info = lo.info
@@ -115,7 +117,10 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     const head = (await g(['rev-parse', 'HEAD'], top)).stdout.trim()
     // SPEC 20.3: the land check on the rebased branch, before the pull request opens; the forge's checks gate it after that
     let checked: string | undefined
-    if (o.landCheck) {
+    // a landing that waited for the remote or the forge tries again on the same candidate: checked once
+    const before = passed.get(wtTop(ws))
+    if (o.landCheck && before?.head === head) checked = before.words
+    else if (o.landCheck) {
       projectReal ??= realpathSync(o.root)
       const c = await checkCandidate({...o.landCheck, ...(lo.signal ? {signal: lo.signal} : {})}, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
       if (lo.signal?.aborted) return fail('interrupted')
@@ -128,6 +133,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
         return fail(c.reason, c.run.tail)
       }
       checked = `helix's land check passed on this branch rebased onto \`${tip.slice(0, 12)}\` (${Math.round(c.run.ms / 1000)}s).`
+      passed.set(wtTop(ws), {head, words: checked})
     }
     const text = await mergedTracker(ws, agentText, head)
     const snap = parseTracker(text, 'branch')
@@ -228,6 +234,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
           break
         }
       }
+      passed.delete(wtTop(ws))
       if (r.landed || ('repair' in r && r.repair)) return r
       if ('refused' in r && r.refused) {
         // SPEC 20.1: not the bead's: kept, not counted, no note; the run stops with the words and the fix

@@ -2,7 +2,7 @@
 // pre-receive hook refuses every push to main. The run stops after the first refused landing with
 // the remote's own words and the fix, the work kept on the remote, the bead neither counted nor
 // noted, its claim gone; it never redoes the bead nor blames it. Built CLI, real git, real hook.
-import {rmSync, writeFileSync} from 'node:fs'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {BIN, startCli} from '../support/cli.js'
@@ -72,7 +72,9 @@ describe('helix run --land pr when the forge cannot be reached', () => {
     const log = path.join(f.dir, 'agents.jsonl')
     const offline = path.join(f.dir, 'offline')
     writeFileSync(offline, '')
-    const c = run(f, dir, log, offline)
+    // the land check passes once; the tries after a wait are on the same candidate and do not run it again
+    const checks = path.join(f.dir, 'checks')
+    const c = run(f, dir, log, offline, ['--land-check', `echo checked >> '${checks}'`])
     await until(() => /hx-1's pull request waits until gh answers \(gh pr create failed: error connecting to api\.github\.com\); its claim and worktree are kept/.test(c.output), 60_000, 'the landing to wait for gh')
     // a few tries meanwhile; the claim is still this host's, no pull request yet, nothing preserved
     await new Promise((r) => setTimeout(r, 2500))
@@ -87,6 +89,7 @@ describe('helix run --land pr when the forge cannot be reached', () => {
     expect(f.prs()).toHaveLength(1)
     expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/preserved/')).toBe('')
     expect(stateOverlay(f.bare).get('hx-1')?.['helix-attempts']).toBeUndefined()
+    expect(readFileSync(checks, 'utf8')).toBe('checked\n')
   }, 120_000)
 
   it('a forge away past --max-offline stops the run with exit 4, the work kept and the bead not counted', async () => {
