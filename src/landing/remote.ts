@@ -206,16 +206,16 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         if (gone) return gone
         continue
       }
-      // the lease ran out while the remote was away: the claim is ours again only if it is still our
-      // value there (nobody took the bead over), by a renewal expecting it, before any rebase onto their work
-      if (held.lost && expiredSaid) {
+      // the lease ran out while the remote was away (or the claim was taken over): the claim is ours again
+      // only if it is still our value there, by a renewal expecting it, before any rebase onto their work
+      if (held.lost) {
         const r = await fleet.claims.renew(ws.bead, held.sha, held.attempt)
         if (!r.ok && r.why === 'unreachable') {
           const gone = await awaitRemote(r.message)
           if (gone) return gone
           continue
         }
-        if (!r.ok) return fail(`the claim on ${ws.bead} was taken over by another host while the remote ${o.remote} was unreachable; nothing landed`)
+        if (!r.ok) return fail(`the claim on ${ws.bead} was taken over by another host${expiredSaid ? ` while the remote ${o.remote} was unreachable` : ''}; nothing landed`)
         Object.assign(held, {sha: r.sha, expiresAt: o.now().getTime() + fleet.claims.leaseMs, lost: false})
         say(`helix: ${sanitize(ws.bead)}'s claim is this run's again (nobody took it over); landing`)
       }
