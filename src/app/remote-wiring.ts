@@ -6,7 +6,7 @@
  */
 import path from 'node:path'
 import {gitEnv} from '../git/run.js'
-import {openRepo} from '../git/repo.js'
+import {openRepo, saysUnreachable} from '../git/repo.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {createFleet, type Fleet} from '../remote/fleet.js'
@@ -77,10 +77,6 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
   const prefix = known ? known.prefix : (await run(['rev-parse', '--show-prefix'])).stdout.trim()
   const common = known ? known.commonDir : path.resolve(root, (await run(['rev-parse', '--git-common-dir'])).stdout.trim())
   const log = (line: string) => deps.out.normal(line)
-  // SPEC 19.3: --remote runs register the tracker merge driver, and say so once
-  const {registerMergeDriver} = await import('../remote/merge-driver.js')
-  const reg = dryRun ? {added: []} : await registerMergeDriver(root, env)
-  if (reg.added.length > 0) deps.out.normal(`helix: registered the tracker merge driver (${reg.added.join(', ')})`)
   const local = createGitLanding({root, trackerDir: paths.dir, env, now: () => new Date(), log, known})
   const base = await local.base()
   const host = hostName(env)
@@ -104,7 +100,17 @@ export async function attachRemote(real: RealLoop, flags: RemoteFlags, env: Node
     onMaxOffline,
     ...(prw ? {wrapBase: prw.prWrapBase({root, remote: flags.remote, env, scratch})} : {}),
   })
-  if (!(await fleet.rb.fetch())) throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: cannot fetch ${sanitize(base)} from it (unreachable, or no branch ${sanitize(base)} there)`, EXIT.ERROR)
+  if (!(await fleet.rb.fetch())) {
+    // SPEC 20.1: an unreachable remote is said so, quoting git; a remote that answered without the base is another fix
+    const said = fleet.rb.lastFailure()
+    const quote = said ? ` (git: ${sanitize(said).slice(0, 200)})` : ''
+    if (saysUnreachable(said)) throw new HelixError(`helix run: the remote ${sanitize(flags.remote)} is unreachable${quote}; nothing was claimed: run again when it answers`, EXIT.ERROR)
+    throw new HelixError(`helix run: --remote ${sanitize(flags.remote)}: cannot fetch ${sanitize(base)} from it${quote}; is ${sanitize(base)} the remote's base branch?`, EXIT.ERROR)
+  }
+  // SPEC 19.3: --remote runs register the tracker merge driver, and say so once (after the remote answered: a refused start changes nothing here)
+  const {registerMergeDriver} = await import('../remote/merge-driver.js')
+  const reg = dryRun ? {added: []} : await registerMergeDriver(root, env)
+  if (reg.added.length > 0) deps.out.normal(`helix: registered the tracker merge driver (${reg.added.join(', ')})`)
   deps.tracker = fleet.tracker
   if (dryRun) {
     deps.out.normal(`helix: --remote ${sanitize(flags.remote)}: previewing the queue ${sanitize(flags.remote)}/${sanitize(base)}:${sanitize(trackerRel)} as host ${sanitize(host)}`)

@@ -163,13 +163,20 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     // answers, the lease runs out unrenewed, or the run stops (a signal, --max-offline: the fleet's).
     // Only git's words for a failed transport wait; any other failure ends the landing as before.
     let away = 0
+    let expiredSaid = false
+    const say = o.notice ?? o.log
     const awaitRemote = async (message: string | null, transport = saysUnreachable(message)): Promise<Failed | null> => {
       fleet.unreachable(message)
       if (!transport) return fail(unreachableReason(o.remote, message))
-      if (away++ === 0) (o.notice ?? o.log)(`helix: ${sanitize(ws.bead)} waits to land until the remote ${sanitize(o.remote)} answers; its claim and worktree are kept`)
+      if (away++ === 0) say(`helix: ${sanitize(ws.bead)} waits to land until the remote ${sanitize(o.remote)} answers; its claim and worktree are kept`)
       await abortableSleep(Math.min(1000 * 2 ** Math.min(away - 1, 4), AWAY_MAX_MS), signal)
       if (signal?.aborted) return fail(STOPPED)
-      if (held.lost) return fail(`the claim on ${ws.bead} ran out while the remote ${o.remote} was unreachable`)
+      // a lease that ran out here is not one lost to another host (20.1): the push below expects our
+      // claim's value, so the work lands only if nobody took the bead over meanwhile (as 20.2 after a restart)
+      if (held.lost && !expiredSaid) {
+        expiredSaid = true
+        say(`helix: ${sanitize(ws.bead)}'s claim ran out while the remote ${sanitize(o.remote)} is unreachable; it still lands when the remote answers unless another host has taken ${sanitize(ws.bead)} over`)
+      }
       return null
     }
     // SPEC 20.4: what the loop sends back to the agent; the worktree stays as it is, with the agent's tracker copy back in place
@@ -198,6 +205,19 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         const gone = await awaitRemote(rb.lastFailure())
         if (gone) return gone
         continue
+      }
+      // the lease ran out while the remote was away (or the claim was taken over): the claim is ours again
+      // only if it is still our value there, by a renewal expecting it, before any rebase onto their work
+      if (held.lost) {
+        const r = await fleet.claims.renew(ws.bead, held.sha, held.attempt)
+        if (!r.ok && r.why === 'unreachable') {
+          const gone = await awaitRemote(r.message)
+          if (gone) return gone
+          continue
+        }
+        if (!r.ok) return fail(`the claim on ${ws.bead} was taken over by another host${expiredSaid ? ` while the remote ${o.remote} was unreachable` : ''}; nothing landed`)
+        Object.assign(held, {sha: r.sha, expiresAt: o.now().getTime() + fleet.claims.leaseMs, lost: false})
+        say(`helix: ${sanitize(ws.bead)}'s claim is this run's again (nobody took it over); landing`)
       }
       if (!(await rb.repo.isAncestor(tip, 'HEAD', top))) {
         const rebase = await g(['-c', `core.attributesFile=${attrs}`, '-c', 'merge.helix-keep.driver=true', '-c', 'merge.helix-beads.driver=true', 'rebase', '-q', '--no-autostash', tip], top)
@@ -241,7 +261,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
       }
       const text = await mergedTracker(ws, agentText, head, deferredEdits)
       const next = text === (await rb.trackerAt(head)) ? head : await rb.trackerCommit(head, text, `helix(${o.host}): tracker of ${ws.bead} (attempt ${ws.attempt})`)
-      if (h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
+      // a claim lost meanwhile (expired, or taken over) is judged by the push itself: it expects our value
       h.landing = true
       if (h.renewing) await h.renewing
       const ref = claimRef(ws.bead)

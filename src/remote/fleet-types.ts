@@ -36,7 +36,7 @@ export interface Held {
   token: string
   expiresAt: number
   ws: Workspace | null
-  /** the lease ended unrenewed or another run took it: never land */
+  /** the lease ended unrenewed or another run took it: no renewal; a landing waiting for the remote may win it back by a renewal expecting `sha` */
   lost: boolean
   /** landing owns the ref: no renewal */
   landing: boolean

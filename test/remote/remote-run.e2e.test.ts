@@ -75,6 +75,56 @@ describe('helix run --remote (built CLI)', () => {
     expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
   }, 240_000)
 
+  it('a finished attempt whose lease runs out while the remote is away still lands once it answers, when no host took the bead over: the agent runs once (SPEC 20.1, 20.2)', async () => {
+    const f = makeFleet([bead('hx-1')])
+    const {dir, link} = cloneBehindLink(f, 'host-e')
+    const log = path.join(f.dir, 'agents.jsonl')
+    // --lease 6: the partition outlasts it; --max-offline 600 outlasts the test
+    const h = startHost(dir, 'host-e', log, ['--lease', '6', '--max-offline', '600'], {FLEET_SLEEP_MS: '1000'})
+    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
+    rmSync(link)
+    await until(() => /hx-1 waits to land until the remote origin answers/.test(h.out()), 60_000, 'the landing to wait for the remote')
+    await until(() => /lost the claim on hx-1 \(its lease expired unrenewed\)/.test(h.out()), 60_000, 'the lease to run out unrenewed')
+    await until(() => /hx-1's claim ran out while the remote origin is unreachable; it still lands when the remote answers unless another host has taken hx-1 over/.test(h.out()), 60_000, 'the words of the wait past the lease')
+    expect(h.out()).not.toMatch(/NOT LANDED|not landed/)
+    symlinkSync(f.bare, link)
+    expect(await h.done, h.out()).toBe(0)
+    expect(h.out()).not.toMatch(/NOT LANDED|not landed|blocked/)
+    // nobody took the claim over: the finished work lands as it is, not thrown away and redone
+    expect(events(log).filter((e) => e.event === 'start')).toHaveLength(1)
+    expect(tipBeads(f.bare)[0]).toMatchObject({id: 'hx-1', status: 'closed'})
+    expect(tipBeads(f.bare)[0]?.['helix-attempts']).toBeUndefined()
+    expect(tipBeads(f.bare)[0]?.notes ?? '').not.toMatch(/NOT LANDED/)
+    expect(g(f.bare, 'log', '--format=%s', 'main').split('\n').filter((m) => m === 'work on hx-1')).toHaveLength(1)
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/', 'refs/helix/preserved/')).toBe('')
+    expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
+  }, 240_000)
+
+  it('a finished attempt whose lease ran out while the remote was away, and which another host took over and landed meanwhile, lands nothing when the remote answers: the bead is closed once, the work kept, nothing counted', async () => {
+    const f = makeFleet([bead('hx-1')])
+    const {dir, link} = cloneBehindLink(f, 'host-a')
+    const log = path.join(f.dir, 'agents.jsonl')
+    const a = startHost(dir, 'host-a', log, ['--lease', '5', '--max-offline', '600'], {FLEET_SLEEP_MS: '500'})
+    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
+    rmSync(link)
+    await until(() => /hx-1's claim ran out while the remote origin is unreachable/.test(a.out()), 60_000, 'the lease of host-a to run out')
+    // host-b waits for the expired claim (plus the skew), takes it over, runs the agent and lands
+    const b = startHost(f.clone('host-b'), 'host-b', log, ['--lease', '5'], {FLEET_SLEEP_MS: '200'})
+    expect(await b.done, b.out()).toBe(0)
+    expect(b.out()).toMatch(/took over the expired claim on hx-1 of host-a/)
+    symlinkSync(f.bare, link)
+    expect(await a.done, a.out()).toBe(0)
+    expect(a.out()).toMatch(/hx-1 → NOT LANDED \(the claim on hx-1 was taken over by another host while the remote origin was unreachable; nothing landed\)/)
+    expect(tipBeads(f.bare)[0]).toMatchObject({id: 'hx-1', status: 'closed'})
+    expect(tipBeads(f.bare)[0]?.['helix-attempts']).toBeUndefined()
+    expect(g(f.bare, 'show', 'main:work/hx-1.txt')).toBe('done by host-b')
+    expect(g(f.bare, 'log', '--format=%s', 'main').split('\n').filter((m) => m === 'work on hx-1')).toHaveLength(1)
+    // host-a's finished work is kept on the remote, not lost
+    expect(g(f.bare, 'show', 'refs/helix/preserved/hx-1/1:work/hx-1.txt')).toBe('done by host-a')
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/')).toBe('')
+    expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
+  }, 240_000)
+
   it('killed -9 while its landing waits for the remote, then restarted once the remote is back: the attempt lands without running the agent again', async () => {
     const f = makeFleet([bead('hx-1')])
     const {dir, link} = cloneBehindLink(f, 'host-k')
