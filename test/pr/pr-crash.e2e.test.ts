@@ -1,0 +1,67 @@
+// `helix run --land pr` killed -9 inside the opening of a pull request (SPEC 20.5 with 19.4 and
+// 20.1): between the push of helix/<id> and `gh pr create`, and between `gh pr create` and the
+// claim's rewrite. A restart must neither open a second pull request nor run the agent again.
+// A gh in front of the stand-in stops at `pr create` (before or after the stand-in records it),
+// marks that on disk, and waits for helix to be killed; the test then kills helix with SIGKILL.
+import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {waitFor} from '../support/wait.js'
+import {events, startHost, tipBeads} from '../remote/fleet-harness.js'
+import {bead, FORGE_BIN, g, protectedForge, type Forge} from './helpers.js'
+
+const PR = ['--land', 'pr', '--pr-poll', '1', '--lease', '60']
+
+/** a gh that, while $STOP_AT names `before` or `after`, stops at `pr create` and writes $STOP_MARK */
+function stoppingGh(f: Forge): NodeJS.ProcessEnv {
+  const bin = path.join(f.dir, 'stop-bin')
+  const mark = path.join(f.dir, 'stopped-at-create')
+  g(f.dir, 'init', '-q', bin)
+  writeFileSync(
+    path.join(bin, 'gh'),
+    `#!/bin/sh
+if [ "$1 $2" = "pr create" ] && [ -n "\${STOP_AT:-}" ]; then
+  if [ "$STOP_AT" = after ]; then '${FORGE_BIN}/gh' "$@" > /dev/null 2>&1; fi
+  : > '${mark}'
+  while kill -0 "$PPID" 2>/dev/null; do sleep 0.2; done
+  exit 1
+fi
+exec '${FORGE_BIN}/gh' "$@"
+`,
+  )
+  chmodSync(path.join(bin, 'gh'), 0o755)
+  // helix's body file for gh lives in TMPDIR: a kill -9 leaves it, so it goes with the test's directory
+  const tmp = path.join(f.dir, 'tmp')
+  mkdirSync(tmp)
+  return {...f.env, PATH: `${bin}${path.delimiter}${f.env.PATH ?? ''}`, TMPDIR: tmp}
+}
+
+describe('helix run --land pr killed -9 while it opens a pull request (built CLI)', () => {
+  for (const at of ['before', 'after'] as const) {
+    it(`killed ${at} gh pr create: the restart opens (or finds) exactly one pull request and does not run the agent again`, async () => {
+      const f = protectedForge([bead('hx-1')])
+      const log = path.join(f.dir, 'agents.jsonl')
+      const dir = f.clone('host-a')
+      const env = stoppingGh(f)
+      const h = startHost(dir, 'host-a', log, [...PR, '--pr-wait', '0'], {...env, STOP_AT: at, FLEET_SLEEP_MS: '50'})
+      await waitFor(() => existsSync(path.join(f.dir, 'stopped-at-create')), {timeoutMs: 120_000, what: `gh pr create to be reached\n${h.out()}`})
+      process.kill(h.child.pid as number, 'SIGKILL')
+      await h.done
+      expect(f.prs().length).toBe(at === 'after' ? 1 : 0)
+      const again = startHost(dir, 'host-a', log, [...PR, '--pr-wait', '0'], {...env, FLEET_SLEEP_MS: '50'})
+      const code = await again.done
+      const out = again.out()
+      expect(code, out).toBe(0)
+      // one pull request for the bead, the claim carries it, and the agent ran once
+      expect(f.prs().map((p) => [p.head, p.state]), out).toEqual([['helix/hx-1', 'OPEN']])
+      expect(events(log).filter((e) => e.event === 'start'), out).toHaveLength(1)
+      const claim = JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1')) as Record<string, unknown>
+      expect(claim.pr_url).toBe(f.prs()[0]?.url)
+      expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/preserved/')).toBe('')
+      // merged by the forge: closed on the base once
+      expect(f.gh('forge', 'merge', '1', '--squash').code).toBe(0)
+      expect(tipBeads(f.bare).filter((b) => b.id === 'hx-1').map((b) => b.status)).toEqual(['closed'])
+      expect(f.pushes().filter((p) => !p.forge).map((p) => p.ref).filter((r) => !/^refs\/heads\/helix\/|^refs\/helix\//.test(r))).toEqual([])
+    }, 300_000)
+  }
+})
