@@ -27,6 +27,7 @@ import type {Forge, PrView} from '../forge/types.js'
 import type {Fleet} from '../remote/fleet.js'
 import {prBranch} from './pr-shared.js'
 import {verifyPrRound, writeCheckLog, type PrResolver} from './pr-resolve.js'
+import {adoptOrphanPrs} from './pr-adopt.js'
 
 export interface OpenPr {
   bead: string
@@ -53,6 +54,8 @@ export interface SweepOptions {
   resolve?: PrResolver
   /** --resolve-attempts: rounds per pull request that may fail before it stays for a person */
   resolveAttempts?: number
+  /** this host: other hosts' expired claims whose pull request is open are adopted (absent: none are) */
+  host?: string
 }
 
 export interface Sweep {
@@ -266,8 +269,10 @@ export function createSweep(o: SweepOptions): Sweep {
 
   async function run(): Promise<number> {
     const look = ++looks
-    const list = await o.fleet.claims.list()
-    if (!list) return 0
+    const listed = await o.fleet.claims.list()
+    if (!listed) return 0
+    // a pull request whose opener died before its claim took the URL is adopted, not redone (pr-adopt.ts)
+    const list = o.host === undefined ? listed : await adoptOrphanPrs({...o, host: o.host}, listed)
     let changed = 0
     const seen: OpenPr[] = []
     for (const c of list) {

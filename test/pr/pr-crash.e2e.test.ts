@@ -7,7 +7,7 @@ import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {waitFor} from '../support/wait.js'
-import {events, startHost, tipBeads} from '../remote/fleet-harness.js'
+import {events, startHost, tipBeads, until} from '../remote/fleet-harness.js'
 import {bead, FORGE_BIN, g, protectedForge, type Forge} from './helpers.js'
 
 const PR = ['--land', 'pr', '--pr-poll', '1', '--lease', '60']
@@ -16,7 +16,7 @@ const PR = ['--land', 'pr', '--pr-poll', '1', '--lease', '60']
 function stoppingGh(f: Forge): NodeJS.ProcessEnv {
   const bin = path.join(f.dir, 'stop-bin')
   const mark = path.join(f.dir, 'stopped-at-create')
-  g(f.dir, 'init', '-q', bin)
+  mkdirSync(bin)
   writeFileSync(
     path.join(bin, 'gh'),
     `#!/bin/sh
@@ -64,4 +64,36 @@ describe('helix run --land pr killed -9 while it opens a pull request (built CLI
       expect(f.pushes().filter((p) => !p.forge).map((p) => p.ref).filter((r) => !/^refs\/heads\/helix\/|^refs\/helix\//.test(r))).toEqual([])
     }, 300_000)
   }
+
+  it('killed after gh pr create, its lease run out: another host adopts the open pull request instead of running the agent again over it', async () => {
+    const f = protectedForge([bead('hx-1')])
+    const log = path.join(f.dir, 'agents.jsonl')
+    const env = stoppingGh(f)
+    const args = ['--land', 'pr', '--pr-poll', '1', '--lease', '6', '--pr-wait', '0']
+    const a = startHost(f.clone('host-a'), 'host-a', log, args, {...env, STOP_AT: 'after', FLEET_SLEEP_MS: '50'})
+    await waitFor(() => existsSync(path.join(f.dir, 'stopped-at-create')), {timeoutMs: 120_000, what: `gh pr create to be reached\n${a.out()}`})
+    process.kill(a.child.pid as number, 'SIGKILL')
+    await a.done
+    const first = g(f.bare, 'rev-parse', 'helix/hx-1')
+    // the dead host's plain claim runs out (6 s lease, HELIX_LEASE_SKEW 5 s): read from the claim itself, no clock guess
+    const claim0 = JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1')) as {expires_at: string; pr_url?: string}
+    expect(claim0.pr_url).toBeUndefined()
+    await until(() => Date.now() > Date.parse(claim0.expires_at) + 6_000, 60_000, 'the claim of host-a to be takeable')
+    const b = startHost(f.clone('host-b'), 'host-b', log, args, {...env, FLEET_SLEEP_MS: '50'})
+    const code = await b.done
+    const out = b.out()
+    expect(code, out).toBe(0)
+    expect(out).toMatch(/hx-1's pull request https:\/\/forge\.test\/team\/repo\/pull\/1 was opened by host-a, which stopped before its claim took it: it awaits merge/)
+    // host-a's finished work is what is under review, once; the agent ran once
+    expect(events(log).filter((e) => e.event === 'start'), out).toHaveLength(1)
+    expect(g(f.bare, 'rev-parse', 'helix/hx-1')).toBe(first)
+    expect(f.prs().map((p) => [p.number, p.state])).toEqual([[1, 'OPEN']])
+    const claim = JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1')) as Record<string, unknown>
+    expect(claim).toMatchObject({host: 'host-a', pr_url: 'https://forge.test/team/repo/pull/1', expires_at: '9999-12-31T23:59:59.000Z'})
+    expect(out).toMatch(/1 awaiting merge/)
+    // merged by a person: the bead is closed on the base with host-a's work
+    expect(f.gh('forge', 'merge', '1', '--rebase').code).toBe(0)
+    expect(g(f.bare, 'show', 'main:work/hx-1.txt')).toBe('done by host-a')
+    expect(tipBeads(f.bare).filter((x) => x.id === 'hx-1').map((x) => x.status)).toEqual(['closed'])
+  }, 300_000)
 })
