@@ -1,6 +1,7 @@
 // Pull requests merged or closed by a person after `helix run --land pr` stopped (SPEC 20.5):
 // `helix status --remote` shows what became of them at once (the base tip says a bead closed:
 // the look the run cached is not reused for it), and a later run clears them.
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {GIT_ISOLATION} from '../support/git.js'
@@ -40,5 +41,28 @@ describe('pull requests settled while helix is stopped (built CLI)', () => {
     expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/')).toBe('refs/helix/claims/hx-2')
     expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/heads/helix/')).toBe('refs/heads/helix/hx-2')
     expect(f.pushes().filter((p) => !p.forge).map((p) => p.ref).filter((r) => !/^refs\/heads\/helix\/|^refs\/helix\//.test(r))).toEqual([])
+  }, 300_000)
+
+  it('a forge that says merged while the base does not have the close (a wrong answer): the claim and the branch stay, the bead is not redone, a person is told', async () => {
+    const f = protectedForge([bead('hx-1')])
+    const log = path.join(f.dir, 'agents.jsonl')
+    const dir = f.clone('host-a')
+    const first = startHost(dir, 'host-a', log, PR, {...f.env, FLEET_SLEEP_MS: '50'})
+    expect(await first.done, first.out()).toBe(0)
+    const mainBefore = g(f.bare, 'rev-parse', 'main')
+    const branch = g(f.bare, 'rev-parse', 'helix/hx-1')
+    // the forge's word only: nothing merged into main
+    const state = JSON.parse(readFileSync(f.state, 'utf8')) as {prs: Array<Record<string, unknown>>}
+    Object.assign(state.prs[0] as object, {state: 'MERGED', mergedAt: '2026-11-27T00:00:00Z'})
+    writeFileSync(f.state, JSON.stringify(state))
+    const later = startHost(dir, 'host-a', log, PR, {...f.env, FLEET_SLEEP_MS: '50'})
+    expect(await later.done, later.out()).toBe(0)
+    expect(later.out()).toMatch(/hx-1: gh says https:\/\/forge\.test\/team\/repo\/pull\/1 merged, but hx-1 is not closed on main; its work stays on helix\/hx-1 \(to free the bead: git push origin :refs\/helix\/claims\/hx-1\); the pull request stays for a person/)
+    expect(later.out()).not.toMatch(/merged hx-1/)
+    expect(events(log).filter((e) => e.event === 'start')).toHaveLength(1)
+    expect(g(f.bare, 'rev-parse', 'helix/hx-1')).toBe(branch)
+    expect(g(f.bare, 'rev-parse', 'main')).toBe(mainBefore)
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/')).toBe('refs/helix/claims/hx-1')
+    expect(tipBeads(f.bare).find((b) => b.id === 'hx-1')?.status).toBe('open')
   }, 300_000)
 })
