@@ -65,6 +65,44 @@ describe('helix run --land pr killed -9 while it opens a pull request (built CLI
     }, 300_000)
   }
 
+  it('killed right after the claim took the pull request (before the worktree went): the restart finishes it with the same pull request, the agent not run again', async () => {
+    const f = protectedForge([bead('hx-1')])
+    const log = path.join(f.dir, 'agents.jsonl')
+    const dir = f.clone('host-a')
+    const mark = path.join(f.dir, 'claimed-pr')
+    const go = path.join(f.dir, 'go')
+    // a post-receive hook holds helix's push of the claim that carries pr_url (the ref is already updated)
+    writeFileSync(
+      path.join(f.bare, 'hooks', 'post-receive'),
+      `#!/bin/sh
+while read old new ref; do
+  case "$ref" in refs/helix/claims/*)
+    if [ -n "\${STOP_CLAIM:-}" ] && git cat-file commit "$new" | grep -q pr_url; then
+      : > '${mark}'
+      n=0; while [ ! -e '${go}' ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n+1)); done
+    fi ;;
+  esac
+done
+`,
+    )
+    chmodSync(path.join(f.bare, 'hooks', 'post-receive'), 0o755)
+    const h = startHost(dir, 'host-a', log, [...PR, '--pr-wait', '0'], {...f.env, STOP_CLAIM: '1', FLEET_SLEEP_MS: '50'})
+    try {
+      await waitFor(() => existsSync(mark), {timeoutMs: 120_000, what: `the claim to take the pull request\n${h.out()}`})
+      process.kill(-(h.child.pid as number), 'SIGKILL')
+      await h.done
+    } finally {
+      writeFileSync(go, '')
+    }
+    const again = startHost(dir, 'host-a', log, [...PR, '--pr-wait', '0'], {...f.env, FLEET_SLEEP_MS: '50'})
+    expect(await again.done, again.out()).toBe(0)
+    expect(f.prs().map((p) => [p.number, p.state])).toEqual([[1, 'OPEN']])
+    expect(events(log).filter((e) => e.event === 'start')).toHaveLength(1)
+    expect(JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1'))).toMatchObject({pr_url: 'https://forge.test/team/repo/pull/1'})
+    expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/preserved/')).toBe('')
+  }, 300_000)
+
   it('killed after gh pr create, its lease run out: another host adopts the open pull request instead of running the agent again over it', async () => {
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agents.jsonl')
