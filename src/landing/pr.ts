@@ -160,6 +160,12 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     const c = await g(['commit-tree', '-m', JSON.stringify(msg), await emptyTree()])
     const ref = claimRef(ws.bead)
     const cp = await plain.push([`--force-with-lease=${ref}:${h.sha}`, o.remote, `${c.stdout.trim()}:${ref}`], false)
+    if (!cp.ok && cp.kind === 'unreachable' && saysUnreachable(cp.message)) {
+      // a claim left without its pull request expires and the bead would be redone: wait for the remote and
+      // try again (the branch push is the same work, and gh pr create names the pull request it opened)
+      h.landing = false
+      return {...fail(unreachableReason(o.remote, cp.message)), away: {what: 'remote', message: cp.message}}
+    }
     if (!cp.ok) o.log(`helix: the claim on ${sanitize(ws.bead)} could not take ${sanitize(url)} (${sanitize(refLine(cp, ref)?.summary ?? cp.message)}); the pull request stays open`)
     fleet.held.delete(ws.bead)
     o.onOpened(ws.bead, url)

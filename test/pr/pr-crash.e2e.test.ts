@@ -3,11 +3,11 @@
 // claim's rewrite. A restart must neither open a second pull request nor run the agent again.
 // A gh in front of the stand-in stops at `pr create` (before or after the stand-in records it),
 // marks that on disk, and waits for helix to be killed; the test then kills helix with SIGKILL.
-import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {waitFor} from '../support/wait.js'
-import {events, startHost, tipBeads, until} from '../remote/fleet-harness.js'
+import {cloneBehindLink, events, startHost, tipBeads, until} from '../remote/fleet-harness.js'
 import {bead, FORGE_BIN, g, protectedForge, type Forge} from './helpers.js'
 
 const PR = ['--land', 'pr', '--pr-poll', '1', '--lease', '60']
@@ -101,6 +101,43 @@ done
     expect(JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1'))).toMatchObject({pr_url: 'https://forge.test/team/repo/pull/1'})
     expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
     expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/preserved/')).toBe('')
+  }, 300_000)
+
+  it('the remote gone between gh pr create and the claim taking its URL: the landing waits and tries again, one pull request, the claim carries it, nothing redone', async () => {
+    const f = protectedForge([bead('hx-1')])
+    const log = path.join(f.dir, 'agents.jsonl')
+    const {dir, link} = cloneBehindLink(f, 'host-a')
+    const cut = path.join(f.dir, 'cut')
+    // a gh that, after the stand-in opened the pull request, cuts the host off the remote (once)
+    const bin = path.join(f.dir, 'cut-bin')
+    mkdirSync(bin)
+    writeFileSync(
+      path.join(bin, 'gh'),
+      `#!/bin/sh
+'${FORGE_BIN}/gh' "$@"; rc=$?
+if [ "$1 $2" = "pr create" ] && [ ! -e '${cut}' ]; then : > '${cut}'; rm '${link}'; fi
+exit $rc
+`,
+    )
+    chmodSync(path.join(bin, 'gh'), 0o755)
+    const h = startHost(dir, 'host-a', log, [...PR, '--pr-wait', '0', '--max-offline', '600'], {...f.env, PATH: `${bin}${path.delimiter}${f.env.PATH ?? ''}`, FLEET_SLEEP_MS: '50'})
+    let ended = false
+    void h.done.then(() => (ended = true))
+    const waits = /hx-1's pull request waits until the remote origin answers/
+    try {
+      // (or the run ending without waiting: then the words are missing and the test says so at once)
+      await until(() => ended || waits.test(h.out()), 120_000, `the landing to wait for the remote\n${h.out()}`)
+      expect(h.out()).toMatch(waits)
+    } finally {
+      if (existsSync(cut)) symlinkSync(f.bare, link)
+    }
+    expect(await h.done, h.out()).toBe(0)
+    expect(f.prs().map((p) => [p.number, p.state])).toEqual([[1, 'OPEN']])
+    expect(events(log).filter((e) => e.event === 'start')).toHaveLength(1)
+    expect(JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1'))).toMatchObject({pr_url: 'https://forge.test/team/repo/pull/1', expires_at: '9999-12-31T23:59:59.000Z'})
+    expect(h.out()).toMatch(/1 awaiting merge/)
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/preserved/')).toBe('')
+    expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
   }, 300_000)
 
   it('killed after gh pr create, its lease run out: another host adopts the open pull request instead of running the agent again over it', async () => {
