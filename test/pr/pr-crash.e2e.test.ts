@@ -140,6 +140,28 @@ exit $rc
     expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
   }, 300_000)
 
+  it('killed before gh pr create, its lease run out: the host that takes the bead over keeps the dead host\'s pushed branch on a preserved ref before forcing its own', async () => {
+    const f = protectedForge([bead('hx-1')])
+    const log = path.join(f.dir, 'agents.jsonl')
+    const env = stoppingGh(f)
+    const args = ['--land', 'pr', '--pr-poll', '1', '--lease', '6', '--pr-wait', '0']
+    const a = startHost(f.clone('host-a'), 'host-a', log, args, {...env, STOP_AT: 'before', FLEET_SLEEP_MS: '50'})
+    await waitFor(() => existsSync(path.join(f.dir, 'stopped-at-create')), {timeoutMs: 120_000, what: `gh pr create to be reached\n${a.out()}`})
+    process.kill(a.child.pid as number, 'SIGKILL')
+    await a.done
+    const first = g(f.bare, 'rev-parse', 'helix/hx-1')
+    const claim0 = JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1')) as {expires_at: string}
+    await until(() => Date.now() > Date.parse(claim0.expires_at) + 6_000, 60_000, 'the claim of host-a to be takeable')
+    const b = startHost(f.clone('host-b'), 'host-b', log, args, {...env, FLEET_SLEEP_MS: '50'})
+    expect(await b.done, b.out()).toBe(0)
+    // no pull request to adopt: host-b ran the bead; host-a's pushed work is kept, not forced away
+    expect(b.out()).toMatch(/helix\/hx-1 held another attempt's work \(its host stopped before its pull request opened\): kept at refs\/helix\/preserved\/hx-1\/1/)
+    expect(g(f.bare, 'rev-parse', 'refs/helix/preserved/hx-1/1')).toBe(first)
+    expect(g(f.bare, 'show', 'refs/helix/preserved/hx-1/1:work/hx-1.txt')).toBe('done by host-a')
+    expect(g(f.bare, 'show', 'helix/hx-1:work/hx-1.txt')).toBe('done by host-b')
+    expect(f.prs().map((p) => [p.number, p.state])).toEqual([[1, 'OPEN']])
+  }, 300_000)
+
   it('killed after gh pr create, its lease run out: another host adopts the open pull request instead of running the agent again over it', async () => {
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agents.jsonl')
