@@ -102,6 +102,7 @@ export async function attachPr(o: PrAttachOptions): Promise<PrRun> {
     log,
     note: (bead, text) => fleet.tracker.appendNote(bead, text),
     resolveAttempts: rounds,
+    host: o.host,
     ...(resolve ? {resolve} : {}),
   })
   // --pr-auto-merge: asked for when a pull request opens, asked again at each look while the forge is away

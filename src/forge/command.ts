@@ -24,10 +24,10 @@ function answer(r: ForgeRun): Record<string, unknown> | null {
   }
 }
 
-export function commandForge(command: string, o: {cwd: string; env: NodeJS.ProcessEnv}): Forge {
+export function commandForge(command: string, o: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number}): Forge {
   const argv = command.split(' ').filter((w) => w !== '')
   const [bin = '', ...pre] = argv
-  const call = (verb: string, input: Record<string, unknown>) => runForge(bin, [...pre, verb], {cwd: o.cwd, env: o.env, input: JSON.stringify(input)})
+  const call = (verb: string, input: Record<string, unknown>) => runForge(bin, [...pre, verb], {cwd: o.cwd, env: o.env, input: JSON.stringify(input), ...(o.timeoutMs ? {timeoutMs: o.timeoutMs} : {})})
   const fail = (verb: string, r: ForgeRun) => new Error(`--pr-command ${verb} failed: ${sanitize(r.code === 0 ? 'its answer is not a JSON object' : firstForgeLine(r)).slice(0, 200)}`)
   return {
     name: bin,

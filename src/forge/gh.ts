@@ -13,9 +13,10 @@ import {findUrl, parsePrView, type Forge} from './types.js'
 
 export const GH_VIEW_FIELDS = 'state,mergedAt,mergeCommit,url,mergeable,statusCheckRollup,createdAt,comments'
 
-export function ghForge(o: {cwd: string; env: NodeJS.ProcessEnv; bin?: string}): Forge {
+/** `timeoutMs`: how long one gh command may take (default: spawn.ts's FORGE_TIMEOUT_MS) */
+export function ghForge(o: {cwd: string; env: NodeJS.ProcessEnv; bin?: string; timeoutMs?: number}): Forge {
   const bin = o.bin ?? 'gh'
-  const gh = (args: string[]) => runForge(bin, args, {cwd: o.cwd, env: o.env})
+  const gh = (args: string[]) => runForge(bin, args, {cwd: o.cwd, env: o.env, ...(o.timeoutMs ? {timeoutMs: o.timeoutMs} : {})})
   async function withBody<T>(body: string, fn: (file: string) => Promise<T>): Promise<T> {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'helix-pr-'))
     try {
@@ -42,6 +43,9 @@ export function ghForge(o: {cwd: string; env: NodeJS.ProcessEnv; bin?: string}):
         // gh refuses a second pull request for one head and names the open one
         const open = /already exists/.test(r.stderr) ? findUrl(r.stderr) : null
         if (open) return {url: open}
+        // gh said it succeeded and named no pull request (a proxy's page, a cut answer): the forge may have
+        // opened it, so this is asked again (a second create finds the open one), not held against the bead
+        if (r.code === 0) throw new Error(`gh pr create did not answer with a pull request's URL: ${sanitize(firstForgeLine(r)).slice(0, 200)}`)
         throw new Error(`gh pr create failed: ${sanitize(firstForgeLine(r)).slice(0, 200)}`)
       })
     },

@@ -11,6 +11,8 @@ export interface ForgeRun {
 }
 
 const MAX_OUT = 4 * 1024 * 1024
+/** how long one forge command may take before it counts as a forge that did not answer */
+export const FORGE_TIMEOUT_MS = 120_000
 
 export function runForge(cmd: string, args: string[], o: {cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number}): Promise<ForgeRun> {
   return new Promise((resolve) => {
@@ -32,8 +34,9 @@ export function runForge(cmd: string, args: string[], o: {cwd: string; env: Node
     }
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      finish({code: 124, stdout, stderr: `${stderr}\n${cmd} did not answer within ${Math.round((o.timeoutMs ?? 120_000) / 1000)}s`, missing: false})
-    }, o.timeoutMs ?? 120_000)
+      // the first line, so that a reason read from it says so (forgeAway: a forge that did not answer is waited for)
+      finish({code: 124, stdout, stderr: `${cmd} did not answer within ${Math.round((o.timeoutMs ?? FORGE_TIMEOUT_MS) / 100) / 10}s\n${stderr}`, missing: false})
+    }, o.timeoutMs ?? FORGE_TIMEOUT_MS)
     timer.unref?.()
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       if (stdout.length < MAX_OUT) stdout += d

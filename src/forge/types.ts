@@ -49,9 +49,10 @@ export interface Forge {
 
 /**
  * A forge that could not be reached, or answered as a server in trouble (gh: Go's network
- * errors, HTTP 5xx): worth asking again later, and nobody's fault. A refusal is not this.
+ * errors, HTTP 5xx, a forge command helix stopped after its time, src/forge/spawn.ts) or answered
+ * nothing usable where an answer must be: worth asking again later, and nobody's fault. A refusal is not this.
  */
-const FORGE_AWAY = /error connecting to|check your internet connection|could not resolve host|no such host|server misbehaving|dial tcp|connection (refused|reset|timed out)|i\/o timeout|TLS handshake timeout|context deadline exceeded|network is unreachable|HTTP 5\d\d\b|\b50[234] (bad gateway|service unavailable|gateway time-?out)|unexpected EOF/i
+const FORGE_AWAY = /error connecting to|check your internet connection|could not resolve host|no such host|server misbehaving|dial tcp|connection (refused|reset|timed out)|i\/o timeout|TLS handshake timeout|context deadline exceeded|network is unreachable|HTTP 5\d\d\b|\b50[234] (bad gateway|service unavailable|gateway time-?out)|unexpected EOF|did not answer (within \d|with a pull request)/i
 export const forgeAway = (message: string): boolean => FORGE_AWAY.test(message)
 
 const str = (v: unknown, max = 2000): string | null => (typeof v === 'string' && v.length > 0 ? v.slice(0, max) : null)

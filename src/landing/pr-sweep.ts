@@ -21,12 +21,14 @@ import type {RemoteClaim} from '../remote/claim-refs.js'
 import type {RemoteBase} from '../remote/base.js'
 import {refLine} from '../remote/push.js'
 import {mergeTracker} from '../tracker/merge.js'
+import {parseTracker} from '../tracker/codec.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import type {Forge, PrView} from '../forge/types.js'
 import type {Fleet} from '../remote/fleet.js'
 import {prBranch} from './pr-shared.js'
 import {verifyPrRound, writeCheckLog, type PrResolver} from './pr-resolve.js'
+import {adoptOrphanPrs} from './pr-adopt.js'
 
 export interface OpenPr {
   bead: string
@@ -53,6 +55,8 @@ export interface SweepOptions {
   resolve?: PrResolver
   /** --resolve-attempts: rounds per pull request that may fail before it stays for a person */
   resolveAttempts?: number
+  /** this host: other hosts' expired claims whose pull request is open are adopted (absent: none are) */
+  host?: string
 }
 
 export interface Sweep {
@@ -95,11 +99,21 @@ export function createSweep(o: SweepOptions): Sweep {
     await o.plain.push([`--force-with-lease=${ref}:${sha}`, o.remote, `:${ref}`])
   }
 
-  async function merged(c: RemoteClaim, v: PrView): Promise<void> {
+  /** true when the claim went (the close is on the base); false: the pull request is still listed */
+  async function merged(c: RemoteClaim, v: PrView): Promise<boolean> {
+    // the close travels inside the pull request: a merge that did not bring it to the base (a forge's wrong
+    // answer, a pull request retargeted to another branch) frees nothing and deletes no work: a person decides
+    const tip = await o.plain.fetch()
+    if (!tip) return false
+    if (parseTracker(await o.plain.trackerAt(tip), 'tip').byId.get(c.bead)?.status !== 'closed') {
+      once(c.bead, `${sanitize(o.forge.name)} says ${v.url} merged, but ${c.bead} is not closed on ${o.base}; its work stays on ${prBranch(c.bead)} (to free the bead: git push ${o.remote} :refs/helix/claims/${c.bead})`)
+      return false
+    }
     const r = await o.fleet.claims.release(c.bead, c.sha)
-    if (!r.ok) return
+    if (!r.ok) return false
     await deleteBranch(c.bead, await remoteBranchSha(c.bead))
     o.log(`helix: [${t()}] merged ${sanitize(c.bead)} (${sanitize(v.url)}${v.mergeCommit ? `, ${sanitize(v.mergeCommit.slice(0, 12))}` : ''})`)
+    return true
   }
 
   async function closed(c: RemoteClaim, v: PrView): Promise<void> {
@@ -266,8 +280,10 @@ export function createSweep(o: SweepOptions): Sweep {
 
   async function run(): Promise<number> {
     const look = ++looks
-    const list = await o.fleet.claims.list()
-    if (!list) return 0
+    const listed = await o.fleet.claims.list()
+    if (!listed) return 0
+    // a pull request whose opener died before its claim took the URL is adopted, not redone (pr-adopt.ts)
+    const list = o.host === undefined ? listed : await adoptOrphanPrs({...o, host: o.host}, listed)
     let changed = 0
     const seen: OpenPr[] = []
     for (const c of list) {
@@ -277,9 +293,10 @@ export function createSweep(o: SweepOptions): Sweep {
       try {
         v = await o.forge.view(url)
         if (v?.state === 'merged') {
-          await merged(c, v)
-          changed++
-          continue
+          if (await merged(c, v)) {
+            changed++
+            continue
+          }
         }
         if (v?.state === 'closed') {
           await closed(c, v)

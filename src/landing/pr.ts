@@ -14,7 +14,7 @@ import {firstLine} from '../git/run.js'
 import {saysUnreachable} from '../git/repo.js'
 import {abortableSleep} from '../util/abort.js'
 import {unreachableReason} from './remote.js'
-import {worktreeRel} from '../git/names.js'
+import {preservedRefName, worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claim-refs.js'
 import {refLine} from '../remote/push.js'
 import type {RemoteBase} from '../remote/base.js'
@@ -141,6 +141,8 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     if (bead?.status !== 'closed') return fail(`${ws.bead} is not closed in the attempt's tracker`)
     const next = text === (await plain.trackerAt(head)) ? head : await plain.trackerCommit(head, text, `helix(${o.host}): close ${ws.bead}`)
     const branch = prBranch(ws.bead)
+    // another attempt's work on the branch (a host that died before its pull request opened) is kept before it is forced
+    await keepOthersBranch(ws.bead, branch, next)
     // helix's own branch: it may force it (SPEC 20.0), and nothing else
     const p = await plain.push(['--force', o.remote, `${next}:refs/heads/${branch}`])
     if (!p.ok && p.kind === 'rejected') {
@@ -166,12 +168,43 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     const c = await g(['commit-tree', '-m', JSON.stringify(msg), await emptyTree()])
     const ref = claimRef(ws.bead)
     const cp = await plain.push([`--force-with-lease=${ref}:${h.sha}`, o.remote, `${c.stdout.trim()}:${ref}`], false)
+    if (!cp.ok && cp.kind === 'unreachable' && saysUnreachable(cp.message)) {
+      // a claim left without its pull request expires and the bead would be redone: wait for the remote and
+      // try again (the branch push is the same work, and gh pr create names the pull request it opened)
+      h.landing = false
+      return {...fail(unreachableReason(o.remote, cp.message)), away: {what: 'remote', message: cp.message}}
+    }
     if (!cp.ok) o.log(`helix: the claim on ${sanitize(ws.bead)} could not take ${sanitize(url)} (${sanitize(refLine(cp, ref)?.summary ?? cp.message)}); the pull request stays open`)
     fleet.held.delete(ws.bead)
     o.onOpened(ws.bead, url)
     const commits = (await g(['rev-list', '--reverse', `${tip}..${next}`])).stdout.split('\n').filter(Boolean)
     await removeWorktree(ws)
     return {landed: true, sha: next, commits, pr: {url}}
+  }
+
+  /**
+   * `helix/<id>` on the remote holding work other than this attempt's (its files differ, the tracker aside):
+   * an attempt whose host died after pushing it and before its pull request opened, its claim since taken
+   * over. Kept on the next free `refs/helix/preserved/<id>/<n>` (create-only) before the branch is forced.
+   */
+  async function keepOthersBranch(bead: string, branch: string, next: string): Promise<void> {
+    const ls = await g(['ls-remote', o.remote, `refs/heads/${branch}`])
+    const theirs = ls.code === 0 ? ls.stdout.split('\t')[0]?.trim() : ''
+    if (!theirs || theirs === next) return
+    const scratch = `refs/helix/pr-seen/${bead}`
+    if ((await g(['fetch', '-q', '--no-tags', o.remote, `+refs/heads/${branch}:${scratch}`])).code !== 0) return
+    try {
+      if ((await g(['diff', '--quiet', scratch, next, '--', '.', `:(exclude)${o.trackerRel}`])).code === 0) return
+      const taken = new Set((await g(['ls-remote', o.remote, `refs/helix/preserved/${bead}/*`])).stdout.split('\n').map((l) => l.split('\t')[1]?.trim()))
+      let n = 1
+      while (taken.has(preservedRefName(bead, n)) || (await g(['rev-parse', '--verify', '-q', preservedRefName(bead, n)])).code === 0) n++
+      const ref = preservedRefName(bead, n)
+      await g(['update-ref', ref, scratch])
+      const kept = await plain.push([`--force-with-lease=${ref}:`, o.remote, `${ref}:${ref}`], false)
+      if (kept.ok) o.log(`helix: ${sanitize(branch)} held another attempt's work (its host stopped before its pull request opened): kept at ${ref}`)
+    } finally {
+      await g(['update-ref', '-d', scratch])
+    }
   }
 
   let tree: string | null = null

@@ -101,7 +101,7 @@ export async function fleetView(opts: {root: string; remote: string; env: NodeJS
     const m = /^helix\(([^)]{1,200})\): /.exec(s)
     if (m) hosts.add(m[1] as string)
   }
-  const pullRequests = await prRows(list, (id) => String(snap.byId.get(id)?.title ?? ''), {root: opts.root, env: opts.env, now})
+  const pullRequests = await prRows(list, (id) => String(snap.byId.get(id)?.title ?? ''), {root: opts.root, env: opts.env, now, closedAtTip: (id) => snap.byId.get(id)?.status === 'closed'})
   return {remote: opts.remote, base, tip, counts, claims: rows, hosts: [...hosts].sort(), lease_s: opts.leaseSec, pull_requests: pullRequests}
 }
 

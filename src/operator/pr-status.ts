@@ -40,13 +40,15 @@ function toRow(p: SeenPr, now: Date, title: string): PrRow {
 }
 
 /** `status --remote`: one row per pull-request claim on the remote */
-export async function prRows(claims: RemoteClaim[], titleOf: (bead: string) => string, o: {root: string; env: NodeJS.ProcessEnv; now: Date}): Promise<PrRow[]> {
+export async function prRows(claims: RemoteClaim[], titleOf: (bead: string) => string, o: {root: string; env: NodeJS.ProcessEnv; now: Date; closedAtTip?: (bead: string) => boolean}): Promise<PrRow[]> {
   const prs = claims.filter((c) => c.message?.pr_url)
   if (prs.length === 0) return []
   const cached = new Map((readPrCache(o.root) ?? []).map((p) => [p.url, p]))
   const seen = prs.map((c): SeenPr => {
     const url = c.message?.pr_url as string
     const old = cached.get(url)
+    // the bead's close reaches the base only with the merge: a row seen open before is asked again at once
+    if (old && old.bead === c.bead && old.state === 'open' && o.closedAtTip?.(c.bead)) return {...old, seen_at: null}
     return old && old.bead === c.bead ? old : {bead: c.bead, url, title: titleOf(c.bead), host: c.message?.host ?? null, opened_at: c.message?.claimed_at ?? null, state: 'unknown', checks: 'unknown', mergeable: 'unknown', seen_at: null}
   })
   const r = await refreshPrs(seen, () => forgeFor(o.root, o.env), o.now)
@@ -75,7 +77,9 @@ export const prAge = (s: number): string => (s < 90 ? `${Math.round(s)}s` : s < 
 
 export function renderPrRows(rows: PrRow[], span: (s: number) => string = prAge): string[] {
   if (rows.length === 0) return []
-  const lines = [`pull requests awaiting merge: ${rows.length}`]
+  // merged or closed ones keep their claim until a --land pr run's next look: shown, not counted as awaiting
+  const awaiting = rows.filter((r) => r.state === 'open' || r.state === 'unknown').length
+  const lines = [awaiting === rows.length ? `pull requests awaiting merge: ${rows.length}` : `pull requests: ${rows.length} (${awaiting} awaiting merge; the others are cleared at the next --land pr run's look)`]
   for (const r of rows) {
     const age = r.age_s === null ? '' : `age ${span(r.age_s)}, `
     lines.push(`  ${sanitize(r.bead)} ${sanitize(r.url)} (${age}checks ${r.checks}, ${r.mergeable}${r.state !== 'open' ? `, ${r.state}` : ''})${r.title ? `: ${sanitize(r.title).slice(0, 60)}` : ''}`)

@@ -16,7 +16,7 @@ const claim = (bead: string, pr_url?: string): RemoteClaim => ({
   expiresAt: new Date(8.64e15),
 })
 
-function setup(views: Record<string, Partial<PrView>>, claims: RemoteClaim[], git: (args: string[]) => {code: number; stdout: string; stderr: string} = () => ({code: 1, stdout: '', stderr: ''}), tip: string | null = null) {
+function setup(views: Record<string, Partial<PrView>>, claims: RemoteClaim[], git: (args: string[]) => {code: number; stdout: string; stderr: string} = () => ({code: 1, stdout: '', stderr: ''}), tip: string | null = null, closedAtTip: string[] = []) {
   const lines: string[] = []
   const released: string[] = []
   const viewed: string[] = []
@@ -32,7 +32,7 @@ function setup(views: Record<string, Partial<PrView>>, claims: RemoteClaim[], gi
     claims: {list: async () => claims, release: async (bead: string) => (released.push(bead), {ok: true, sha: ''})},
     recordFailure: async () => {},
   } as unknown as Fleet
-  const plain = {git: async (args: string[]) => git(args), push: async () => ({ok: true, unreachable: false, refs: [], message: ''}), fetch: async () => tip} as unknown as RemoteBase
+  const plain = {git: async (args: string[]) => git(args), push: async () => ({ok: true, unreachable: false, refs: [], message: ''}), fetch: async () => tip, trackerAt: async () => closedAtTip.map((id) => JSON.stringify({id, title: id, status: 'closed'}) + '\n').join('')} as unknown as RemoteBase
   const sweep = createSweep({root: '/nowhere', remote: 'origin', base: 'main', trackerRel: '.ddx/beads.jsonl', scratch: '/nowhere/s', fleet, plain, forge, now: () => new Date('2026-11-27T01:00:00Z'), log: (l) => lines.push(l), note: async () => {}})
   return {sweep, lines, released, viewed}
 }
@@ -54,11 +54,21 @@ describe('the pull-request sweep', () => {
   })
 
   it('merged: the claim goes and the bead counts as changed', async () => {
-    const s = setup({'https://f/1': {state: 'merged', mergeCommit: 'abcdef1234567890'}}, [claim('hx-1', 'https://f/1')])
+    const s = setup({'https://f/1': {state: 'merged', mergeCommit: 'abcdef1234567890'}}, [claim('hx-1', 'https://f/1')], undefined, 'tipsha', ['hx-1'])
     expect(await s.sweep.run()).toBe(1)
     expect(s.released).toEqual(['hx-1'])
     expect(s.lines).toEqual(['helix: [01:00:00] merged hx-1 (https://f/1, abcdef123456)'])
     expect(s.sweep.open()).toEqual([])
+  })
+
+  it("merged by the forge's word but the bead not closed on the base: nothing freed, said once, still listed", async () => {
+    const s = setup({'https://f/1': {state: 'merged'}}, [claim('hx-1', 'https://f/1')], undefined, 'tipsha', [])
+    expect(await s.sweep.run()).toBe(0)
+    expect(await s.sweep.run()).toBe(0)
+    expect(s.released).toEqual([])
+    expect(s.lines).toEqual(["helix: [01:00:00] hx-1: gh says https://f/1 merged, but hx-1 is not closed on main; its work stays on helix/hx-1 (to free the bead: git push origin :refs/helix/claims/hx-1); the pull request stays for a person"])
+    expect(s.sweep.open().map((p) => [p.bead, p.view?.state])).toEqual([['hx-1', 'merged']])
+    expect([...s.sweep.stuck().keys()]).toEqual(['hx-1'])
   })
 
   it('a conflicting pull request whose branch could not be fetched is rebased at the next look, not skipped until something moves', async () => {
