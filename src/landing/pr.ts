@@ -92,11 +92,19 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     const h = fleet.held.get(ws.bead)
     // the agent's copy (after a resolve: the one kept beside the attempt, put back for it)
     const agentText = await takeTrackerCopy(top)
-    if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
+    if (!h) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
     const left = await copy.commitLeftovers(ws)
     if (left.kind === 'refused') return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(left.why)}`)
     const tip = await plain.fetch()
     if (!tip) return awayFrom('remote', plain.lastFailure(), fail(unreachableReason(o.remote, plain.lastFailure())))
+    if (h.lost) {
+      // the lease ran out while the remote was away, not one lost to another host (20.1): the claim is
+      // ours again only if it still holds our value there, by a renewal expecting it (as the remote landing)
+      const rn = await fleet.claims.renew(ws.bead, h.sha, h.attempt)
+      if (!rn.ok && rn.why === 'unreachable') return {...fail(unreachableReason(o.remote, rn.message)), away: {what: 'remote', message: rn.message}}
+      if (!rn.ok) return fail(`the claim on ${ws.bead} was taken over by another host; nothing landed`)
+      Object.assign(h, {sha: rn.sha, expiresAt: o.now().getTime() + fleet.claims.leaseMs, lost: false})
+    }
     if ((await g(['merge-base', '--is-ancestor', tip, 'HEAD'], top)).code !== 0) {
       // the tracker is merged by bead id below, so git keeps the base's copy while rebasing
       const attrs = path.join(o.scratch, 'pr-attributes')
@@ -232,8 +240,9 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       const signal = opts?.signal
       let r: LandResult | Fail
       // SPEC 19.4/20.1: a remote or forge that does not answer is nobody's fault: the finished attempt keeps
-      // its claim (renewed meanwhile) and its worktree, and tries again with backoff until it answers, the
-      // lease runs out unrenewed, or the run stops (a signal; --max-offline: the fleet's for the remote, ours for the forge)
+      // its claim (renewed meanwhile; won back if its lease ran out and nobody took it over) and its worktree,
+      // and tries again with backoff until it answers or the run stops (a signal; --max-offline: the fleet's
+      // for the remote, ours for the forge)
       let away = 0
       let forgeSince: number | null = null
       for (;;) {
@@ -244,9 +253,9 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
         }
         const gone = 'away' in r ? r.away : undefined
         if (!gone || r.landed) break
-        const h = fleet.held.get(ws.bead)
-        if (!h || h.lost) {
-          r = {landed: false, reason: `the claim on ${ws.bead} ran out while ${gone.what === 'forge' ? sanitize(o.forge.name) : `the remote ${o.remote}`} could not be reached`, preservedRef: null}
+        // a claim that ran out meanwhile is won back, or found taken over, at the next try (open)
+        if (!fleet.held.get(ws.bead)) {
+          r = {landed: false, reason: `the claim on ${ws.bead} was released while ${gone.what === 'forge' ? sanitize(o.forge.name) : `the remote ${o.remote}`} could not be reached`, preservedRef: null}
           break
         }
         const who = gone.what === 'forge' ? sanitize(o.forge.name) : `the remote ${sanitize(o.remote)}`
