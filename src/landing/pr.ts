@@ -97,6 +97,8 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     if (left.kind === 'refused') return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(left.why)}`)
     const tip = await plain.fetch()
     if (!tip) return awayFrom('remote', plain.lastFailure(), fail(unreachableReason(o.remote, plain.lastFailure())))
+    // the remote answers this landing: the fleet need not wait for its own next look to know it
+    if (fleet.offline()) void fleet.online().catch(() => {})
     if (h.lost) {
       // the lease ran out while the remote was away, not one lost to another host (20.1): the claim is
       // ours again only if it still holds our value there, by a renewal expecting it (as the remote landing)

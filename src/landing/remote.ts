@@ -206,6 +206,8 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         if (gone) return gone
         continue
       }
+      // the remote answers this landing: the fleet need not wait for its own next look to know it
+      if (fleet.offline()) void fleet.online().catch(() => {})
       // the lease ran out while the remote was away (or the claim was taken over): the claim is ours again
       // only if it is still our value there, by a renewal expecting it, before any rebase onto their work
       if (held.lost) {

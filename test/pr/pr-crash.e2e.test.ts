@@ -144,15 +144,15 @@ exit $rc
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agents.jsonl')
     const env = stoppingGh(f)
-    const args = ['--land', 'pr', '--pr-poll', '1', '--lease', '6', '--pr-wait', '0']
-    const a = startHost(f.clone('host-a'), 'host-a', log, args, {...env, STOP_AT: 'before', FLEET_SLEEP_MS: '50'})
+    const args = ['--land', 'pr', '--pr-poll', '1', '--lease', '3', '--pr-wait', '0']
+    const a = startHost(f.clone('host-a'), 'host-a', log, args, {...env, HELIX_LEASE_SKEW: '1', STOP_AT: 'before', FLEET_SLEEP_MS: '50'})
     await waitFor(() => existsSync(path.join(f.dir, 'stopped-at-create')), {timeoutMs: 120_000, what: `gh pr create to be reached\n${a.out()}`})
     process.kill(a.child.pid as number, 'SIGKILL')
     await a.done
     const first = g(f.bare, 'rev-parse', 'helix/hx-1')
     const claim0 = JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1')) as {expires_at: string}
-    await until(() => Date.now() > Date.parse(claim0.expires_at) + 6_000, 60_000, 'the claim of host-a to be takeable')
-    const b = startHost(f.clone('host-b'), 'host-b', log, args, {...env, FLEET_SLEEP_MS: '50'})
+    await until(() => Date.now() > Date.parse(claim0.expires_at) + 2_000, 60_000, 'the claim of host-a to be takeable')
+    const b = startHost(f.clone('host-b'), 'host-b', log, args, {...env, HELIX_LEASE_SKEW: '1', FLEET_SLEEP_MS: '50'})
     expect(await b.done, b.out()).toBe(0)
     // no pull request to adopt: host-b ran the bead; host-a's pushed work is kept, not forced away
     expect(b.out()).toMatch(/helix\/hx-1 held another attempt's work \(its host stopped before its pull request opened\): kept at refs\/helix\/preserved\/hx-1\/1/)
@@ -166,17 +166,17 @@ exit $rc
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agents.jsonl')
     const env = stoppingGh(f)
-    const args = ['--land', 'pr', '--pr-poll', '1', '--lease', '6', '--pr-wait', '0']
-    const a = startHost(f.clone('host-a'), 'host-a', log, args, {...env, STOP_AT: 'after', FLEET_SLEEP_MS: '50'})
+    const args = ['--land', 'pr', '--pr-poll', '1', '--lease', '3', '--pr-wait', '0']
+    const a = startHost(f.clone('host-a'), 'host-a', log, args, {...env, HELIX_LEASE_SKEW: '1', STOP_AT: 'after', FLEET_SLEEP_MS: '50'})
     await waitFor(() => existsSync(path.join(f.dir, 'stopped-at-create')), {timeoutMs: 120_000, what: `gh pr create to be reached\n${a.out()}`})
     process.kill(a.child.pid as number, 'SIGKILL')
     await a.done
     const first = g(f.bare, 'rev-parse', 'helix/hx-1')
-    // the dead host's plain claim runs out (6 s lease, HELIX_LEASE_SKEW 5 s): read from the claim itself, no clock guess
+    // the dead host's plain claim runs out (3 s lease, HELIX_LEASE_SKEW 1 s): read from the claim itself, no clock guess
     const claim0 = JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1')) as {expires_at: string; pr_url?: string}
     expect(claim0.pr_url).toBeUndefined()
-    await until(() => Date.now() > Date.parse(claim0.expires_at) + 6_000, 60_000, 'the claim of host-a to be takeable')
-    const b = startHost(f.clone('host-b'), 'host-b', log, args, {...env, FLEET_SLEEP_MS: '50'})
+    await until(() => Date.now() > Date.parse(claim0.expires_at) + 2_000, 60_000, 'the claim of host-a to be takeable')
+    const b = startHost(f.clone('host-b'), 'host-b', log, args, {...env, HELIX_LEASE_SKEW: '1', FLEET_SLEEP_MS: '50'})
     const code = await b.done
     const out = b.out()
     expect(code, out).toBe(0)

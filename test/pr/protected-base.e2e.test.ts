@@ -117,8 +117,8 @@ describe('helix run --land pr when the remote is away past the lease', () => {
     const f = protectedForge([bead('hx-1')])
     const {dir, link} = cloneBehindLink(f, 'host-e')
     const log = path.join(f.dir, 'agents.jsonl')
-    // --lease 6: the partition outlasts it; --max-offline 600 outlasts the test
-    const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-wait', '0', '--lease', '6', '--max-offline', '600', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary'], {
+    // --lease 3: the partition outlasts it; --max-offline 600 outlasts the test
+    const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-wait', '0', '--lease', '3', '--max-offline', '600', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary'], {
       cwd: dir,
       env: {...GIT_ISOLATION, ...f.env, HELIX_HOST: 'host-e', FLEET_LOG: log, FLEET_HELIX: BIN, FLEET_SLEEP_MS: '1000'},
       stdin: 'ignore',

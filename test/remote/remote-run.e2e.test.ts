@@ -79,8 +79,8 @@ describe('helix run --remote (built CLI)', () => {
     const f = makeFleet([bead('hx-1')])
     const {dir, link} = cloneBehindLink(f, 'host-e')
     const log = path.join(f.dir, 'agents.jsonl')
-    // --lease 6: the partition outlasts it; --max-offline 600 outlasts the test
-    const h = startHost(dir, 'host-e', log, ['--lease', '6', '--max-offline', '600'], {FLEET_SLEEP_MS: '1000'})
+    // --lease 3: the partition outlasts it; --max-offline 600 outlasts the test
+    const h = startHost(dir, 'host-e', log, ['--lease', '3', '--max-offline', '600'], {FLEET_SLEEP_MS: '1000'})
     await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
     rmSync(link)
     await until(() => /hx-1 waits to land until the remote origin answers/.test(h.out()), 60_000, 'the landing to wait for the remote')
@@ -104,12 +104,12 @@ describe('helix run --remote (built CLI)', () => {
     const f = makeFleet([bead('hx-1')])
     const {dir, link} = cloneBehindLink(f, 'host-a')
     const log = path.join(f.dir, 'agents.jsonl')
-    const a = startHost(dir, 'host-a', log, ['--lease', '5', '--max-offline', '600'], {FLEET_SLEEP_MS: '500'})
+    const a = startHost(dir, 'host-a', log, ['--lease', '3', '--max-offline', '600'], {FLEET_SLEEP_MS: '500', HELIX_LEASE_SKEW: '1'})
     await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
     rmSync(link)
     await until(() => /hx-1's claim ran out while the remote origin is unreachable/.test(a.out()), 60_000, 'the lease of host-a to run out')
     // host-b waits for the expired claim (plus the skew), takes it over, runs the agent and lands
-    const b = startHost(f.clone('host-b'), 'host-b', log, ['--lease', '5'], {FLEET_SLEEP_MS: '200'})
+    const b = startHost(f.clone('host-b'), 'host-b', log, ['--lease', '3'], {FLEET_SLEEP_MS: '200', HELIX_LEASE_SKEW: '1'})
     expect(await b.done, b.out()).toBe(0)
     expect(b.out()).toMatch(/took over the expired claim on hx-1 of host-a/)
     symlinkSync(f.bare, link)
