@@ -320,9 +320,10 @@ export function createFleet(o: FleetOptions): Fleet {
         if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now) || c.message?.pr_url) continue
         // look again soon: the other host may land, release, or let it expire
         const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))
-        // this run's own claim, just landed or released (the list is a moment old): waited for, not worth words
+        // this run's own claim, just landed, released or given its pull request (the list is a moment
+        // old): the next look (a refresh is due within REFRESH_MS) sees what became of it; no words
         if (c.message?.run === o.runId) {
-          out.push({until: new Date(until).toISOString()})
+          out.push({until: new Date(now.getTime() + REFRESH_MS * 2).toISOString()})
           continue
         }
         const who = c.message ? `claimed by ${sanitize(c.message.host)}` : 'claimed (an unreadable claim)'
