@@ -13,7 +13,7 @@ import path from 'node:path'
 import {firstLine} from '../git/run.js'
 import {saysUnreachable} from '../git/repo.js'
 import {abortableSleep} from '../util/abort.js'
-import {unreachableReason} from './remote.js'
+import {awayWaitMs, unreachableReason} from './remote.js'
 import {preservedRefName, worktreeRel} from '../git/names.js'
 import {claimRef} from '../remote/claim-refs.js'
 import {refLine} from '../remote/push.js'
@@ -60,8 +60,6 @@ export interface PrLandingOptions {
 
 /** a forge's words for refusing helix itself rather than this pull request (gh: GraphQL and HTTP errors) */
 const FORGE_DENIED = /resource not accessible|permission|not permitted|forbidden|HTTP 40[13]\b|bad credentials|must (be a collaborator|have (push|write|admin) access)|requires authentication|not logged in|auth login/i
-/** the longest wait between two tries of a landing whose remote or forge does not answer */
-const AWAY_MAX_MS = 10_000
 
 export function createPrLanding(o: PrLandingOptions): LoopLanding {
   const {fleet, plain} = o
@@ -272,7 +270,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
           }
         }
         if (away++ === 0) (o.notice ?? o.log)(`helix: ${sanitize(ws.bead)}'s pull request waits until ${who} answers (${sanitize(r.reason)}); its claim and worktree are kept`)
-        await abortableSleep(Math.min(1000 * 2 ** Math.min(away - 1, 4), AWAY_MAX_MS), signal)
+        await abortableSleep(awayWaitMs(away), signal)
         if (signal?.aborted) {
           r = {landed: false, reason: 'interrupted', preservedRef: null}
           break

@@ -81,8 +81,8 @@ const jitter = (round: number, signal?: AbortSignal): Promise<void> => abortable
 
 /** the reason of a landing that the run's stop ended (not counted across the fleet) */
 const STOPPED = 'interrupted'
-/** the longest wait between two tries of a landing whose remote does not answer */
-const AWAY_MAX_MS = 10_000
+/** the wait before the n-th try (from 1) of a landing whose remote or forge does not answer: 0.5, 1, 2, 4, then every 5 s (a fetch each) */
+export const awayWaitMs = (n: number): number => Math.min(500 * 2 ** Math.min(n - 1, 4), 5_000)
 
 /** the reason line of an unreachable remote quotes git's own message (sanitized) */
 export function unreachableReason(remote: string, message: string | null): string {
@@ -169,7 +169,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
       fleet.unreachable(message)
       if (!transport) return fail(unreachableReason(o.remote, message))
       if (away++ === 0) say(`helix: ${sanitize(ws.bead)} waits to land until the remote ${sanitize(o.remote)} answers; its claim and worktree are kept`)
-      await abortableSleep(Math.min(1000 * 2 ** Math.min(away - 1, 4), AWAY_MAX_MS), signal)
+      await abortableSleep(awayWaitMs(away), signal)
       if (signal?.aborted) return fail(STOPPED)
       // a lease that ran out here is not one lost to another host (20.1): the push below expects our
       // claim's value, so the work lands only if nobody took the bead over meanwhile (as 20.2 after a restart)
