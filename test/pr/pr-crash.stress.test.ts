@@ -1,14 +1,22 @@
 // `helix run --land pr` killed -9 inside the opening of a pull request (SPEC 20.5 with 19.4 and
 // 20.1): between the push of helix/<id> and `gh pr create`, and between `gh pr create` and the
 // claim's rewrite. A restart must neither open a second pull request nor run the agent again.
+// Also a lease that runs out while the remote is away. Each scenario waits on real processes,
+// leases and backoffs (3-12 s): `npm test` runs one (killed after gh pr create), `npm run
+// test:stress` (HELIX_STRESS_FULL=1, in .ci/run) all of them.
 // A gh in front of the stand-in stops at `pr create` (before or after the stand-in records it),
 // marks that on disk, and waits for helix to be killed; the test then kills helix with SIGKILL.
-import {chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {STRESS_FULL} from '../support/stress.js'
 import {waitFor} from '../support/wait.js'
-import {cloneBehindLink, events, startHost, tipBeads, until} from '../remote/fleet-harness.js'
-import {bead, FORGE_BIN, g, protectedForge, type Forge} from './helpers.js'
+import {AGENT, cloneBehindLink, events, startHost, tipBeads, until} from '../remote/fleet-harness.js'
+import {BIN, startCli} from '../support/cli.js'
+import {GIT_ISOLATION} from '../support/git.js'
+import {bead, FORGE_BIN, g, protectedForge, stateOverlay, type Forge} from './helpers.js'
+
+const itFull = STRESS_FULL ? it : it.skip
 
 const PR = ['--land', 'pr', '--pr-poll', '1', '--lease', '60']
 
@@ -38,7 +46,7 @@ exec '${FORGE_BIN}/gh' "$@"
 
 describe('helix run --land pr killed -9 while it opens a pull request (built CLI)', () => {
   for (const at of ['before', 'after'] as const) {
-    it(`killed ${at} gh pr create: the restart opens (or finds) exactly one pull request and does not run the agent again`, async () => {
+    ;(at === 'after' ? it : itFull)(`killed ${at} gh pr create: the restart opens (or finds) exactly one pull request and does not run the agent again`, async () => {
       const f = protectedForge([bead('hx-1')])
       const log = path.join(f.dir, 'agents.jsonl')
       const dir = f.clone('host-a')
@@ -65,7 +73,7 @@ describe('helix run --land pr killed -9 while it opens a pull request (built CLI
     }, 300_000)
   }
 
-  it('killed right after the claim took the pull request (before the worktree went): the restart finishes it with the same pull request, the agent not run again', async () => {
+  itFull('killed right after the claim took the pull request (before the worktree went): the restart finishes it with the same pull request, the agent not run again', async () => {
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agents.jsonl')
     const dir = f.clone('host-a')
@@ -103,7 +111,7 @@ done
     expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/preserved/')).toBe('')
   }, 300_000)
 
-  it('the remote gone between gh pr create and the claim taking its URL: the landing waits and tries again, one pull request, the claim carries it, nothing redone', async () => {
+  itFull('the remote gone between gh pr create and the claim taking its URL: the landing waits and tries again, one pull request, the claim carries it, nothing redone', async () => {
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agents.jsonl')
     const {dir, link} = cloneBehindLink(f, 'host-a')
@@ -140,7 +148,7 @@ exit $rc
     expect(g(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
   }, 300_000)
 
-  it('killed before gh pr create, its lease run out: the host that takes the bead over keeps the dead host\'s pushed branch on a preserved ref before forcing its own', async () => {
+  itFull('killed before gh pr create, its lease run out: the host that takes the bead over keeps the dead host\'s pushed branch on a preserved ref before forcing its own', async () => {
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agents.jsonl')
     const env = stoppingGh(f)
@@ -162,7 +170,7 @@ exit $rc
     expect(f.prs().map((p) => [p.number, p.state])).toEqual([[1, 'OPEN']])
   }, 300_000)
 
-  it('killed after gh pr create, its lease run out: another host adopts the open pull request instead of running the agent again over it', async () => {
+  itFull('killed after gh pr create, its lease run out: another host adopts the open pull request instead of running the agent again over it', async () => {
     const f = protectedForge([bead('hx-1')])
     const log = path.join(f.dir, 'agents.jsonl')
     const env = stoppingGh(f)
@@ -193,4 +201,32 @@ exit $rc
     expect(g(f.bare, 'show', 'main:work/hx-1.txt')).toBe('done by host-a')
     expect(tipBeads(f.bare).filter((x) => x.id === 'hx-1').map((x) => x.status)).toEqual(['closed'])
   }, 300_000)
+})
+
+describe('helix run --land pr when the remote is away past the lease', () => {
+  itFull('a finished attempt whose lease runs out while the remote is away opens its pull request once the remote answers, when nobody took the bead over: the agent runs once (SPEC 20.1)', async () => {
+    const f = protectedForge([bead('hx-1')])
+    const {dir, link} = cloneBehindLink(f, 'host-e')
+    const log = path.join(f.dir, 'agents.jsonl')
+    // --lease 3: the partition outlasts it; --max-offline 600 outlasts the test
+    const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-wait', '0', '--lease', '3', '--max-offline', '600', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary'], {
+      cwd: dir,
+      env: {...GIT_ISOLATION, ...f.env, HELIX_HOST: 'host-e', FLEET_LOG: log, FLEET_HELIX: BIN, FLEET_SLEEP_MS: '1000'},
+      stdin: 'ignore',
+    })
+    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
+    rmSync(link)
+    await until(() => /hx-1's pull request waits until the remote origin answers/.test(c.output), 60_000, 'the landing to wait for the remote')
+    await until(() => /lost the claim on hx-1 \(its lease expired unrenewed\)/.test(c.output), 60_000, 'the lease to run out unrenewed')
+    symlinkSync(f.bare, link)
+    const r = await c.done
+    expect(r.code, c.output).toBe(0)
+    expect(c.output).toMatch(/pull request opened for hx-1/)
+    expect(c.output).not.toMatch(/not landed|NOT LANDED|internal error/)
+    expect(events(log).filter((e) => e.event === 'start')).toHaveLength(1)
+    expect(f.prs()).toHaveLength(1)
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/claims/')).toBe('refs/helix/claims/hx-1')
+    expect(g(f.bare, 'for-each-ref', '--format=%(refname)', 'refs/helix/preserved/')).toBe('')
+    expect(stateOverlay(f.bare).get('hx-1')?.['helix-attempts']).toBeUndefined()
+  }, 120_000)
 })
