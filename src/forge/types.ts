@@ -54,6 +54,9 @@ export interface Forge {
  */
 const FORGE_AWAY = /error connecting to|check your internet connection|could not resolve host|no such host|server misbehaving|dial tcp|connection (refused|reset|timed out)|i\/o timeout|TLS handshake timeout|context deadline exceeded|network is unreachable|HTTP 5\d\d\b|\b50[234] (bad gateway|service unavailable|gateway time-?out)|unexpected EOF|did not answer (within \d|with a pull request)/i
 export const forgeAway = (message: string): boolean => FORGE_AWAY.test(message)
+/** a forge's words for refusing helix itself rather than one pull request (gh: GraphQL and HTTP errors) */
+const FORGE_DENIED = /resource not accessible|permission|not permitted|forbidden|HTTP 40[13]\b|bad credentials|must (be a collaborator|have (push|write|admin) access)|requires authentication|not logged in|auth login/i
+export const forgeDenies = (message: string): boolean => FORGE_DENIED.test(message)
 
 const str = (v: unknown, max = 2000): string | null => (typeof v === 'string' && v.length > 0 ? v.slice(0, max) : null)
 

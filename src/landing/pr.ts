@@ -21,7 +21,7 @@ import type {RemoteBase} from '../remote/base.js'
 import {parseTracker} from '../tracker/codec.js'
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {forgeAway, type Forge} from '../forge/types.js'
+import {forgeAway, forgeDenies, type Forge} from '../forge/types.js'
 import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js'
 import type {Fleet} from '../remote/fleet.js'
@@ -58,8 +58,6 @@ export interface PrLandingOptions {
   onOpened: (bead: string, url: string) => void
 }
 
-/** a forge's words for refusing helix itself rather than this pull request (gh: GraphQL and HTTP errors) */
-const FORGE_DENIED = /resource not accessible|permission|not permitted|forbidden|HTTP 40[13]\b|bad credentials|must (be a collaborator|have (push|write|admin) access)|requires authentication|not logged in|auth login/i
 
 export function createPrLanding(o: PrLandingOptions): LoopLanding {
   const {fleet, plain} = o
@@ -164,7 +162,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     } catch (error) {
       const why = sanitize(errorMessage(error))
       // the forge refuses helix itself (a token without the right, a login gone): every pull request would meet it
-      if (FORGE_DENIED.test(why)) return {...fail(why), refused: `${sanitize(o.forge.name)} refuses to open pull requests (${why})`, fix: `give helix's login the right to open pull requests on ${sanitize(o.remote)} (${sanitize(o.forge.name) === 'gh' ? "'gh auth status' names the login and its scopes" : 'see the forge adapter'})`}
+      if (forgeDenies(why)) return {...fail(why), refused: `${sanitize(o.forge.name)} refuses to open pull requests (${why})`, fix: `give helix's login the right to open pull requests on ${sanitize(o.remote)} (${sanitize(o.forge.name) === 'gh' ? "'gh auth status' names the login and its scopes" : 'see the forge adapter'})`}
       if (forgeAway(why)) return {...fail(why), away: {what: 'forge', message: why}}
       return fail(why)
     }
@@ -180,7 +178,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       // a claim left without its pull request expires and the bead would be redone: wait for the remote and
       // try again (the branch push is the same work, and gh pr create names the pull request it opened)
       h.landing = false
-      return {...fail(unreachableReason(o.remote, cp.message)), away: {what: 'remote', message: cp.message}}
+      return awayFrom('remote', cp.message, fail(unreachableReason(o.remote, cp.message)))
     }
     if (!cp.ok) o.log(`helix: the claim on ${sanitize(ws.bead)} could not take ${sanitize(url)} (${sanitize(refLine(cp, ref)?.summary ?? cp.message)}); the pull request stays open`)
     fleet.held.delete(ws.bead)

@@ -18,6 +18,25 @@ import {bead, FORGE_BIN, g, protectedForge, stateOverlay, type Forge} from './he
 
 const itFull = STRESS_FULL ? it : it.skip
 
+/**
+ * host-a killed -9 at `gh pr create` (`at`: before or after the stand-in records it); once its plain
+ * claim has run out (3 s lease, HELIX_LEASE_SKEW 1 s: read from the claim itself, no clock guess),
+ * host-b starts on the same queue. `first`: helix/hx-1 on the remote as host-a left it.
+ */
+async function deadHostTakenOver(f: Forge, at: 'before' | 'after') {
+  const log = path.join(f.dir, 'agents.jsonl')
+  const env = {...stoppingGh(f), HELIX_LEASE_SKEW: '1', FLEET_SLEEP_MS: '50'}
+  const args = ['--land', 'pr', '--pr-poll', '1', '--lease', '3', '--pr-wait', '0']
+  const a = startHost(f.clone('host-a'), 'host-a', log, args, {...env, STOP_AT: at})
+  await waitFor(() => existsSync(path.join(f.dir, 'stopped-at-create')), {timeoutMs: 120_000, what: `gh pr create to be reached\n${a.out()}`})
+  process.kill(a.child.pid as number, 'SIGKILL')
+  await a.done
+  const first = g(f.bare, 'rev-parse', 'helix/hx-1')
+  const claim0 = JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1')) as {expires_at: string; pr_url?: string}
+  await until(() => Date.now() > Date.parse(claim0.expires_at) + 2_000, 60_000, 'the claim of host-a to be takeable')
+  return {log, first, claim0, b: startHost(f.clone('host-b'), 'host-b', log, args, env)}
+}
+
 const PR = ['--land', 'pr', '--pr-poll', '1', '--lease', '60']
 
 /** a gh that, while $STOP_AT names `before` or `after`, stops at `pr create` and writes $STOP_MARK */
@@ -150,17 +169,7 @@ exit $rc
 
   itFull('killed before gh pr create, its lease run out: the host that takes the bead over keeps the dead host\'s pushed branch on a preserved ref before forcing its own', async () => {
     const f = protectedForge([bead('hx-1')])
-    const log = path.join(f.dir, 'agents.jsonl')
-    const env = stoppingGh(f)
-    const args = ['--land', 'pr', '--pr-poll', '1', '--lease', '3', '--pr-wait', '0']
-    const a = startHost(f.clone('host-a'), 'host-a', log, args, {...env, HELIX_LEASE_SKEW: '1', STOP_AT: 'before', FLEET_SLEEP_MS: '50'})
-    await waitFor(() => existsSync(path.join(f.dir, 'stopped-at-create')), {timeoutMs: 120_000, what: `gh pr create to be reached\n${a.out()}`})
-    process.kill(a.child.pid as number, 'SIGKILL')
-    await a.done
-    const first = g(f.bare, 'rev-parse', 'helix/hx-1')
-    const claim0 = JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1')) as {expires_at: string}
-    await until(() => Date.now() > Date.parse(claim0.expires_at) + 2_000, 60_000, 'the claim of host-a to be takeable')
-    const b = startHost(f.clone('host-b'), 'host-b', log, args, {...env, HELIX_LEASE_SKEW: '1', FLEET_SLEEP_MS: '50'})
+    const {first, b} = await deadHostTakenOver(f, 'before')
     expect(await b.done, b.out()).toBe(0)
     // no pull request to adopt: host-b ran the bead; host-a's pushed work is kept, not forced away
     expect(b.out()).toMatch(/helix\/hx-1 held another attempt's work \(its host stopped before its pull request opened\): kept at refs\/helix\/preserved\/hx-1\/1/)
@@ -172,19 +181,8 @@ exit $rc
 
   itFull('killed after gh pr create, its lease run out: another host adopts the open pull request instead of running the agent again over it', async () => {
     const f = protectedForge([bead('hx-1')])
-    const log = path.join(f.dir, 'agents.jsonl')
-    const env = stoppingGh(f)
-    const args = ['--land', 'pr', '--pr-poll', '1', '--lease', '3', '--pr-wait', '0']
-    const a = startHost(f.clone('host-a'), 'host-a', log, args, {...env, HELIX_LEASE_SKEW: '1', STOP_AT: 'after', FLEET_SLEEP_MS: '50'})
-    await waitFor(() => existsSync(path.join(f.dir, 'stopped-at-create')), {timeoutMs: 120_000, what: `gh pr create to be reached\n${a.out()}`})
-    process.kill(a.child.pid as number, 'SIGKILL')
-    await a.done
-    const first = g(f.bare, 'rev-parse', 'helix/hx-1')
-    // the dead host's plain claim runs out (3 s lease, HELIX_LEASE_SKEW 1 s): read from the claim itself, no clock guess
-    const claim0 = JSON.parse(g(f.bare, 'log', '-1', '--format=%B', 'refs/helix/claims/hx-1')) as {expires_at: string; pr_url?: string}
+    const {log, first, claim0, b} = await deadHostTakenOver(f, 'after')
     expect(claim0.pr_url).toBeUndefined()
-    await until(() => Date.now() > Date.parse(claim0.expires_at) + 2_000, 60_000, 'the claim of host-a to be takeable')
-    const b = startHost(f.clone('host-b'), 'host-b', log, args, {...env, HELIX_LEASE_SKEW: '1', FLEET_SLEEP_MS: '50'})
     const code = await b.done
     const out = b.out()
     expect(code, out).toBe(0)

@@ -13,15 +13,21 @@ import {cloneBehindLink, events, startHost, tipBeads, until} from './fleet-harne
 
 const itFull = STRESS_FULL ? it : it.skip
 
+/** one bead and one host behind a link to the bare remote; once its agent has started, the link is removed (the remote gone) */
+async function cutOnceStarted(host: string, args: string[], env: NodeJS.ProcessEnv) {
+  const f = makeFleet([bead('hx-1')])
+  const {dir, link} = cloneBehindLink(f, host)
+  const log = path.join(f.dir, 'agents.jsonl')
+  const h = startHost(dir, host, log, args, env)
+  await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
+  rmSync(link)
+  return {f, dir, link, log, h}
+}
+
 describe('helix run --remote cut off its remote while it lands (built CLI)', () => {
   it('a finished attempt whose remote is gone when it lands waits for it and lands once it answers: the agent runs once, nothing is counted', async () => {
-    const f = makeFleet([bead('hx-1')])
-    const {dir, link} = cloneBehindLink(f, 'host-w')
-    const log = path.join(f.dir, 'agents.jsonl')
     // the lease (60 s) and --max-offline (600 s) outlast the test: only the remote's return ends the wait
-    const h = startHost(dir, 'host-w', log, ['--lease', '60', '--max-offline', '600'], {FLEET_SLEEP_MS: '1500'})
-    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
-    rmSync(link)
+    const {f, dir, link, log, h} = await cutOnceStarted('host-w', ['--lease', '60', '--max-offline', '600'], {FLEET_SLEEP_MS: '1500'})
     await until(() => /hx-1 waits to land until the remote origin answers; its claim and worktree are kept/.test(h.out()), 60_000, 'the landing to wait for the remote')
     // a few tries meanwhile, none of them the end of the attempt
     await new Promise((r) => setTimeout(r, 2500))
@@ -42,13 +48,8 @@ describe('helix run --remote cut off its remote while it lands (built CLI)', () 
   }, 240_000)
 
   it('killed -9 while its landing waits for the remote, then restarted once the remote is back: the attempt lands without running the agent again', async () => {
-    const f = makeFleet([bead('hx-1')])
-    const {dir, link} = cloneBehindLink(f, 'host-k')
-    const log = path.join(f.dir, 'agents.jsonl')
     const args = ['--lease', '60', '--max-offline', '600']
-    const h = startHost(dir, 'host-k', log, args, {FLEET_SLEEP_MS: '1000'})
-    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
-    rmSync(link)
+    const {f, dir, link, log, h} = await cutOnceStarted('host-k', args, {FLEET_SLEEP_MS: '1000'})
     await until(() => /hx-1 waits to land until the remote origin answers/.test(h.out()), 60_000, 'the landing to wait for the remote')
     process.kill(h.child.pid as number, 'SIGKILL')
     await h.done
@@ -65,13 +66,8 @@ describe('helix run --remote cut off its remote while it lands (built CLI)', () 
   }, 240_000)
 
   itFull('a finished attempt whose lease runs out while the remote is away still lands once it answers, when no host took the bead over: the agent runs once (SPEC 20.1, 20.2)', async () => {
-    const f = makeFleet([bead('hx-1')])
-    const {dir, link} = cloneBehindLink(f, 'host-e')
-    const log = path.join(f.dir, 'agents.jsonl')
     // --lease 3: the partition outlasts it; --max-offline 600 outlasts the test
-    const h = startHost(dir, 'host-e', log, ['--lease', '3', '--max-offline', '600'], {FLEET_SLEEP_MS: '1000'})
-    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
-    rmSync(link)
+    const {f, dir, link, log, h} = await cutOnceStarted('host-e', ['--lease', '3', '--max-offline', '600'], {FLEET_SLEEP_MS: '1000'})
     await until(() => /hx-1 waits to land until the remote origin answers/.test(h.out()), 60_000, 'the landing to wait for the remote')
     await until(() => /lost the claim on hx-1 \(its lease expired unrenewed\)/.test(h.out()), 60_000, 'the lease to run out unrenewed')
     await until(() => /hx-1's claim ran out while the remote origin is unreachable; it still lands when the remote answers unless another host has taken hx-1 over/.test(h.out()), 60_000, 'the words of the wait past the lease')
@@ -90,12 +86,7 @@ describe('helix run --remote cut off its remote while it lands (built CLI)', () 
   }, 240_000)
 
   itFull('a finished attempt whose lease ran out while the remote was away, and which another host took over and landed meanwhile, lands nothing when the remote answers: the bead is closed once, the work kept, nothing counted', async () => {
-    const f = makeFleet([bead('hx-1')])
-    const {dir, link} = cloneBehindLink(f, 'host-a')
-    const log = path.join(f.dir, 'agents.jsonl')
-    const a = startHost(dir, 'host-a', log, ['--lease', '3', '--max-offline', '600'], {FLEET_SLEEP_MS: '500', HELIX_LEASE_SKEW: '1'})
-    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
-    rmSync(link)
+    const {f, dir, link, log, h: a} = await cutOnceStarted('host-a', ['--lease', '3', '--max-offline', '600'], {FLEET_SLEEP_MS: '500', HELIX_LEASE_SKEW: '1'})
     await until(() => /hx-1's claim ran out while the remote origin is unreachable/.test(a.out()), 60_000, 'the lease of host-a to run out')
     // host-b waits for the expired claim (plus the skew), takes it over, runs the agent and lands
     const b = startHost(f.clone('host-b'), 'host-b', log, ['--lease', '3'], {FLEET_SLEEP_MS: '200', HELIX_LEASE_SKEW: '1'})
@@ -115,14 +106,9 @@ describe('helix run --remote cut off its remote while it lands (built CLI)', () 
   }, 240_000)
 
   itFull('past --max-offline the run exits 4 with the attempt kept on a preserved ref', async () => {
-    const f = makeFleet([bead('hx-1')])
-    const {dir, link} = cloneBehindLink(f, 'host-p')
-    const log = path.join(f.dir, 'agents.jsonl')
     // --lease 15: the first renewal (a third into the lease, 5 s) finds the remote gone; its retry
     // 2 s later is past --max-offline, well before the lease (15 s) could run out instead
-    const h = startHost(dir, 'host-p', log, ['--lease', '15', '--max-offline', '1'], {FLEET_SLEEP_MS: '60000'})
-    await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
-    rmSync(link)
+    const {f, dir, h} = await cutOnceStarted('host-p', ['--lease', '15', '--max-offline', '1'], {FLEET_SLEEP_MS: '60000'})
     expect(await h.done, h.out()).toBe(4)
     expect(h.out()).toMatch(/unreachable for more than 1s \(--max-offline\)/)
     // the attempt's uncommitted work is on a local preserved ref (pushed once the remote is back), its worktree gone
