@@ -4,7 +4,7 @@
 # (host, bead, pid, time in ms) to $FLEET_LOG, sleeps $FLEET_SLEEP_MS (a SIGTERM meanwhile
 # logs "stopped" and exits 143), commits one file named after the bead in its cwd, closes the
 # bead with the real CLI ($FLEET_HELIX, fenced by HELIX_CLAIM_TOKEN, in the tracker
-# DDX_BEAD_DIR names), then waits at the optional barrier (FLEET_BARRIER_DIR,
+# DDX_BEAD_DIR names) once the optional gate file FLEET_GATE exists, then waits at the optional barrier (FLEET_BARRIER_DIR,
 # FLEET_BARRIER_N, FLEET_BARRIER_MS). Any other action: NEXT_ACTION: STOP.
 # The tests' ids and host names are plain words, so the log's JSON needs no escaping.
 prompt=$(cat)
@@ -32,6 +32,15 @@ ms=${FLEET_SLEEP_MS:-200}
 # for the killed sleep goes nowhere: helix reads an agent's output, and a repeated line looks systemic)
 sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))" &
 wait $! 2>/dev/null
+# an optional gate: with FLEET_GATE, finish only once that file exists (a test cuts the remote
+# off first, then opens the gate, so the landing meets the cut however slow the machine is)
+if [ -n "${FLEET_GATE:-}" ]; then
+  tries=2400
+  while [ ! -e "$FLEET_GATE" ] && [ "$tries" -gt 0 ]; do
+    sleep 0.05
+    tries=$((tries - 1))
+  done
+fi
 export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.com GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.com
 echo "done by $host" > "work/$bead.txt"
 git add -A > /dev/null 2>&1 || exit 1

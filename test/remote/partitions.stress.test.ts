@@ -4,7 +4,7 @@
 // Each scenario waits on real leases and backoffs (3-12 s), so `npm test` runs the two that
 // show the core (a landing waits and lands; a kill during the wait is finished after a restart)
 // and `npm run test:stress` (HELIX_STRESS_FULL=1, in .ci/run) runs them all.
-import {readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {STRESS_FULL} from '../support/stress.js'
@@ -13,14 +13,20 @@ import {cloneBehindLink, events, startHost, tipBeads, until} from './fleet-harne
 
 const itFull = STRESS_FULL ? it : it.skip
 
-/** one bead and one host behind a link to the bare remote; once its agent has started, the link is removed (the remote gone) */
+/**
+ * one bead and one host behind a link to the bare remote; once its agent has started, the link
+ * is removed (the remote gone), and only then may the agent finish (its gate file): the landing
+ * meets the cut however long the machine took to notice the start (CI lost that race once)
+ */
 async function cutOnceStarted(host: string, args: string[], env: NodeJS.ProcessEnv) {
   const f = makeFleet([bead('hx-1')])
   const {dir, link} = cloneBehindLink(f, host)
   const log = path.join(f.dir, 'agents.jsonl')
-  const h = startHost(dir, host, log, args, env)
+  const gate = path.join(f.dir, 'gate')
+  const h = startHost(dir, host, log, args, {...env, FLEET_GATE: gate})
   await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
   rmSync(link)
+  writeFileSync(gate, '')
   return {f, dir, link, log, h}
 }
 
