@@ -206,14 +206,17 @@ describe('helix run --land pr when the remote is away past the lease', () => {
     const f = protectedForge([bead('hx-1')])
     const {dir, link} = cloneBehindLink(f, 'host-e')
     const log = path.join(f.dir, 'agents.jsonl')
+    const gate = path.join(f.dir, 'gate')
     // --lease 3: the partition outlasts it; --max-offline 600 outlasts the test
     const c = startCli(['run', '--remote', 'origin', '--land', 'pr', '--pr-wait', '0', '--lease', '3', '--max-offline', '600', '--agent', AGENT, '--no-auto-review', '--review-every', '0', '--summary'], {
       cwd: dir,
-      env: {...GIT_ISOLATION, ...f.env, HELIX_HOST: 'host-e', FLEET_LOG: log, FLEET_HELIX: BIN, FLEET_SLEEP_MS: '1000'},
+      env: {...GIT_ISOLATION, ...f.env, HELIX_HOST: 'host-e', FLEET_LOG: log, FLEET_HELIX: BIN, FLEET_SLEEP_MS: '1000', FLEET_GATE: gate},
       stdin: 'ignore',
     })
     await until(() => events(log).some((e) => e.event === 'start'), 60_000, 'the agent to start')
+    // the remote goes before the agent may finish (its gate), however slow the machine
     rmSync(link)
+    writeFileSync(gate, '')
     await until(() => /hx-1's pull request waits until the remote origin answers/.test(c.output), 60_000, 'the landing to wait for the remote')
     await until(() => /lost the claim on hx-1 \(its lease expired unrenewed\)/.test(c.output), 60_000, 'the lease to run out unrenewed')
     symlinkSync(f.bare, link)
