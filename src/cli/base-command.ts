@@ -25,10 +25,10 @@ export abstract class HelixCommand extends Command {
   private parseError(err: Error & {flags?: unknown; args?: unknown}): HelixError {
     const line = parseErrorLine(err)
     if (/^Unexpected arguments?: /.test(line)) return unexpectedArgument(this.id, Array.isArray(err.args) ? err.args.map(String) : [line.replace(/^Unexpected arguments?: /, '')])
-    if (Array.isArray(err.flags) && err.flags.length === 1 && /^Nonexistent flag: /.test(line)) {
+    if (/^Nonexistent flags?: /.test(line)) {
       const ctor = this.constructor as {flags?: Record<string, FlagDef>; baseFlags?: Record<string, FlagDef>}
-      const hint = suggestFlag(String(err.flags[0]), {...ctor.baseFlags, ...ctor.flags})
-      if (hint) return new HelixError(`${line} (did you mean ${hint}?)`)
+      const hint = Array.isArray(err.flags) && err.flags.length === 1 ? suggestFlag(String(err.flags[0]), {...ctor.baseFlags, ...ctor.flags}) : null
+      return new HelixError(`${line} (${hint ? `did you mean ${hint}?` : `'helix ${this.id?.replaceAll(':', ' ') ?? ''} --help' lists them`})`)
     }
     return new HelixError(line)
   }
@@ -73,7 +73,7 @@ export function parseErrorLine(err: {message?: unknown; args?: unknown}): string
   if (/^The following errors? occurred:$/.test(first) && lines.length > 1) return lines.slice(1).join('; ')
   // a bad flag value: `Parsing --flag` then what is wrong with the value
   const parsing = /^Parsing (--?[\w-]+)$/.exec(first)
-  if (parsing && lines.length > 1) return `invalid ${parsing[1]}: ${lines[1]}`
+  if (parsing && lines.length > 1) return `invalid ${parsing[1]}${integerWords(lines[1])}`
   const m = /^Missing (\d+) required args?/.exec(first)
   if (m) {
     const names = Array.isArray(err.args) ? err.args.map((a: {name?: unknown}) => a?.name).filter((n): n is string => typeof n === 'string') : []
@@ -81,3 +81,16 @@ export function parseErrorLine(err: {message?: unknown; args?: unknown}): string
   }
   return first
 }
+
+/**
+ * oclif's words for a whole-number flag out of range ("Expected an integer greater than or
+ * equal to 0 but received: -1") in helix's own, like the flags helix checks itself:
+ * ` '-1': expected a whole number ≥ 0`. Any other reason is kept after a colon.
+ */
+function integerWords(reason: string): string {
+  const m = /^Expected an integer(?: (greater|less) than or equal to (-?\d+))? but received: (.*)$/.exec(reason)
+  if (!m) return `: ${reason}`
+  const bound = m[1] === undefined ? '' : ` ${m[1] === 'greater' ? '≥' : '≤'} ${m[2]}`
+  return ` '${m[3]}': expected a whole number${bound}`
+}
+

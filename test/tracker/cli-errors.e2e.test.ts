@@ -13,7 +13,7 @@ describe('helix tracker: bad input changes nothing', () => {
   const cases: Array<[string, string[], number, RegExp | string]> = [
     ['unknown id (show, fast path)', ['tracker', 'show', 'hx-9'], 1, 'helix: bead hx-9 not found'],
     ['unknown id (close, fast path)', ['tracker', 'close', 'hx-9'], 1, 'helix: bead hx-9 not found'],
-    ['unknown flag (the parser)', ['tracker', 'create', 'x', '--bogus'], 1, /^helix: Nonexistent flag: --bogus/],
+    ['unknown flag (the parser)', ['tracker', 'create', 'x', '--bogus'], 1, /^helix: Nonexistent flag: --bogus \('helix tracker create --help' lists them\)$/],
     ['claim blocked (exit 3)', ['tracker', 'update', 'hx-2', '--claim'], 3, 'helix: cannot claim hx-2: waiting on dependencies hx-1'],
   ]
   for (const [name, args, code, msg] of cases) {

@@ -17,7 +17,7 @@ describe('helix tracker: bad input changes nothing (in-process)', () => {
     ['priority 7 (create)', ['tracker', 'create', 'x', '--priority', '7'], 1, "helix: invalid priority '7' (expected an integer 0-4)"],
     ['priority 7 (update)', ['tracker', 'update', 'hx-1', '--priority', '7'], 1, "helix: invalid priority '7' (expected an integer 0-4)"],
     ['blank title', ['tracker', 'create', '   '], 1, 'helix: title must not be blank'],
-    ['unknown flag', ['tracker', 'create', 'x', '--bogus'], 1, /^helix: Nonexistent flag: --bogus/],
+    ['unknown flag', ['tracker', 'create', 'x', '--bogus'], 1, /^helix: Nonexistent flag: --bogus \('helix tracker create --help' lists them\)$/],
     ['missing arg', ['tracker', 'show'], 1, 'helix: missing required argument: id'],
     ['missing args', ['tracker', 'dep', 'add'], 1, 'helix: missing required arguments: id, depends-on'],
     ['missing required flag', ['tracker', 'import'], 1, 'helix: Missing required flag from'],

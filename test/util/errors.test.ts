@@ -19,7 +19,10 @@ describe('parseErrorLine (oclif parse errors as one line)', () => {
     expect(parseErrorLine({message: 'The following errors occurred:\n  a\n  b\nSee more help with --help'})).toBe('a; b')
     expect(parseErrorLine({message: 'Missing 2 required args:\nid  bead id\nx\nSee more help with --help', args: [{name: 'id'}, {name: 'depends-on'}]})).toBe('missing required arguments: id, depends-on')
     expect(parseErrorLine({message: 'Nonexistent flag: --bogus\nSee more help with --help'})).toBe('Nonexistent flag: --bogus')
-    expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer but received: abc\nSee more help with --help'})).toBe('invalid --max-cycles: Expected an integer but received: abc')
+    expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer but received: abc\nSee more help with --help'})).toBe("invalid --max-cycles 'abc': expected a whole number")
+    expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer greater than or equal to 0 but received: -1'})).toBe("invalid --max-cycles '-1': expected a whole number ≥ 0")
+    expect(parseErrorLine({message: 'Parsing --port \n\tExpected an integer less than or equal to 9 but received: 12'})).toBe("invalid --port '12': expected a whole number ≤ 9")
+    expect(parseErrorLine({message: 'Parsing --land \n\tExpected --land=ff but received: x'})).toBe('invalid --land: Expected --land=ff but received: x')
   })
 })
 
