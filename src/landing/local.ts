@@ -24,6 +24,7 @@ import {createLandBase, refused, type Landed, type NeedsRepair, type Refused} fr
 import {createPreserve} from './preserve-work.js'
 import {NEEDS_BRANCH, openLandingRepo, type LandingRepo} from './landing-repo.js'
 import {runLandCheck, writeCheckLog, type LandCheckSpec} from './land-check.js'
+import {candidateAfter, candidateBefore} from './check-guard.js'
 import {createRepairCheck} from './repair-check.js'
 
 /** SPEC 20.3: rounds of "check outside the lock, the base moved, rebase" before the check runs under the lock */
@@ -293,8 +294,13 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const spec = opts.landCheck as Omit<LandCheckSpec, 'env'>
     projectReal ??= realpathSync(root)
     const env = {HELIX_BEAD_ID: ws.bead, HELIX_ATTEMPT: String(o.attemptNo ?? ws.attempt), HELIX_LAND_BASE: onto, HELIX_PROJECT: projectReal}
+    const top = wtTop(ws)
+    const before = await candidateBefore(run, top)
     const c = await runLandCheck({...spec, env: opts.env}, ws.dir, env)
     o.onCheck?.({passed: c.rc === 0 && !c.ended, rc: c.rc, ms: c.ms, tail: c.tail, onto, ...(c.ended ? {ended: c.ended} : {})})
+    // what lands is the candidate the check ran on, never what the check made of it
+    const moved = await candidateAfter(run, top, before)
+    if (moved) return {...refused(moved), checkTail: c.tail}
     if (c.rc === 0 && !c.ended) return null
     const why = c.ended === 'timeout' ? `land check timed out after ${spec.timeoutSec}s` : c.ended === 'stall' ? `land check stalled: no output for ${spec.stallSec}s` : `land check failed (rc=${c.rc})`
     if (o.repair) return {landed: false, reason: why, preservedRef: null, repair: {kind: 'check', onto, rc: c.rc, tail: c.tail, logFile: await writeCheckLog(ws.dir, c.output)}}
