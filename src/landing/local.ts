@@ -217,8 +217,10 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const left = await commitLeftovers(ws)
     const leftovers = left.kind
     const tip = left.kind === 'refused' ? left.archive : await workTip(ws)
-    let ref: string | null = null
-    if (tip && tip !== ws.baseTip) {
+    // a resolve that dropped the attempt's commits: they are on the ref kept then, and the tip holds nothing of its own
+    let ref: string | null = takeDropped(ws)
+    const nothingMore = ref !== null && tip !== null && (await (await typed()).isAncestor(tip, `refs/heads/${await base()}`))
+    if (!nothingMore && tip && tip !== ws.baseTip) {
       ref = await keepRef(ws, tip)
       if (!ref) {
         // never lose work: keep the branch when the ref cannot be written
@@ -284,7 +286,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   const {readyToLand, landLocked, rebaseOnto} = createLandBase({root, now: opts.now, git: typed, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
-  const {verifyRepair} = createRepairCheck({run, wtTop, commitLeftovers})
+  const {verifyRepair, handOver, takeDropped} = createRepairCheck({run, wtTop, commitLeftovers, keepRef})
   let projectReal: string | null = null
   // SPEC 20.3: a candidate that lost 3 races is checked under the lock, so a waiting slot may wait a whole check
   const lockWait = opts.lockWaitMs ?? (opts.landCheck ? 120_000 + opts.landCheck.timeoutSec * 1000 : undefined)
@@ -346,8 +348,12 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       result = refused(sanitize(errorMessage(error).replace(/^helix: /, '')))
     }
     // SPEC 20.4: the worktree stays as it is (a stopped rebase, or the check's log) for the resolve action
-    if (!result.landed && 'repair' in result) return result
+    if (!result.landed && 'repair' in result) {
+      await handOver(ws, ws.branch)
+      return result
+    }
     if (result.landed) {
+      takeDropped(ws)
       // The base already holds the commits (a fast-forward where the base is checked out
       // listed them as it verified the base), so listing them, removing the worktree and
       // deleting the branch need no lock: the next slot's landing does not wait for
