@@ -88,3 +88,19 @@ describe('a land check that changes the candidate (SPEC 20.3)', () => {
     expect(read(root, 'b.ts')).toBe('export const b = 1\n')
   })
 })
+
+describe('a land check that prints megabytes (SPEC 20.3)', () => {
+  it('its tail lines are bounded for the log and the next prompt; the whole output stays in .helix/land-check.log', async () => {
+    const {landing} = setup(`head -c 3000000 /dev/zero | tr '\\0' x; echo; echo 'the last words'; exit 2`)
+    const ws = await landing.prepare('hx-1', 1, 1)
+    agentCommit(ws.dir, 'a.ts', 'agent\n')
+    const r = await landing.land(ws, {repair: true})
+    const repair = !r.landed && r.repair?.kind === 'check' ? r.repair : null
+    expect(repair?.tail.at(-1)).toBe('the last words')
+    const long = repair?.tail.at(-2) ?? ''
+    expect(long.length).toBeLessThan(500)
+    expect(long).toMatch(/^x{400}… \(\d+ more characters in the log\)$/)
+    // the log keeps what the check printed last, in full lines
+    expect(read(ws.dir, '.helix/land-check.log').endsWith('x\nthe last words\n')).toBe(true)
+  })
+})
