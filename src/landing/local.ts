@@ -333,7 +333,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       const bad = await check(ws, cur, o)
       if (bad) return bad
       const r = await landLocked(ws, cur, true)
-      return 'moved' in r ? refused(`the base branch ${sanitize(await base())} moved during the land check under the land lock`) : r
+      return 'moved' in r ? refused(`${sanitize(await base())} moved under the land lock during the land check: something outside helix commits to it; land when it stops`) : r
     })
   }
 

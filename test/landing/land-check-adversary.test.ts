@@ -104,3 +104,33 @@ describe('a land check that prints megabytes (SPEC 20.3)', () => {
     expect(read(ws.dir, '.helix/land-check.log').endsWith('x\nthe last words\n')).toBe(true)
   })
 })
+
+describe('the base moving during every land check (SPEC 20.3)', () => {
+  // each run of the check lands another commit on main (as other slots would), up to $MOVES times
+  const mover = (moves: number) =>
+    `echo "$HELIX_LAND_BASE" >> "$OUT/bases"; n=$(wc -l < "$OUT/bases"); if [ "$n" -le ${moves} ]; then printf '%s\\n' "$n" > "$ROOT/other-$n.txt"; git -C "$ROOT" add "other-$n.txt"; git -C "$ROOT" commit -q -m "other $n"; fi`
+
+  it('three rounds lost outside the lock: the fourth check runs under it and lands, on the tip it checked', async () => {
+    const {root, out, landing} = setup(mover(3))
+    const ws = await landing.prepare('hx-1', 1, 1)
+    agentCommit(ws.dir, 'a.ts', 'agent\n')
+    const r = await landing.land(ws, {})
+    expect(r).toMatchObject({landed: true})
+    const bases = read(out, 'bases').trim().split('\n')
+    expect(bases).toHaveLength(4)
+    expect(new Set(bases).size).toBe(4)
+    // the last check saw the base the attempt landed on
+    expect(g(root, 'rev-parse', 'main^')).toBe(bases[3])
+    expect(subjects(root).slice(0, 5)).toEqual(['edit a.ts', 'other 3', 'other 2', 'other 1', 'initial'])
+  })
+
+  it('a base that moves even under the lock (not a helix slot): not landed in words, nothing unchecked on the base', async () => {
+    const {root, out, landing} = setup(mover(99))
+    const ws = await landing.prepare('hx-1', 1, 1)
+    agentCommit(ws.dir, 'a.ts', 'agent\n')
+    const r = await landing.land(ws, {})
+    expect(r).toMatchObject({landed: false, reason: 'main moved under the land lock during the land check: something outside helix commits to it; land when it stops', preservedRef: 'refs/helix/preserved/hx-1/1'})
+    expect(read(out, 'bases').trim().split('\n')).toHaveLength(4)
+    expect(subjects(root)).not.toContain('edit a.ts')
+  })
+})
