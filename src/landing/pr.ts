@@ -133,8 +133,8 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
       const c = await checkCandidate({...o.landCheck, ...(lo.signal ? {signal: lo.signal} : {})}, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
       // the branch pushed is the candidate the check ran on, never what the check made of it
       const moved = await candidateAfter(g, top, was)
-      if (moved) return fail(moved, c.run.tail)
       if (lo.signal?.aborted) return fail('interrupted')
+      if (moved) return fail(moved, c.run.tail)
       if (!c.passed) {
         // SPEC 20.4: a red check goes back to the agent as a conflict does
         if (repair) {

@@ -251,8 +251,8 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         const c = await checkCandidate(o.landCheck, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
         // what lands is the candidate the check ran on: a check that commits or resets would otherwise be checked again for ever
         const moved = await candidateAfter(g, top, before)
-        if (moved) return fail(moved, c.run.tail)
         if (signal?.aborted) return fail(STOPPED)
+        if (moved) return fail(moved, c.run.tail)
         if (!c.passed) {
           if (lo.repair) return needsRepair(c.reason, {kind: 'check', onto: tip, rc: c.run.rc, tail: c.run.tail, logFile: await writeCheckLog(ws.dir, c.run.output)})
           return fail(c.reason, c.run.tail)
