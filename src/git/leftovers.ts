@@ -4,7 +4,7 @@
  * about it: its tip, how many of its commits are not on the base, whether it
  * holds uncommitted changes, and the metadata written at its claim. Read-only.
  */
-import {existsSync, readdirSync, realpathSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import {readAttemptMeta, type AttemptMeta} from './attempt-meta.js'
 import {listWorktrees} from './checked-out.js'
@@ -68,13 +68,22 @@ export async function scanAttempts(root: string, env: NodeJS.ProcessEnv, base: s
     }
     return e
   }
+  const rebasing = new Set<LeftoverAttempt>()
   for (const w of await listWorktrees(root, env)) {
     if (path.dirname(w.path) !== wtBase) continue
-    const e = entry(path.basename(w.path))
+    const name = path.basename(w.path)
+    const e = entry(name)
     if (!e) continue
     e.worktree = w.path
     e.detached = w.branch === null
     e.tip = w.head
+    // a rebase stopped when the run died (a conflict handed to the resolve action, SPEC 20.4) detaches
+    // HEAD, at the base's tip or part way: the work is the branch being rebased, which aborting puts back
+    if (e.detached && (await rebasingBranch(run, w.path)) === `refs/heads/helix/${name}`) {
+      e.detached = false
+      e.tip = null
+      rebasing.add(e)
+    }
   }
   if (existsSync(wtBase))
     for (const name of readdirSync(wtBase)) {
@@ -93,7 +102,8 @@ export async function scanAttempts(root: string, env: NodeJS.ProcessEnv, base: s
     e.meta = await readAttemptMeta(root, e.bead, e.attempt)
     if (e.worktree && existsSync(e.worktree)) {
       const st = (await run(['status', '--porcelain', '-z', '--untracked-files=all'], e.worktree)).stdout.split('\0')
-      e.dirty = st.some((l) => l.length > 3 && !touchesTracker(l.slice(3)))
+      // a stopped rebase's files are the rebase's, not work: aborting it (adopt, preserve) restores the branch's
+      e.dirty = !rebasing.has(e) && st.some((l) => l.length > 3 && !touchesTracker(l.slice(3)))
       if (!e.tip) e.tip = (await run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], e.worktree)).stdout.trim() || null
     }
     if (e.tip) {
@@ -102,4 +112,18 @@ export async function scanAttempts(root: string, env: NodeJS.ProcessEnv, base: s
     }
   }
   return [...found.values()].sort((a, b) => a.bead.localeCompare(b.bead) || a.attempt - b.attempt)
+}
+
+/** the branch a rebase in progress in the worktree at `dir` is rebasing (`refs/heads/…`), or null */
+async function rebasingBranch(run: (args: string[], cwd?: string) => Promise<GitResult>, dir: string): Promise<string | null> {
+  const r = await run(['rev-parse', '--git-path', 'rebase-merge/head-name', '--git-path', 'rebase-apply/head-name'], dir)
+  if (r.code !== 0) return null
+  for (const p of r.stdout.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    try {
+      return readFileSync(path.resolve(dir, p), 'utf8').trim() || null
+    } catch {
+      // not this kind of rebase
+    }
+  }
+  return null
 }

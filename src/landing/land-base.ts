@@ -162,6 +162,8 @@ export function createLandBase(d: LandBaseDeps) {
       const listed = cur === rebasedOnto ? tips.find((t) => t.ref === `refs/heads/${ws.branch}`)?.sha : undefined
       rebasedOnto = cur
       const next = listed ?? (await branchTip(ws.branch))
+      // every commit of the attempt was on the base already (the rebase dropped them as applied): nothing moves
+      if (next === cur) return {landed: true, sha: cur, from: cur, commits: []}
       const where = await checkedOutAt(b, tips.find((t) => t.ref === `refs/heads/${b}`)?.head === true)
       if (where !== null) {
         // SPEC 18.3a: a checked-out base moves only by merge --ff-only in its own worktree, then is verified

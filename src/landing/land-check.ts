@@ -38,6 +38,8 @@ export interface LandCheckSpec {
 }
 
 const KEEP = 256 * 1024
+/** the longest line of the tail the session log and the next prompt see (the whole output goes to .helix/land-check.log) */
+export const TAIL_LINE = 400
 
 export async function runLandCheck(spec: LandCheckSpec, cwd: string, extraEnv: Record<string, string>): Promise<LandCheckRun> {
   const {execa} = await import('execa')
@@ -92,7 +94,9 @@ export async function runLandCheck(spec: LandCheckSpec, cwd: string, extraEnv: R
     const rc = typeof r.exitCode === 'number' ? r.exitCode : r.signal ? signalExitCode(r.signal) : 127
     const lines = output.split('\n')
     if (lines.at(-1) === '') lines.pop()
-    return {rc: ended && rc === 0 ? 1 : rc, ms: Math.round(performance.now() - t0), tail: lines.slice(-LAND_CHECK_TAIL), output, ...(ended ? {ended} : {})}
+    // a line of megabytes (a minified bundle, a progress bar without newlines) must not fill the next prompt
+    const tail = lines.slice(-LAND_CHECK_TAIL).map((l) => (l.length > TAIL_LINE ? `${l.slice(0, TAIL_LINE)}… (${l.length - TAIL_LINE} more characters in the log)` : l))
+    return {rc: ended && rc === 0 ? 1 : rc, ms: Math.round(performance.now() - t0), tail, output, ...(ended ? {ended} : {})}
   } finally {
     clearTimeout(timer)
     if (stall) clearTimeout(stall)

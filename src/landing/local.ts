@@ -4,7 +4,7 @@
  * runs `checkout`, `reset`, `push` or a forced ref update, and the project root's
  * uncommitted changes are left to git's own `merge --ff-only` refusal.
  */
-import {existsSync, realpathSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import {mkdir, rm} from 'node:fs/promises'
 import path from 'node:path'
 import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
@@ -23,12 +23,11 @@ import {sanitize} from '../util/sanitize.js'
 import {createLandBase, refused, type Landed, type NeedsRepair, type Refused} from './land-base.js'
 import {createPreserve} from './preserve-work.js'
 import {NEEDS_BRANCH, openLandingRepo, type LandingRepo} from './landing-repo.js'
-import {runLandCheck, writeCheckLog, type LandCheckSpec} from './land-check.js'
+import type {LandCheckSpec} from './land-check.js'
+import {createLandChecked, type CheckRefused} from './local-checked.js'
 import {createRepairCheck} from './repair-check.js'
 
 /** SPEC 20.3: rounds of "check outside the lock, the base moved, rebase" before the check runs under the lock */
-const CHECK_ROUNDS_OUTSIDE_LOCK = 3
-type CheckRefused = Refused & {checkTail?: string[]}
 
 export interface GitLandingOptions {
   /** the project root (may be a subdirectory of the repository) */
@@ -216,8 +215,10 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     const left = await commitLeftovers(ws)
     const leftovers = left.kind
     const tip = left.kind === 'refused' ? left.archive : await workTip(ws)
-    let ref: string | null = null
-    if (tip && tip !== ws.baseTip) {
+    // a resolve that dropped the attempt's commits: they are on the ref kept then, and the tip holds nothing of its own
+    let ref: string | null = takeDropped(ws)
+    const nothingMore = ref !== null && tip !== null && (await (await typed()).isAncestor(tip, `refs/heads/${await base()}`))
+    if (!nothingMore && tip && tip !== ws.baseTip) {
       ref = await keepRef(ws, tip)
       if (!ref) {
         // never lose work: keep the branch when the ref cannot be written
@@ -283,51 +284,10 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
   }
 
   const {readyToLand, landLocked, rebaseOnto} = createLandBase({root, now: opts.now, git: typed, base, baseTip, wtTop, trackerFile, checkedOutAt, commitLeftovers, abortRebase})
-  const {verifyRepair} = createRepairCheck({run, wtTop, commitLeftovers})
-  let projectReal: string | null = null
+  const {verifyRepair, handOver, takeDropped} = createRepairCheck({run, wtTop, commitLeftovers, keepRef})
   // SPEC 20.3: a candidate that lost 3 races is checked under the lock, so a waiting slot may wait a whole check
   const lockWait = opts.lockWaitMs ?? (opts.landCheck ? 120_000 + opts.landCheck.timeoutSec * 1000 : undefined)
-
-  /** SPEC 20.3: the land check on the candidate rebased onto `onto`; null when it passed */
-  async function check(ws: Workspace, onto: string, o: LandOptions): Promise<CheckRefused | NeedsRepair | null> {
-    const spec = opts.landCheck as Omit<LandCheckSpec, 'env'>
-    projectReal ??= realpathSync(root)
-    const env = {HELIX_BEAD_ID: ws.bead, HELIX_ATTEMPT: String(o.attemptNo ?? ws.attempt), HELIX_LAND_BASE: onto, HELIX_PROJECT: projectReal}
-    const c = await runLandCheck({...spec, env: opts.env}, ws.dir, env)
-    o.onCheck?.({passed: c.rc === 0 && !c.ended, rc: c.rc, ms: c.ms, tail: c.tail, onto, ...(c.ended ? {ended: c.ended} : {})})
-    if (c.rc === 0 && !c.ended) return null
-    const why = c.ended === 'timeout' ? `land check timed out after ${spec.timeoutSec}s` : c.ended === 'stall' ? `land check stalled: no output for ${spec.stallSec}s` : `land check failed (rc=${c.rc})`
-    if (o.repair) return {landed: false, reason: why, preservedRef: null, repair: {kind: 'check', onto, rc: c.rc, tail: c.tail, logFile: await writeCheckLog(ws.dir, c.output)}}
-    return {...refused(why), checkTail: c.tail}
-  }
-
-  /**
-   * SPEC 20.3: check outside the land lock (slots check in parallel); under it, land
-   * when the base is still the tip checked against, else rebase and check again.
-   * After 3 such rounds the check runs under the lock, so the candidate lands.
-   */
-  async function landChecked(ws: Workspace, onto: string, o: LandOptions): Promise<Landed | CheckRefused | NeedsRepair> {
-    const top = wtTop(ws)
-    for (let round = 0; round < CHECK_ROUNDS_OUTSIDE_LOCK; round++) {
-      const bad = await check(ws, onto, o)
-      if (bad) return bad
-      const r = await underLandLock(() => landLocked(ws, onto, true))
-      if (!('moved' in r)) return r
-      const cur = await baseTip()
-      const rb = await rebaseOnto(top, cur, o.repair === true)
-      if (rb) return rb
-      onto = cur
-    }
-    return underLandLock(async () => {
-      const cur = await baseTip()
-      const rb = cur === onto ? null : await rebaseOnto(top, cur, o.repair === true)
-      if (rb) return rb
-      const bad = await check(ws, cur, o)
-      if (bad) return bad
-      const r = await landLocked(ws, cur, true)
-      return 'moved' in r ? refused(`the base branch ${sanitize(await base())} moved during the land check under the land lock`) : r
-    })
-  }
+  const {landChecked} = createLandChecked({root, env: opts.env, spec: () => opts.landCheck as Omit<LandCheckSpec, 'env'>, run, wtTop, base, baseTip, rebaseOnto, landLocked, underLandLock: (fn) => underLandLock(fn)})
 
   async function land(ws: Workspace, o: LandOptions = {}): Promise<LandResult> {
     let result: Landed | CheckRefused | NeedsRepair
@@ -340,8 +300,12 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       result = refused(sanitize(errorMessage(error).replace(/^helix: /, '')))
     }
     // SPEC 20.4: the worktree stays as it is (a stopped rebase, or the check's log) for the resolve action
-    if (!result.landed && 'repair' in result) return result
+    if (!result.landed && 'repair' in result) {
+      await handOver(ws, ws.branch)
+      return result
+    }
     if (result.landed) {
+      takeDropped(ws)
       // The base already holds the commits (a fast-forward where the base is checked out
       // listed them as it verified the base), so listing them, removing the worktree and
       // deleting the branch need no lock: the next slot's landing does not wait for

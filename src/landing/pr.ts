@@ -24,6 +24,7 @@ import {sanitize} from '../util/sanitize.js'
 import {forgeAway, forgeDenies, type Forge} from '../forge/types.js'
 import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
 import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js'
+import {candidateAfter, candidateBefore} from './check-guard.js'
 import type {Fleet} from '../remote/fleet.js'
 import {prBody, prBranch, prClaimMessage, prTitle, type AutoMerge} from './pr-shared.js'
 import {keptWords} from './preserve-work.js'
@@ -128,8 +129,12 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     if (o.landCheck && before?.head === head) checked = before.words
     else if (o.landCheck) {
       projectReal ??= realpathSync(o.root)
+      const was = await candidateBefore(g, top)
       const c = await checkCandidate({...o.landCheck, ...(lo.signal ? {signal: lo.signal} : {})}, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
+      // the branch pushed is the candidate the check ran on, never what the check made of it
+      const moved = await candidateAfter(g, top, was)
       if (lo.signal?.aborted) return fail('interrupted')
+      if (moved) return fail(moved, c.run.tail)
       if (!c.passed) {
         // SPEC 20.4: a red check goes back to the agent as a conflict does
         if (repair) {

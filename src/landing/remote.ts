@@ -29,6 +29,7 @@ import type {LandOptions, LandResult, LoopLanding, Repair, Workspace} from '../l
 import {abortableSleep} from '../util/abort.js'
 import type {RemoteLandLock} from '../remote/land-lock.js'
 import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js'
+import {candidateAfter, candidateBefore} from './check-guard.js'
 import {createAttemptCopy} from './attempt-copy.js'
 import {keptWords} from './preserve-work.js'
 import type {Fleet} from '../remote/fleet.js'
@@ -246,8 +247,12 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
         }
         checks++
         projectReal ??= realpathSync(o.root)
+        const before = await candidateBefore(g, top)
         const c = await checkCandidate(o.landCheck, ws.dir, {bead: ws.bead, attempt: lo.attemptNo ?? ws.attempt, onto: tip, project: projectReal}, lo.onCheck)
+        // what lands is the candidate the check ran on: a check that commits or resets would otherwise be checked again for ever
+        const moved = await candidateAfter(g, top, before)
         if (signal?.aborted) return fail(STOPPED)
+        if (moved) return fail(moved, c.run.tail)
         if (!c.passed) {
           if (lo.repair) return needsRepair(c.reason, {kind: 'check', onto: tip, rc: c.run.rc, tail: c.run.tail, logFile: await writeCheckLog(ws.dir, c.run.output)})
           return fail(c.reason, c.run.tail)

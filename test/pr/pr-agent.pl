@@ -7,7 +7,7 @@
 # DDX_BEAD_DIR's tracker).
 #  - implementation: writes shared.txt = "<bead>" (so two beads' changes conflict outside the
 #    tracker), commits, closes the bead with the real CLI ($FLEET_HELIX).
-#  - resolve: PR_AGENT_RESOLVE=none does nothing. Otherwise a rebase in progress is finished by
+#  - resolve: PR_AGENT_RESOLVE=none does nothing; =hang never ends (a helix killed mid-resolve). Otherwise a rebase in progress is finished by
 #    keeping both sides of every conflict block (`git rebase --continue` until done); with no
 #    rebase in progress (a failing check) it commits fix.txt.
 #  - anything else: NEXT_ACTION: STOP.
@@ -70,6 +70,7 @@ if ($action eq 'implementation' && $bead ne '') {
   print "closed $bead\n";
 } elsif ($action eq 'resolve') {
   exit 0 if ($ENV{PR_AGENT_RESOLVE} // '') eq 'none';
+  if (($ENV{PR_AGENT_RESOLVE} // '') eq 'hang') { select undef, undef, undef, 0.2 while 1 }
   my $in_rebase = sub { -e git('rev-parse', '--git-path', 'rebase-merge') || -e git('rev-parse', '--git-path', 'rebase-apply') };
   if ($in_rebase->()) {
     for (my $i = 0; $i < 20 && $in_rebase->(); $i++) {
