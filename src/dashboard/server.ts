@@ -11,6 +11,7 @@ import path from 'node:path'
 import {cumulativeSvg, timelineSvg} from '../report/html.js'
 import type {Hub} from './hub.js'
 import {renderLogRange} from './log-files.js'
+import {sseSubscriber} from './sse.js'
 import {CSP, PAGE_CSS, PAGE_HTML, PAGE_JS, SVG_CSS} from './page.js'
 
 export interface ServerOptions {
@@ -123,10 +124,8 @@ export function createDashboardServer(o: ServerOptions): {server: Server; setPor
     res.writeHead(200, {...BASE_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive'})
     if (req.method === 'HEAD') return res.end()
     res.write('retry: 2000\n\n')
-    const off = o.hub.subscribe({
-      // '' is the heartbeat: a comment line the page ignores
-      send: (json) => void res.write(json === '' ? ': heartbeat\n\n' : `event: state\ndata: ${json}\n\n`),
-    })
+    // a page that stops reading gets the newest state when it reads again, not every one (sse.ts)
+    const off = o.hub.subscribe(sseSubscriber(res))
     const end = () => off()
     req.on('close', end)
     res.on('error', end)
