@@ -147,10 +147,16 @@ export const PAGE_JS = String.raw`'use strict'
     return el('div', null, kids)
   }
 
+  // 'Ready (2,345; the first 100 shown)' when the list was cut
+  function heading(name, shown, all, which) {
+    return name + ' (' + all.toLocaleString('en-US') + (all > shown ? '; the ' + (which || 'first') + ' ' + shown + ' shown' : '') + ')'
+  }
   function queueOf(p) {
     var q = p.queue
     if (!q) return el('p', {cls: 'empty', text: 'no tracker'})
     var c = q.counts
+    // the lists carry the first 100 of each; these are their full lengths
+    var n = q.lengths || {ready: q.ready.length, waiting: q.waiting.length, blocked: q.blocked.length, closed_today: q.closed_today.length}
     var pct = c.total ? Math.round((100 * c.closed) / c.total) : 0
     var bar = el('div', {cls: 'bar'}, [el('i')])
     bar.firstChild.style.width = pct + '%'
@@ -160,17 +166,17 @@ export const PAGE_JS = String.raw`'use strict'
         figure(String(c.ready), 'ready'),
         figure(String(c.waiting), 'waiting'),
         figure(String(c.blocked), 'blocked'),
-        figure(String(q.closed_today.length), 'closed today'),
+        figure(String(n.closed_today), 'closed today'),
         figure(q.eta_s != null ? span(q.eta_s) : '—', 'ETA'),
       ]),
       bar,
-      el('h3', {text: 'Blocked (' + q.blocked.length + ')'}),
+      el('h3', {text: heading('Blocked', q.blocked.length, n.blocked)}),
       table(['bead', 'title', 'reason'], q.blocked.map(function (b) { return el('tr', {'data-bead': b.id, cls: 'blocked-bead'}, [td(el('code', {text: b.id})), td(b.title), td(b.reason)]) })),
-      el('h3', {text: 'Ready (' + q.ready.length + ')'}),
+      el('h3', {text: heading('Ready', q.ready.length, n.ready)}),
       table(['bead', 'title'], q.ready.map(function (b) { return el('tr', null, [td(el('code', {text: b.id})), td(b.title)]) })),
-      el('h3', {text: 'Waiting (' + q.waiting.length + ')'}),
+      el('h3', {text: heading('Waiting', q.waiting.length, n.waiting)}),
       table(['bead', 'title', 'waits on'], q.waiting.map(function (b) { return el('tr', null, [td(el('code', {text: b.id})), td(b.title), td(b.on.join(', '))]) })),
-      el('h3', {text: 'Closed today (' + q.closed_today.length + ')'}),
+      el('h3', {text: heading('Closed today', q.closed_today.length, n.closed_today, 'newest')}),
       table(['bead', 'title'], q.closed_today.map(function (b) { return el('tr', null, [td(el('code', {text: b.id})), td(b.title)]) })),
     ])
   }

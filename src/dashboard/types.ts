@@ -45,6 +45,8 @@ export interface QueueView {
   closed_today: Array<{id: string; title: string}>
   /** SPEC 16.4 figures, as `helix status` computes them */
   counts: {closed: number; total: number; left: number; waiting: number; blocked: number; ready: number}
+  /** how many beads each list above has in full; the lists carry at most `LIST_CAP` (project-view.ts) */
+  lengths: {ready: number; waiting: number; blocked: number; closed_today: number}
   eta_s: number | null
 }
 
