@@ -86,6 +86,12 @@ export const PAGE_JS = String.raw`'use strict'
     var p = function (n) { return (n < 10 ? '0' : '') + n }
     return p(d.getHours()) + ':' + p(d.getMinutes()) + ':' + p(d.getSeconds())
   }
+  // '00:25:18 (in 59m 40s)' on the operator's clock; the text as it is when it is no time
+  function until(iso) {
+    var t = Date.parse(iso)
+    if (isNaN(t)) return iso
+    return clock(iso) + (t > Date.now() ? ' (in ' + span((t - Date.now()) / 1000) + ')' : '')
+  }
   function logLink(p, l) {
     if (!l) return null
     var href = '/log/' + p + '/' + encodeURIComponent(l.file) + '?from=' + l.from + '&to=' + l.to + (l.slot != null ? '&slot=' + l.slot : '')
@@ -133,9 +139,9 @@ export const PAGE_JS = String.raw`'use strict'
   function runOf(p) {
     var r = p.run
     if (!r) return el('p', {cls: 'empty', text: 'no run recorded yet'})
-    var head = r.live ? 'running (pid ' + r.pid + ', ' + (r.phase || '?') + ')' : 'last run ended' + (r.stop_reason ? ': ' + r.stop_reason : '')
+    var head = r.live ? 'running (pid ' + r.pid + ', ' + (r.phase || '?') + ')' : 'last run ended: ' + (r.stopped || r.stop_reason || 'no stop recorded (killed?)')
     var kids = [el('p', {cls: 'run-line', text: head + ' — ' + r.completed + ' completed of ' + r.attempted + ' attempted' + (r.max_cycles ? ' (max ' + r.max_cycles + ')' : '') + ', ' + r.tokens.toLocaleString('en-US') + ' tokens' + (r.cost_usd ? ', $' + r.cost_usd.toFixed(2) : '') + (r.mean_cycle_s != null ? ', mean cycle ' + span(r.mean_cycle_s) : '')})]
-    if (r.paused_until) kids.push(el('p', {cls: 'ev-paused', text: 'paused until ' + r.paused_until + (r.pause_reason ? ': ' + r.pause_reason : '')}))
+    if (r.paused_until) kids.push(el('p', {cls: 'ev-paused', text: 'paused until ' + until(r.paused_until) + (r.pause_reason ? ': ' + r.pause_reason : '')}))
     var rows = p.run_beads.map(function (b) {
       var links = el('span')
       b.logs.forEach(function (l) { links.appendChild(logLink(p.index, l)); links.appendChild(document.createTextNode(' ')) })

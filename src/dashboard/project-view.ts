@@ -9,6 +9,7 @@ import {statSync} from 'node:fs'
 import path from 'node:path'
 import {buildStatusModel, type StatusModel} from '../operator/model.js'
 import {trackerView} from '../operator/tracker-view.js'
+import {stoppedWords} from '../operator/text.js'
 import {readTracker} from '../tracker/store.js'
 import type {TrackerSnapshot} from '../tracker/types.js'
 import {readRunState} from '../state/run-state.js'
@@ -129,6 +130,8 @@ function runSummary(m: StatusModel, rs: RunState, live: boolean): NonNullable<Pr
     started_at: rs.started_at,
     phase: live ? m.phase : null,
     stop_reason: live ? null : rs.stop_reason ?? null,
+    // the words `helix status` says under Last Run: the reason and what stopped it
+    stopped: live ? null : stoppedWords(rs.stop_reason, typeof rs.stop_message === 'string' ? rs.stop_message : null),
     completed: rs.completed_cycles ?? 0,
     attempted: rs.attempted_cycles ?? 0,
     max_cycles: typeof rs.max_cycles === 'number' && rs.max_cycles > 0 ? rs.max_cycles : null,

@@ -90,6 +90,8 @@ export interface RunSummary {
   started_at: string | null
   phase: string | null
   stop_reason: string | null
+  /** an ended run: why, in words (`agent_unavailable (codex: not logged in …)`), as `helix status` says it */
+  stopped: string | null
   completed: number
   attempted: number
   max_cycles: number | null
