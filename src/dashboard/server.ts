@@ -40,7 +40,12 @@ function sameToken(given: string, token: string): boolean {
 function cookie(req: IncomingMessage, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=')
-    if (k === name) return decodeURIComponent(v.join('='))
+    if (k !== name) continue
+    try {
+      return decodeURIComponent(v.join('='))
+    } catch {
+      return null // a malformed %-escape is no token (401), not a server error
+    }
   }
   return null
 }
