@@ -119,9 +119,19 @@ export function createDashboardServer(o: ServerOptions): {server: Server; setPor
       } catch {
         return send(res, 400, 'text/plain; charset=utf-8', 'bad file name\n')
       }
-      const text = renderLogRange(path.join(root, '.helix-logs'), name, from, to, slot)
-      if (text === null) return send(res, 404, 'text/plain; charset=utf-8', 'no such log in .helix-logs/\n')
-      return send(res, 200, 'text/plain; charset=utf-8', text)
+      // read without holding the event loop (log-files.ts); the answer follows when it is done
+      void renderLogRange(path.join(root, '.helix-logs'), name, from, to, slot).then(
+        (text) => {
+          if (res.destroyed) return
+          if (text === null) send(res, 404, 'text/plain; charset=utf-8', 'no such log in .helix-logs/\n')
+          else send(res, 200, 'text/plain; charset=utf-8', text)
+        },
+        () => {
+          if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n')
+          else res.destroy()
+        },
+      )
+      return
     }
     return send(res, 404, 'text/plain; charset=utf-8', 'not found\n')
   }
