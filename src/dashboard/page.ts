@@ -78,7 +78,9 @@ export const PAGE_JS = String.raw`'use strict'
     s = Math.max(0, Math.round(s))
     if (s < 90) return s + 's'
     if (s < 5400) return Math.floor(s / 60) + 'm ' + (s % 60) + 's'
-    return Math.floor(s / 3600) + 'h ' + Math.round((s % 3600) / 60) + 'm'
+    // minutes rounded first: 71h 59m 40s is 72h 0m, not 71h 60m
+    var m = Math.round(s / 60)
+    return Math.floor(m / 60) + 'h ' + (m % 60) + 'm'
   }
   function clock(iso) {
     var d = new Date(iso)
