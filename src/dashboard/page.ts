@@ -164,7 +164,7 @@ export const PAGE_JS = String.raw`'use strict'
     if (!q) return el('p', {cls: 'empty', text: 'no tracker'})
     var c = q.counts
     // the lists carry the first 100 of each; these are their full lengths
-    var n = q.lengths || {ready: q.ready.length, waiting: q.waiting.length, blocked: q.blocked.length, closed_today: q.closed_today.length}
+    var n = q.lengths || {ready: q.ready.length, waiting: q.waiting.length, blocked: q.blocked.length, closed_today: q.closed_today.length, held: (q.held || []).length}
     var pct = c.total ? Math.round((100 * c.closed) / c.total) : 0
     var bar = el('div', {cls: 'bar'}, [el('i')])
     bar.firstChild.style.width = pct + '%'
@@ -180,6 +180,8 @@ export const PAGE_JS = String.raw`'use strict'
       bar,
       el('h3', {text: heading('Blocked', q.blocked.length, n.blocked)}),
       table(['bead', 'title', 'reason'], q.blocked.map(function (b) { return el('tr', {'data-bead': b.id, cls: 'blocked-bead'}, [td(el('code', {text: b.id})), td(b.title), td(b.reason)]) })),
+      q.held && q.held.length ? el('h3', {text: heading('Held back by this run', q.held.length, n.held)}) : null,
+      q.held && q.held.length ? table(['bead', 'title', 'why', 'tried again'], q.held.map(function (b) { return el('tr', {'data-bead': b.id, cls: 'held-bead'}, [td(el('code', {text: b.id})), td(b.title), td(b.reason), td(b.until ? until(b.until) : 'next run')]) })) : null,
       el('h3', {text: heading('Ready', q.ready.length, n.ready)}),
       table(['bead', 'title'], q.ready.map(function (b) { return el('tr', null, [td(el('code', {text: b.id})), td(b.title)]) })),
       el('h3', {text: heading('Waiting', q.waiting.length, n.waiting)}),

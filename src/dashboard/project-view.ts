@@ -221,13 +221,16 @@ function queueOf(m: StatusModel, ready: Array<{id: string; title?: unknown}>, sn
   const closedToday = closed.sort((a, b) => b.at - a.at).slice(0, LIST_CAP).map(({id, title}) => ({id, title}))
   const waiting = m.parked.filter((p) => p.kind === 'waiting-deps')
   const blocked = m.parked.filter((p) => p.kind === 'blocked-label' || p.kind === 'blocked-status')
+  // held back by the live run: backing off after failures (until when), or skipped this run
+  const held = m.parked.filter((p) => p.kind === 'backoff' || p.kind === 'skipped')
   return {
     ready: ready.slice(0, LIST_CAP).map((b) => ({id: b.id, title: typeof b.title === 'string' ? b.title : ''})),
     waiting: waiting.slice(0, LIST_CAP).map((p) => ({id: p.id, title: p.title || titleOf(snap, p.id), on: p.reason.replace(/^waiting on /, '').split(', ')})),
     blocked: blocked.slice(0, LIST_CAP).map((p) => ({id: p.id, title: p.title, reason: p.reason})),
     closed_today: closedToday,
+    held: held.slice(0, LIST_CAP).map((p) => ({id: p.id, title: p.title, reason: p.reason, until: p.next_eligible})),
     counts: {closed: m.beads.closed, total: m.beads.total, left: m.beads.left, waiting: m.beads.waiting, blocked: m.beads.blocked, ready: m.tracker.ready},
-    lengths: {ready: ready.length, waiting: waiting.length, blocked: blocked.length, closed_today: closed.length},
+    lengths: {ready: ready.length, waiting: waiting.length, blocked: blocked.length, closed_today: closed.length, held: held.length},
     eta_s: m.beads.eta_s,
   }
 }

@@ -36,7 +36,7 @@ describe('dashboard: a tracker of thousands of beads', () => {
     const {view} = await new ProjectReader(0, root, {}).read(NOW)
     const q = view.queue!
     expect(view.error).toBeNull()
-    expect(q.lengths).toEqual({ready: n / 4, waiting: n / 4, blocked: n / 4, closed_today: n / 4})
+    expect(q.lengths).toEqual({ready: n / 4, waiting: n / 4, blocked: n / 4, closed_today: n / 4, held: 0})
     for (const list of [q.ready, q.waiting, q.blocked, q.closed_today]) expect(list).toHaveLength(LIST_CAP)
     expect(q.counts.total).toBe(n)
     expect(q.counts.closed).toBe(n / 4)

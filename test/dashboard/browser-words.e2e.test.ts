@@ -1,6 +1,7 @@
 // Session 34's findings seen in Chromium: the page a paused run and a long queue make,
 // then the same page after the run stopped for an unavailable agent, without a reload.
-// - a pause says until when on the operator's clock and how long is left;
+// - a pause says until when on the operator's clock and how long is left, and so does
+//   a bead backing off (held back by the run);
 // - a list of 150 ready beads shows its first 100 and says how many there are;
 // - a title with a bidi override and an escape shows them as `?` (SPEC 13.5);
 // - an ended run says why in status's words, with what stopped it.
@@ -38,7 +39,7 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium: what the operator 
     // a live run, paused for three days (a weekly quota): a process of ours holds the pid file
     const run = trackProcess(spawn('sleep', ['600'], {stdio: 'ignore'}))
     writeFileSync(path.join(root, '.ddx', 'helix.pid'), `${run.pid} ${new Date().toISOString()}\n`)
-    writeFileSync(path.join(root, '.ddx', 'run-state.json'), JSON.stringify(runState({pid: run.pid, paused_until: new Date(now + 72 * 3_600_000).toISOString(), pause_reason: 'quota: weekly limit'})))
+    writeFileSync(path.join(root, '.ddx', 'run-state.json'), JSON.stringify(runState({pid: run.pid, paused_until: new Date(now + 72 * 3_600_000).toISOString(), pause_reason: 'quota: weekly limit', attempts: {'hx-007': 2}, backoff_until: {'hx-007': new Date(now + 600_000).toISOString()}})))
 
     dash = startCli(['dashboard', '--port', '0'], {cwd: root})
     await waitFor(() => /dashboard at/.test(dash.stdout) || dash.child.exitCode !== null, {timeoutMs: 20_000, what: 'the dashboard address'})
@@ -65,6 +66,13 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium: what the operator 
   it('a pause: until when, on the clock, and how long is left', async () => {
     const paused = await page.locator('.run-line + .ev-paused').textContent()
     expect(paused).toMatch(/^paused until \d\d:\d\d:\d\d \(in (71h 5\dm|72h 0m)\): quota: weekly limit$/)
+  })
+
+  it('a bead backing off: held back by the run, why, and when it is tried again', async () => {
+    const row = page.locator('tr.held-bead[data-bead="hx-007"] td')
+    expect(await row.nth(2).textContent()).toBe('backoff after 2 failed attempts')
+    expect(await row.nth(3).textContent()).toMatch(/^\d\d:\d\d:\d\d \(in (9m \d+s|10m 0s|\d+s)\)$/)
+    expect(await page.locator('h3', {hasText: /^Held back/}).textContent()).toBe('Held back by this run (1)')
   })
 
   it('150 ready beads: the first 100 shown, the count of all', async () => {

@@ -21,7 +21,7 @@ function bigProject(big: number) {
     n++
     const title = `v${n} ` + 'x'.repeat(big)
     return {
-      view: {index: 0, name: 'p', root: '/p', error: null, run: null, slots: [], run_beads: [], queue: {ready: [{id: 'hx-a', title}], waiting: [], blocked: [], closed_today: [], counts: {closed: 0, total: 1, left: 1, waiting: 0, blocked: 0, ready: 1}, lengths: {ready: 1, waiting: 0, blocked: 0, closed_today: 0}, eta_s: null}, events: [], night: {runs: 0, cycles: n, closed: 0, failed: 0, tokens: 0}},
+      view: {index: 0, name: 'p', root: '/p', error: null, run: null, slots: [], run_beads: [], queue: {ready: [{id: 'hx-a', title}], waiting: [], blocked: [], closed_today: [], counts: {closed: 0, total: 1, left: 1, waiting: 0, blocked: 0, ready: 1}, lengths: {ready: 1, waiting: 0, blocked: 0, closed_today: 0, held: 0}, held: [], eta_s: null}, events: [], night: {runs: 0, cycles: n, closed: 0, failed: 0, tokens: 0}},
       report: null,
     }
   }
