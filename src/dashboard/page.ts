@@ -268,10 +268,30 @@ export const PAGE_JS = String.raw`'use strict'
     for (var i = 0; i < spans.length; i++) spans[i].textContent = span((Date.now() - Date.parse(spans[i].getAttribute('data-since'))) / 1000)
   }
 
+  // text the operator is selecting (to copy a bead id or an output line) would be wiped by
+  // a render, several times a second while an agent prints: the page holds still meanwhile
+  var held = false
+  function selecting() {
+    var sel = window.getSelection()
+    return !!sel && !sel.isCollapsed && root.contains(sel.anchorNode)
+  }
+  document.addEventListener('selectionchange', function () {
+    if (held && !selecting()) {
+      held = false
+      conn.textContent = 'live · updated ' + clock(state.generated_at)
+      render()
+    }
+  })
+
   var es = new EventSource('/events')
   es.addEventListener('state', function (ev) {
     state = JSON.parse(ev.data)
     document.body.setAttribute('data-version', String(state.version))
+    if (selecting()) {
+      held = true
+      conn.textContent = 'live · held while text is selected'
+      return
+    }
     conn.textContent = 'live · updated ' + clock(state.generated_at)
     render()
   })

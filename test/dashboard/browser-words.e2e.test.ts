@@ -4,6 +4,7 @@
 //   a bead backing off (held back by the run);
 // - a list of 150 ready beads shows its first 100 and says how many there are;
 // - a title with a bidi override and an escape shows them as `?` (SPEC 13.5);
+// - while the operator selects text the page holds still, and catches up after;
 // - an ended run says why in status's words, with what stopped it.
 import {spawn} from 'node:child_process'
 import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
@@ -83,6 +84,23 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium: what the operator 
     const shown = await page.evaluate(`[...document.querySelectorAll('td')].map((t) => t.textContent).find((t) => t.startsWith('pay invoice'))`)
     expect(shown).toBe('pay invoice ?fdp.exe ?[31mred')
     expect(dialogs).toBe(0)
+  })
+
+  it('holds still while the operator selects text, and catches up once the selection is gone', async () => {
+    // select the title of hx-001 as a person would, to copy it
+    const select = `(() => { const td = [...document.querySelectorAll('td')].find((t) => t.textContent === 'bead 1'); td.__mark = 1; const r = document.createRange(); r.selectNodeContents(td); const s = getSelection(); s.removeAllRanges(); s.addRange(r); return s.toString() })()`
+    expect(await page.evaluate(select)).toBe('bead 1')
+    const version = Number(await page.evaluate(`document.body.getAttribute('data-version')`))
+    const beads = Array.from({length: 150}, (_, i) => ({id: `hx-${String(i).padStart(3, '0')}`, title: i === 0 ? SPOOF : i === 2 ? 'bead 2, renamed' : `bead ${i}`}))
+    writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), trackerText(beads))
+    await waitFor(async () => Number(await page.evaluate(`document.body.getAttribute('data-version')`)) > version, {timeoutMs: 30_000, intervalMs: 100, what: 'the new state at the page'})
+    expect(await page.evaluate(`getSelection().toString()`)).toBe('bead 1')
+    expect(await page.evaluate(`[...document.querySelectorAll('td')].some((t) => t.__mark === 1)`)).toBe(true)
+    expect(await page.textContent('#conn')).toBe('live · held while text is selected')
+    await page.evaluate(`getSelection().removeAllRanges()`)
+    const renamed = `[...document.querySelectorAll('td')].some((t) => t.textContent === 'bead 2, renamed')`
+    await waitFor(() => page.evaluate(renamed), {timeoutMs: 10_000, intervalMs: 50, what: 'the page caught up'})
+    expect(await page.textContent('#conn')).toMatch(/^live · updated /)
   })
 
   it('the run stops for an unavailable agent: the page says so in words, without a reload', async () => {
