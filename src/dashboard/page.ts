@@ -193,6 +193,7 @@ export const PAGE_JS = String.raw`'use strict'
 
   // completed (salvaged, decomposed), failed / stalled / timeout / not completed, not landed, blocked, paused — then the reason
   function what(e) {
+    if (e.kind === 'paused') return 'paused until ' + (e.until ? until(e.until) : '?') + (e.text ? ': ' + e.text : '')
     var label = e.kind === 'failed' && e.outcome ? e.outcome.toLowerCase().replace('_', ' ') : e.kind === 'completed' && e.outcome && e.outcome !== 'COMPLETE' ? 'completed (' + e.outcome.toLowerCase() + ')' : e.kind.replace('_', ' ')
     // a reason that already opens with the outcome ("stalled (no output for 20s)") is not prefixed twice
     if (e.text && e.text.toLowerCase().indexOf(label) === 0) return e.text

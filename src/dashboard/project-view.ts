@@ -265,6 +265,7 @@ function eventsOf(r: Report, m: StatusModel, rs: RunState | null, spans: Dispatc
     const at = p.age_seconds === null ? m.now : new Date(Date.parse(m.now) - p.age_seconds * 1000).toISOString()
     out.push({at, kind: 'blocked', outcome: null, bead: p.id, title: p.title, text: p.reason.replace(/^blocked: /, ''), log: null})
   }
-  if (m.paused_until) out.push({at: m.now, kind: 'paused', outcome: null, bead: null, title: '', text: `until ${m.paused_until}${m.pause_reason ? `: ${m.pause_reason}` : ''}`, log: null})
+  // the page words the end on the browser's clock (`until 03:00:00 (in 14h 2m): quota`)
+  if (m.paused_until) out.push({at: m.now, kind: 'paused', outcome: null, bead: null, title: '', text: m.pause_reason ?? '', until: m.paused_until, log: null})
   return out.sort((a, b) => Date.parse(b.at) - Date.parse(a.at)).slice(0, 40)
 }

@@ -62,6 +62,8 @@ export interface EventRow {
   bead: string | null
   title: string
   text: string
+  /** a pause: when it ends (ISO) */
+  until?: string
   log: LogLink | null
 }
 

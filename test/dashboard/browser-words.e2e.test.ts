@@ -67,6 +67,8 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium: what the operator 
   it('a pause: until when, on the clock, and how long is left', async () => {
     const paused = await page.locator('.run-line + .ev-paused').textContent()
     expect(paused).toMatch(/^paused until \d\d:\d\d:\d\d \(in (71h 5\dm|72h 0m)\): quota: weekly limit$/)
+    // and the same words among the last events
+    expect(await page.locator('tr.ev-paused td').nth(1).textContent()).toBe(paused)
   })
 
   it('a bead backing off: held back by the run, why, and when it is tried again', async () => {
