@@ -161,7 +161,7 @@ export const PAGE_JS = String.raw`'use strict'
   }
   function queueOf(p) {
     var q = p.queue
-    if (!q) return el('p', {cls: 'empty', text: 'no tracker'})
+    if (!q) return el('p', {cls: 'empty', text: p.error ? 'the queue shows again once the project reads (see above)' : 'no tracker'})
     var c = q.counts
     // the lists carry the first 100 of each; these are their full lengths
     var n = q.lengths || {ready: q.ready.length, waiting: q.waiting.length, blocked: q.blocked.length, closed_today: q.closed_today.length, held: (q.held || []).length}

@@ -88,13 +88,9 @@ export class ProjectReader {
   async read(now: Date = new Date()): Promise<ProjectRead> {
     const paths = projectPaths(this.root, this.env)
     const base: ProjectRead['view'] = {index: this.index, name: path.basename(this.root), root: this.root, error: null, run: null, slots: [], run_beads: [], queue: null, events: [], night: {runs: 0, cycles: 0, closed: 0, failed: 0, tokens: 0}}
-    let snap: TrackerSnapshot
-    let rs: RunState | null
-    try {
-      ;[snap, rs] = await Promise.all([readTracker(paths.file), readRunState(paths.runState)])
-    } catch (error) {
-      return {view: {...base, error: `cannot read the project: ${(error as Error).message}`}, report: null}
-    }
+    // a tracker or run-state that cannot be read throws: the hub says why on the page and
+    // keeps the last view it had (a broken line must not look like an empty queue)
+    const [snap, rs]: [TrackerSnapshot, RunState | null] = await Promise.all([readTracker(paths.file), readRunState(paths.runState)])
     const rec = readPidFile(paths.pidFile)
     const live = rec && rec.pid > 0 && runHolderAlive(rec) ? {pid: rec.pid, started: rec.started} : null
     const tv = await this.#trackerView(snap, now)
