@@ -67,11 +67,14 @@ export class ProjectReader {
     const c = this.#tv
     if (c && c.snap === snap && now.getTime() >= c.at && now.getTime() - c.at < TRACKER_VIEW_MS) return c.view
     const view = await trackerView(snap, now, this.env)
+    this.trackerQueries++
     this.#tv = {snap, at: now.getTime(), view}
     return view
   }
 
   #tv: {snap: TrackerSnapshot; at: number; view: TrackerView} | null = null
+  /** how many times the tracker's queries ran (the cost a test counts) */
+  trackerQueries = 0
 
   #readHistory(file: string): History {
     let key = 'absent'
