@@ -9,6 +9,7 @@ import type {History} from '../report/summary.js'
 import type {Report} from '../report/summary.js'
 import type {ProjectRead} from './project-view.js'
 import {realTimers, type Timers, type WatchFactory} from './watch.js'
+import {sanitize} from '../util/sanitize.js'
 import type {DashboardState, FleetPane, ProjectView, PullRequestRow} from './types.js'
 
 /** The fleet's remote state is read at most this often, for every page together. */
@@ -21,6 +22,21 @@ export const FLEET_EVERY_MS = 10_000
 export const LIVE_RECHECK_MS = 15_000
 /** An SSE comment this often keeps proxies and browsers from timing the stream out. */
 export const HEARTBEAT_MS = 120_000
+
+/** The longest string the page is sent (a title, a reason, an output line); longer ones end in `…`. */
+export const PAGE_TEXT_MAX = 1000
+
+/**
+ * Every string of the page's state, as a terminal line gets it (SPEC 13.5): control
+ * characters, bidi controls and line separators made visible, so a title cannot
+ * reverse the text around it or hide an escape sequence; and cut to `PAGE_TEXT_MAX`,
+ * so a 1 MB title is not sent to every page on every change.
+ */
+function pageText(_key: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  const clean = sanitize(value)
+  return clean.length > PAGE_TEXT_MAX ? `${clean.slice(0, PAGE_TEXT_MAX - 1).replace(/[\ud800-\udbff]$/, '')}…` : clean
+}
 
 export interface HubProject {
   root: string
@@ -164,12 +180,12 @@ export class Hub {
 
   #publish(): void {
     const projects = this.#slots.map((s) => ({...s.view!, fleet: s.fleet}))
-    const body = JSON.stringify(projects)
+    const body = JSON.stringify(projects, pageText)
     if (body === this.#lastBody) return
     this.#lastBody = body
     this.#version++
-    const state: DashboardState = {version: this.#version, generated_at: this.#now().toISOString(), projects}
-    this.#json = JSON.stringify(state)
+    const head: Omit<DashboardState, 'projects'> = {version: this.#version, generated_at: this.#now().toISOString()}
+    this.#json = `${JSON.stringify(head).slice(0, -1)},"projects":${body}}`
     this.counters.broadcasts++
     for (const s of this.#subs) s.send(this.#json)
   }

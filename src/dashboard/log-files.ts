@@ -4,7 +4,8 @@
  * file), only regular files, read-only. `LogIndex` keeps, per session log, where each
  * agent dispatch's records are (`LA–LB`), reading only what was appended since.
  */
-import {closeSync, constants, fstatSync, lstatSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants, fstatSync, lstatSync, openSync, read, readSync} from 'node:fs'
+import {promisify} from 'node:util'
 import path from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
 import {renderLogLine} from '../output/log-render.js'
@@ -123,8 +124,15 @@ export class LogIndex {
   }
 }
 
-/** Lines `from`..`to` of a session log, rendered as `helix logs --lines` renders them (sanitized), or null when the file may not be served. */
-export function renderLogRange(logDir: string, name: string, from: number, to: number, slot: number | null): string | null {
+const readAsync = promisify(read)
+
+/**
+ * Lines `from`..`to` of a session log, rendered as `helix logs --lines` renders them
+ * (sanitized), or null when the file may not be served. Read 1 MB at a time with the
+ * event loop free in between: a range near the end of a night's log of hundreds of MB
+ * must not hold up every page's updates and every other request while it is found.
+ */
+export async function renderLogRange(logDir: string, name: string, from: number, to: number, slot: number | null): Promise<string | null> {
   const fd = openLogFile(logDir, name)
   if (fd === null) return null
   try {
@@ -152,12 +160,21 @@ export function renderLogRange(logDir: string, name: string, from: number, to: n
       return true
     }
     let going = true
+    const buf = Buffer.alloc(1024 * 1024)
     while (going && offset < size) {
-      const buf = Buffer.alloc(Math.min(1024 * 1024, size - offset))
-      const got = readSync(fd, buf, 0, buf.length, offset)
+      const {bytesRead: got} = await readAsync(fd, buf, 0, Math.min(buf.length, size - offset), offset)
       if (got <= 0) break
       offset += got
-      const parts = (rest + decoder.write(buf.subarray(0, got))).split('\n')
+      const text = rest + decoder.write(buf.subarray(0, got))
+      // before the range, only the line breaks matter: count them without splitting
+      let start = 0
+      while (n + 1 < from) {
+        const nl = text.indexOf('\n', start)
+        if (nl < 0) break
+        n++
+        start = nl + 1
+      }
+      const parts = text.slice(start).split('\n')
       rest = parts.pop() ?? ''
       for (const p of parts) if (!(going = take(p))) break
     }

@@ -78,13 +78,21 @@ export const PAGE_JS = String.raw`'use strict'
     s = Math.max(0, Math.round(s))
     if (s < 90) return s + 's'
     if (s < 5400) return Math.floor(s / 60) + 'm ' + (s % 60) + 's'
-    return Math.floor(s / 3600) + 'h ' + Math.round((s % 3600) / 60) + 'm'
+    // minutes rounded first: 71h 59m 40s is 72h 0m, not 71h 60m
+    var m = Math.round(s / 60)
+    return Math.floor(m / 60) + 'h ' + (m % 60) + 'm'
   }
   function clock(iso) {
     var d = new Date(iso)
     if (isNaN(d.getTime())) return ''
     var p = function (n) { return (n < 10 ? '0' : '') + n }
     return p(d.getHours()) + ':' + p(d.getMinutes()) + ':' + p(d.getSeconds())
+  }
+  // '00:25:18 (in 59m 40s)' on the operator's clock; the text as it is when it is no time
+  function until(iso) {
+    var t = Date.parse(iso)
+    if (isNaN(t)) return iso
+    return clock(iso) + (t > Date.now() ? ' (in ' + span((t - Date.now()) / 1000) + ')' : '')
   }
   function logLink(p, l) {
     if (!l) return null
@@ -133,9 +141,9 @@ export const PAGE_JS = String.raw`'use strict'
   function runOf(p) {
     var r = p.run
     if (!r) return el('p', {cls: 'empty', text: 'no run recorded yet'})
-    var head = r.live ? 'running (pid ' + r.pid + ', ' + (r.phase || '?') + ')' : 'last run ended' + (r.stop_reason ? ': ' + r.stop_reason : '')
+    var head = r.live ? 'running (pid ' + r.pid + ', ' + (r.phase || '?') + ')' : 'last run ended: ' + (r.stopped || r.stop_reason || 'no stop recorded (killed?)')
     var kids = [el('p', {cls: 'run-line', text: head + ' — ' + r.completed + ' completed of ' + r.attempted + ' attempted' + (r.max_cycles ? ' (max ' + r.max_cycles + ')' : '') + ', ' + r.tokens.toLocaleString('en-US') + ' tokens' + (r.cost_usd ? ', $' + r.cost_usd.toFixed(2) : '') + (r.mean_cycle_s != null ? ', mean cycle ' + span(r.mean_cycle_s) : '')})]
-    if (r.paused_until) kids.push(el('p', {cls: 'ev-paused', text: 'paused until ' + r.paused_until + (r.pause_reason ? ': ' + r.pause_reason : '')}))
+    if (r.paused_until) kids.push(el('p', {cls: 'ev-paused', text: 'paused until ' + until(r.paused_until) + (r.pause_reason ? ': ' + r.pause_reason : '')}))
     var rows = p.run_beads.map(function (b) {
       var links = el('span')
       b.logs.forEach(function (l) { links.appendChild(logLink(p.index, l)); links.appendChild(document.createTextNode(' ')) })
@@ -147,10 +155,16 @@ export const PAGE_JS = String.raw`'use strict'
     return el('div', null, kids)
   }
 
+  // 'Ready (2,345; the first 100 shown)' when the list was cut
+  function heading(name, shown, all, which) {
+    return name + ' (' + all.toLocaleString('en-US') + (all > shown ? '; the ' + (which || 'first') + ' ' + shown + ' shown' : '') + ')'
+  }
   function queueOf(p) {
     var q = p.queue
-    if (!q) return el('p', {cls: 'empty', text: 'no tracker'})
+    if (!q) return el('p', {cls: 'empty', text: p.error ? 'the queue shows again once the project reads (see above)' : 'no tracker'})
     var c = q.counts
+    // the lists carry the first 100 of each; these are their full lengths
+    var n = q.lengths || {ready: q.ready.length, waiting: q.waiting.length, blocked: q.blocked.length, closed_today: q.closed_today.length, held: (q.held || []).length}
     var pct = c.total ? Math.round((100 * c.closed) / c.total) : 0
     var bar = el('div', {cls: 'bar'}, [el('i')])
     bar.firstChild.style.width = pct + '%'
@@ -160,23 +174,26 @@ export const PAGE_JS = String.raw`'use strict'
         figure(String(c.ready), 'ready'),
         figure(String(c.waiting), 'waiting'),
         figure(String(c.blocked), 'blocked'),
-        figure(String(q.closed_today.length), 'closed today'),
+        figure(String(n.closed_today), 'closed today'),
         figure(q.eta_s != null ? span(q.eta_s) : '—', 'ETA'),
       ]),
       bar,
-      el('h3', {text: 'Blocked (' + q.blocked.length + ')'}),
+      el('h3', {text: heading('Blocked', q.blocked.length, n.blocked)}),
       table(['bead', 'title', 'reason'], q.blocked.map(function (b) { return el('tr', {'data-bead': b.id, cls: 'blocked-bead'}, [td(el('code', {text: b.id})), td(b.title), td(b.reason)]) })),
-      el('h3', {text: 'Ready (' + q.ready.length + ')'}),
+      q.held && q.held.length ? el('h3', {text: heading('Held back by this run', q.held.length, n.held)}) : null,
+      q.held && q.held.length ? table(['bead', 'title', 'why', 'tried again'], q.held.map(function (b) { return el('tr', {'data-bead': b.id, cls: 'held-bead'}, [td(el('code', {text: b.id})), td(b.title), td(b.reason), td(b.until ? until(b.until) : 'next run')]) })) : null,
+      el('h3', {text: heading('Ready', q.ready.length, n.ready)}),
       table(['bead', 'title'], q.ready.map(function (b) { return el('tr', null, [td(el('code', {text: b.id})), td(b.title)]) })),
-      el('h3', {text: 'Waiting (' + q.waiting.length + ')'}),
+      el('h3', {text: heading('Waiting', q.waiting.length, n.waiting)}),
       table(['bead', 'title', 'waits on'], q.waiting.map(function (b) { return el('tr', null, [td(el('code', {text: b.id})), td(b.title), td(b.on.join(', '))]) })),
-      el('h3', {text: 'Closed today (' + q.closed_today.length + ')'}),
+      el('h3', {text: heading('Closed today', q.closed_today.length, n.closed_today, 'newest')}),
       table(['bead', 'title'], q.closed_today.map(function (b) { return el('tr', null, [td(el('code', {text: b.id})), td(b.title)]) })),
     ])
   }
 
   // completed (salvaged, decomposed), failed / stalled / timeout / not completed, not landed, blocked, paused — then the reason
   function what(e) {
+    if (e.kind === 'paused') return 'paused until ' + (e.until ? until(e.until) : '?') + (e.text ? ': ' + e.text : '')
     var label = e.kind === 'failed' && e.outcome ? e.outcome.toLowerCase().replace('_', ' ') : e.kind === 'completed' && e.outcome && e.outcome !== 'COMPLETE' ? 'completed (' + e.outcome.toLowerCase() + ')' : e.kind.replace('_', ' ')
     // a reason that already opens with the outcome ("stalled (no output for 20s)") is not prefixed twice
     if (e.text && e.text.toLowerCase().indexOf(label) === 0) return e.text
@@ -252,10 +269,30 @@ export const PAGE_JS = String.raw`'use strict'
     for (var i = 0; i < spans.length; i++) spans[i].textContent = span((Date.now() - Date.parse(spans[i].getAttribute('data-since'))) / 1000)
   }
 
+  // text the operator is selecting (to copy a bead id or an output line) would be wiped by
+  // a render, several times a second while an agent prints: the page holds still meanwhile
+  var held = false
+  function selecting() {
+    var sel = window.getSelection()
+    return !!sel && !sel.isCollapsed && root.contains(sel.anchorNode)
+  }
+  document.addEventListener('selectionchange', function () {
+    if (held && !selecting()) {
+      held = false
+      conn.textContent = 'live · updated ' + clock(state.generated_at)
+      render()
+    }
+  })
+
   var es = new EventSource('/events')
   es.addEventListener('state', function (ev) {
     state = JSON.parse(ev.data)
     document.body.setAttribute('data-version', String(state.version))
+    if (selecting()) {
+      held = true
+      conn.textContent = 'live · held while text is selected'
+      return
+    }
     conn.textContent = 'live · updated ' + clock(state.generated_at)
     render()
   })

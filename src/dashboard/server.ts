@@ -11,6 +11,7 @@ import path from 'node:path'
 import {cumulativeSvg, timelineSvg} from '../report/html.js'
 import type {Hub} from './hub.js'
 import {renderLogRange} from './log-files.js'
+import {sseSubscriber} from './sse.js'
 import {CSP, PAGE_CSS, PAGE_HTML, PAGE_JS, SVG_CSS} from './page.js'
 
 export interface ServerOptions {
@@ -39,7 +40,12 @@ function sameToken(given: string, token: string): boolean {
 function cookie(req: IncomingMessage, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=')
-    if (k === name) return decodeURIComponent(v.join('='))
+    if (k !== name) continue
+    try {
+      return decodeURIComponent(v.join('='))
+    } catch {
+      return null // a malformed %-escape is no token (401), not a server error
+    }
   }
   return null
 }
@@ -113,9 +119,19 @@ export function createDashboardServer(o: ServerOptions): {server: Server; setPor
       } catch {
         return send(res, 400, 'text/plain; charset=utf-8', 'bad file name\n')
       }
-      const text = renderLogRange(path.join(root, '.helix-logs'), name, from, to, slot)
-      if (text === null) return send(res, 404, 'text/plain; charset=utf-8', 'no such log in .helix-logs/\n')
-      return send(res, 200, 'text/plain; charset=utf-8', text)
+      // read without holding the event loop (log-files.ts); the answer follows when it is done
+      void renderLogRange(path.join(root, '.helix-logs'), name, from, to, slot).then(
+        (text) => {
+          if (res.destroyed) return
+          if (text === null) send(res, 404, 'text/plain; charset=utf-8', 'no such log in .helix-logs/\n')
+          else send(res, 200, 'text/plain; charset=utf-8', text)
+        },
+        () => {
+          if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n')
+          else res.destroy()
+        },
+      )
+      return
     }
     return send(res, 404, 'text/plain; charset=utf-8', 'not found\n')
   }
@@ -123,10 +139,8 @@ export function createDashboardServer(o: ServerOptions): {server: Server; setPor
     res.writeHead(200, {...BASE_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive'})
     if (req.method === 'HEAD') return res.end()
     res.write('retry: 2000\n\n')
-    const off = o.hub.subscribe({
-      // '' is the heartbeat: a comment line the page ignores
-      send: (json) => void res.write(json === '' ? ': heartbeat\n\n' : `event: state\ndata: ${json}\n\n`),
-    })
+    // a page that stops reading gets the newest state when it reads again, not every one (sse.ts)
+    const off = o.hub.subscribe(sseSubscriber(res))
     const end = () => off()
     req.on('close', end)
     res.on('error', end)

@@ -43,8 +43,12 @@ export interface QueueView {
   waiting: Array<{id: string; title: string; on: string[]}>
   blocked: Array<{id: string; title: string; reason: string}>
   closed_today: Array<{id: string; title: string}>
+  /** held back by the live run, as status's Parked: backing off after failures (`until`: when it may be tried again) or skipped this run */
+  held: Array<{id: string; title: string; reason: string; until: string | null}>
   /** SPEC 16.4 figures, as `helix status` computes them */
   counts: {closed: number; total: number; left: number; waiting: number; blocked: number; ready: number}
+  /** how many beads each list above has in full; the lists carry at most `LIST_CAP` (project-view.ts) */
+  lengths: {ready: number; waiting: number; blocked: number; closed_today: number; held: number}
   eta_s: number | null
 }
 
@@ -58,6 +62,8 @@ export interface EventRow {
   bead: string | null
   title: string
   text: string
+  /** a pause: when it ends (ISO) */
+  until?: string
   log: LogLink | null
 }
 
@@ -88,6 +94,8 @@ export interface RunSummary {
   started_at: string | null
   phase: string | null
   stop_reason: string | null
+  /** an ended run: why, in words (`agent_unavailable (codex: not logged in …)`), as `helix status` says it */
+  stopped: string | null
   completed: number
   attempted: number
   max_cycles: number | null

@@ -29,7 +29,15 @@ export const SETTLE_MS = 100
 /** At most one recomputation this often while an agent keeps printing (its log grows line by line). */
 export const MIN_GAP_MS = 200
 
-/** The real watcher: `.ddx/` and `.helix-logs/` (attached once it appears). */
+/** The directories watched, by their name under the project root. */
+const WATCHED = ['.ddx', '.helix-logs'] as const
+
+/**
+ * The real watcher: `.ddx/` and `.helix-logs/`, and the project root for those two
+ * names only. A directory that is removed and made again (a checkout of a commit
+ * without it and back, `git stash -u`, a restore) is watched anew when it reappears:
+ * a watch stays on the inode it was given, so the old one would never fire again.
+ */
 export function watchProject(root: string, onChange: () => void, timers: Timers = realTimers, settleMs = SETTLE_MS): ProjectWatch {
   let pending: unknown = null
   let closed = false
@@ -43,34 +51,39 @@ export function watchProject(root: string, onChange: () => void, timers: Timers 
       if (!closed) onChange()
     }, wait)
   }
-  const handles: FSWatcher[] = []
-  let logs: FSWatcher | null = null
-  const attachLogs = () => {
-    if (logs || closed) return
+  const dirs = new Map<string, FSWatcher>()
+  /** (re)watches `name`: the old watch is dropped; an absent directory is watched once it appears */
+  const attach = (name: string) => {
+    dirs.get(name)?.close()
+    dirs.delete(name)
+    if (closed) return
     try {
-      logs = watch(path.join(root, '.helix-logs'), {persistent: true}, fire)
-      logs.on('error', () => {
-        logs?.close()
-        logs = null
+      const w = watch(path.join(root, name), {persistent: true}, fire)
+      // removed under us: dropped; the root's watch attaches the next one
+      w.on('error', () => {
+        w.close()
+        if (dirs.get(name) === w) dirs.delete(name)
       })
-      handles.push(logs)
+      dirs.set(name, w)
     } catch {
-      // no .helix-logs yet: the first run creates it, and .ddx/ changes then (run-state)
-      logs = null
+      // absent (no .helix-logs before the first run): the root's watch sees it appear
     }
   }
-  const ddx = watch(path.join(root, '.ddx'), {persistent: true}, () => {
-    attachLogs()
+  const top = watch(root, {persistent: true}, (_event, file) => {
+    const name = file === null ? null : String(file)
+    if (name !== null && !(WATCHED as readonly string[]).includes(name)) return // the agent's own files
+    for (const n of WATCHED) if (name === null || name === n) attach(n)
     fire()
   })
-  ddx.on('error', () => undefined) // .ddx/ removed under us: the page keeps the last state
-  handles.push(ddx)
-  attachLogs()
+  top.on('error', () => undefined) // the project itself removed: the page keeps the last state
+  for (const n of WATCHED) attach(n)
   return {
     close() {
       closed = true
       if (pending !== null) timers.clearTimeout(pending)
-      for (const h of handles) h.close()
+      top.close()
+      for (const w of dirs.values()) w.close()
+      dirs.clear()
     },
   }
 }

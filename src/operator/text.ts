@@ -118,6 +118,29 @@ export function clockTime(iso: string): string {
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`
 }
 
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/**
+ * The day of a time that is not today, on the operator's clock: '' today, ' tomorrow',
+ * else ' on Mon 30 Nov'. A weekly quota's reset at 03:00 three days out must not read as
+ * "resumes at 03:00" (which would be an hour ago at 04:00).
+ */
+export function dayOf(iso: string, nowIso: string): string {
+  const t = Date.parse(iso)
+  const n = Date.parse(nowIso)
+  if (Number.isNaN(t) || Number.isNaN(n)) return ''
+  const day = (ms: number) => {
+    const d = new Date(ms)
+    return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime()
+  }
+  const days = Math.round((day(t) - day(n)) / 86_400_000)
+  if (days === 0) return ''
+  if (days === 1) return ' tomorrow'
+  const d = new Date(t)
+  return ` on ${WEEKDAYS[d.getDay()]} ${d.getDate()} ${MONTHS[d.getMonth()]}`
+}
+
 function ofTimeout(w: InFlight): string {
   return `${formatAge(w.elapsed_s)}${w.timeout_s ? ` of ${formatAge(w.timeout_s)}` : ''}`
 }
@@ -238,7 +261,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     }
     if (m.paused_until) {
       // the kind only ('quota: <agent message>' → 'quota'): the message would overflow 80 columns
-      run.push(`  Paused: ${sanitize((m.pause_reason || 'quota').split(':')[0].trim() || 'quota')}, resumes at ${clockTime(m.paused_until)}`)
+      run.push(`  Paused: ${sanitize((m.pause_reason || 'quota').split(':')[0].trim() || 'quota')}, resumes at ${clockTime(m.paused_until)}${dayOf(m.paused_until, m.now)}`)
     }
     const epic = m.focused_epic ? [`  Epic:    ${sanitize(m.focused_epic.id)} ${sanitize(m.focused_epic.title)}`] : []
     // rows left for the slots: the tracker, the rest of this section, Claimed and Parked (2 each)

@@ -130,7 +130,7 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium during a --workers 
     // polled from outside (CDP evaluation): the page's CSP rightly forbids the eval waitForFunction would need
     const done = `document.querySelectorAll('tr.run-bead[data-state="landed"]').length === 3 && document.querySelectorAll('.slot').length === 0 && /^last run ended/.test(document.querySelector('.run-line').textContent)`
     await waitFor(() => page.evaluate(done), {timeoutMs: 30_000, intervalMs: 100, what: 'every bead landed and the run ended, on the page'})
-    expect(await page.locator('.run-line').textContent()).toMatch(/^last run ended: completed — 3 completed of 3 attempted/)
+    expect(await page.locator('.run-line').textContent()).toMatch(/^last run ended: completed \(stopping after check returned STOP\) — 3 completed of 3 attempted/)
     expect(await notReloaded()).toBe(true)
   })
 

@@ -136,6 +136,8 @@ describe('dashboard server', () => {
     expect(String(first.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/)
     expect((await get(port, '/state.json', {headers: {Cookie: cookie}})).status).toBe(200)
     expect((await get(port, '/state.json', {headers: {Authorization: 'Bearer s3cret'}})).status).toBe(200)
+    // a cookie that is not even a valid %-escape is no token: 401, not a server error
+    expect((await get(port, '/state.json', {headers: {Cookie: `${TOKEN_COOKIE}=%E0%A4%A`}})).status).toBe(401)
     // the Host check comes first: a rebinding page with the token is still refused
     expect((await get(port, '/state.json?token=s3cret', {host: `evil.example:${port}`})).status).toBe(421)
   })
