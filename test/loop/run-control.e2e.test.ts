@@ -100,7 +100,7 @@ describe('helix run end to end (built CLI, stub agents)', () => {
       const bad = await helixIn(p, args)
       expect(bad.code, args.join(' ')).toBe(1)
       expect(bad.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1)
-      expect(bad.stderr, args.join(' ')).toMatch(new RegExp(`^helix: invalid ${args[1]}: .*(integer|greater than or equal to 0).*\\n$`))
+      expect(bad.stderr, args.join(' ')).toBe(`helix: invalid ${args[1]} '${args[2]}': expected a whole number${args[2] === 'x' ? '' : ' ≥ 0'}\n`)
     }
     expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
     const missing = await helixIn(p, ['run', '--agent', 'no-such-agent-xyz'])
