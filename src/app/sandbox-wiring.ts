@@ -12,9 +12,11 @@
  */
 import {execFile} from 'node:child_process'
 import {runScript} from '../proc/process.js'
+import {confineGitHooks} from '../proc/confined-hooks.js'
+import {projectPaths} from '../util/root.js'
 import {confineAt, probeSandbox, sandboxArgv, sandboxEnv, type SandboxSpec} from '../proc/sandbox.js'
 import type {LandCheckSpec} from '../landing/land-check.js'
-import {preflightConfine} from '../agents/confine.js'
+import {helixReadable, preflightConfine} from '../agents/confine.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {createSandboxAttempts, type SandboxAttempts} from '../landing/sandbox-attempts.js'
 import {sandboxLanding} from '../landing/sandbox.js'
@@ -27,6 +29,12 @@ export {preflightConfine}
 export function refuseWithoutSandbox(spec: SandboxSpec, env: NodeJS.ProcessEnv): void {
   const p = probeSandbox(spec, env)
   if (!p.ok) throw new HelixError(`helix: ${p.message}`, EXIT.ERROR)
+}
+
+/** `env` with git's hooks run confined (proc/confined-hooks.ts), for every git this run starts outside the sandbox */
+export function confineHooks(cwd: string, spec: SandboxSpec, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const root = projectPaths(cwd, env).root
+  return confineGitHooks(root, spec, env, [root, ...helixReadable()])
 }
 
 function exec(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{code: number; stdout: string}> {
