@@ -128,10 +128,30 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     const wt = worktrees.get(key(sw))
     const a = o.attempts.get(sw.bead, sw.attempt)
     if (!wt || !a || !existsSync(a.clone)) return null
-    return collectFrom(a.clone, await topOf(wt.dir), sw, rewriteOnto ? {onto: rewriteOnto, tracker: wt.trackerDir ? path.join(wt.trackerDir, path.basename(o.trackerFile)) : null} : undefined)
+    return collectFrom(a.clone, await topOf(wt.dir), {...sw, baseTip: wt.baseTip}, rewriteOnto ? {onto: rewriteOnto, tracker: wt.trackerDir ? path.join(wt.trackerDir, path.basename(o.trackerFile)) : null} : undefined)
   }
 
-  async function collectFrom(clone: string, top: string, sw: {bead: string; attempt: number; branch: string}, rewrite?: {onto: string; tracker: string | null}): Promise<string | null> {
+  /**
+   * The paths `sha` adds since `since` that the operator's checkout ignores (`.helix/`,
+   * `node_modules/`, `.env`…), or none. A fast-forward overwrites an untracked ignored
+   * file without a word: a force-added `.helix/config.json` turned the next run's
+   * sandbox off, a `node_modules/.bin/` file would run at the operator's next test.
+   */
+  async function ignoredAdditions(since: string, sha: string, top: string): Promise<string[]> {
+    const d = await run(['diff', '--name-only', '-z', '--no-renames', '--diff-filter=A', since, sha], top)
+    const added = d.stdout.split('\0').filter(Boolean)
+    if (d.code !== 0 || added.length === 0) return []
+    const rootTop = (await run(['rev-parse', '--show-toplevel'], root)).stdout.trim() || root
+    const out: string[] = []
+    for (let i = 0; i < added.length; i += 500) {
+      // (-z needs --stdin; a name git quotes is still a name to show)
+      const c = await run(['check-ignore', '--no-index', '--', ...added.slice(i, i + 500)], rootTop)
+      out.push(...c.stdout.split('\n').filter(Boolean))
+    }
+    return out
+  }
+
+  async function collectFrom(clone: string, top: string, sw: {bead: string; attempt: number; branch: string; baseTip?: string}, rewrite?: {onto: string; tracker: string | null}): Promise<string | null> {
     const msg = `helix: uncommitted work of ${sw.bead} attempt ${sw.attempt}`
     // a rebase a resolve (or a crash) left stopped is aborted first: the branch still names the work from before it
     const script = `${ABORT_STOPPED}\ngit add -A && { git diff --cached --quiet || git commit -q -m "$1"; }`
@@ -143,6 +163,9 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     const sha = (await run(['rev-parse', '--verify', '-q', 'FETCH_HEAD^{commit}'], top)).stdout.trim()
     if (!sha) return 'could not take the work back from the sandbox: nothing fetched'
     const head = (await run(['rev-parse', '--verify', '-q', 'HEAD'], top)).stdout.trim()
+    const ignored = await ignoredAdditions(rewrite?.onto ?? sw.baseTip ?? head, sha, top)
+    if (ignored.length > 0)
+      return `the attempt's commits add paths your checkout ignores (${sanitize(ignored.slice(0, 3).join(', '))}${ignored.length > 3 ? ', …' : ''}); landing them would overwrite untracked files there`
     if (sha === head) return null
     if ((await run(['merge-base', '--is-ancestor', head, sha], top)).code !== 0) {
       if (rewrite && (await run(['merge-base', '--is-ancestor', rewrite.onto, sha], top)).code === 0) return moveWorktree(top, sha, rewrite.tracker)
