@@ -25,7 +25,7 @@ import path from 'node:path'
 import type {LandOptions, LandResult, LoopLanding, PreserveOptions, Repair, Workspace} from '../loop/ports.js'
 import {firstLine, gitEnv} from '../git/run.js'
 import {openRepo} from '../git/repo.js'
-import {branchName, worktreeRel} from '../git/names.js'
+import {branchName, touchesTracker, worktreeRel} from '../git/names.js'
 import {runScript} from '../proc/process.js'
 import {sandboxArgv, sandboxEnv, shellQuote, type SandboxSpec} from '../proc/sandbox.js'
 import {errorMessage} from '../util/errors.js'
@@ -163,7 +163,12 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     const sha = (await run(['rev-parse', '--verify', '-q', 'FETCH_HEAD^{commit}'], top)).stdout.trim()
     if (!sha) return 'could not take the work back from the sandbox: nothing fetched'
     const head = (await run(['rev-parse', '--verify', '-q', 'HEAD'], top)).stdout.trim()
-    const ignored = await ignoredAdditions(rewrite?.onto ?? sw.baseTip ?? head, sha, top)
+    const since = rewrite?.onto ?? sw.baseTip ?? head
+    // the landing refuses these too, but only after helix's worktree took them: a tracker
+    // turned into a symlink would be in helix's way there (its copy with --remote)
+    const tracker = (await run(['diff', '--name-only', '-z', '--no-renames', since, sha], top)).stdout.split('\0').filter((f) => f && touchesTracker(f))
+    if (tracker.length > 0) return `the attempt's commits touch the tracker (${sanitize([...new Set(tracker)].slice(0, 3).join(', '))}); commits must never carry .ddx/`
+    const ignored = await ignoredAdditions(since, sha, top)
     if (ignored.length > 0)
       return `the attempt's commits add paths your checkout ignores (${sanitize(ignored.slice(0, 3).join(', '))}${ignored.length > 3 ? ', …' : ''}); landing them would overwrite untracked files there`
     if (sha === head) return null
