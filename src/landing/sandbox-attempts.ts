@@ -9,7 +9,7 @@
  * that bead's fields and beads the agent created travel; an edit of any other
  * bead stays in the copy.
  */
-import {constants as FS} from 'node:fs'
+import {constants as FS, existsSync} from 'node:fs'
 import {open} from 'node:fs/promises'
 import path from 'node:path'
 import {CLAIM_KEYS} from '../tracker/ops.js'
@@ -102,6 +102,14 @@ function actionEdits(before: TrackerSnapshot, after: TrackerSnapshot, tip: Track
   return out
 }
 
+/** the nearest directory at or above `dir` holding a `.git` (directory or file), or null */
+function repositoryTop(dir: string): string | null {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, '.git'))) return d
+    if (path.dirname(d) === d) return null
+  }
+}
+
 export interface SandboxAttempts {
   add(a: SandboxAttempt): Promise<void>
   get(bead: string, attempt: number): SandboxAttempt | undefined
@@ -124,7 +132,9 @@ export function createSandboxAttempts(spec: SandboxSpec, paths: ProjectPaths, en
   const entries = new Map<string, Entry>()
   const k = (bead: string, attempt: number): string => `${bead}-${attempt}`
 
-  const readable = (): string[] => [paths.root, ...helixReadable()]
+  // a project nested below its repository's top: the top (its .git, the clones' alternate) is bound too
+  const top = repositoryTop(paths.root)
+  const readable = (): string[] => [paths.root, ...(top && top !== paths.root ? [top] : []), ...helixReadable()]
 
   async function takeBack(a: SandboxAttempt): Promise<string[]> {
     const e = entries.get(k(a.bead, a.attempt))

@@ -4,6 +4,9 @@
 // `core.fsmonitor` script of its own; helix's git then ran in that worktree outside the
 // sandbox (the red check's resolve round collects the work there) and ran the script,
 // which wrote the marker below. Now the worktree's `.git` is read-only to the check.
+// Also for a project nested below its repository's top, where the check's `.git` is a
+// new file in the subdirectory (helix's git runs at the worktree's top, so it held);
+// that case needed the top bound into the sandbox (the clone's alternate lives there).
 import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -14,13 +17,17 @@ import {gitSeq} from '../support/git.js'
 import {hasBwrap, q} from './helpers.js'
 
 describe.skipIf(!hasBwrap)('helix run --sandbox --land-check: a check that forges the worktree .git', () => {
-  it("cannot make helix's git run its fsmonitor outside the sandbox", async () => {
+  it.each([
+    ['the project at its repository top', ''],
+    ['a project nested below its repository top (the check makes a new .git)', 'proj'],
+  ])("cannot make helix's git run its fsmonitor outside the sandbox: %s", async (_what, nested) => {
     const base = makeTempDir('helix-sbx-forge-')
-    const root = path.join(base, 'repo')
+    const top = path.join(base, 'repo')
+    const root = path.join(top, nested)
     const marker = path.join(base, 'fsmonitor-ran')
     const stub = path.join(base, 'stub')
     for (const d of [path.join(root, '.ddx'), path.join(root, 'scripts'), stub, path.join(base, 'home')]) mkdirSync(d, {recursive: true})
-    gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
+    gitSeq(top, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
     writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), JSON.stringify({id: 'fg-a', title: 'bead', status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z'}) + '\n')
     // the check (the project's code): a repository of its own making beside the real one, `.git` pointed at it; red once
     writeFileSync(
@@ -40,7 +47,7 @@ describe.skipIf(!hasBwrap)('helix run --sandbox --land-check: a check that forge
         '',
       ].join('\n'),
     )
-    gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
+    gitSeq(top, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
     const agent = path.join(stub, 'agent')
     writeFileSync(
       agent,
