@@ -128,7 +128,7 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     const wt = worktrees.get(key(sw))
     const a = o.attempts.get(sw.bead, sw.attempt)
     if (!wt || !a || !existsSync(a.clone)) return null
-    return collectFrom(a.clone, await topOf(wt.dir), {...sw, baseTip: wt.baseTip}, rewriteOnto ? {onto: rewriteOnto, tracker: wt.trackerDir ? path.join(wt.trackerDir, path.basename(o.trackerFile)) : null} : undefined)
+    return collectFrom(a.clone, await topOf(wt.dir), sw, rewriteOnto ? {onto: rewriteOnto, tracker: wt.trackerDir ? path.join(wt.trackerDir, path.basename(o.trackerFile)) : null} : undefined)
   }
 
   /**
@@ -151,7 +151,21 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     return out
   }
 
-  async function collectFrom(clone: string, top: string, sw: {bead: string; attempt: number; branch: string; baseTip?: string}, rewrite?: {onto: string; tracker: string | null}): Promise<string | null> {
+  /**
+   * What the work from `since` to `sha` may not carry, or null. The landing refuses the
+   * tracker too, but only after helix's worktree took it: a tracker turned into a symlink
+   * would be in helix's way there (its copy with --remote).
+   */
+  async function forbidden(since: string, sha: string, top: string): Promise<string | null> {
+    const tracker = (await run(['diff', '--name-only', '-z', '--no-renames', since, sha], top)).stdout.split('\0').filter((f) => f && touchesTracker(f))
+    if (tracker.length > 0) return `the attempt's commits touch the tracker (${sanitize([...new Set(tracker)].slice(0, 3).join(', '))}); commits must never carry .ddx/`
+    const ignored = await ignoredAdditions(since, sha, top)
+    if (ignored.length > 0)
+      return `the attempt's commits add paths your checkout ignores (${sanitize(ignored.slice(0, 3).join(', '))}${ignored.length > 3 ? ', …' : ''}); landing them would overwrite untracked files there`
+    return null
+  }
+
+  async function collectFrom(clone: string, top: string, sw: {bead: string; attempt: number; branch: string}, rewrite?: {onto: string; tracker: string | null}): Promise<string | null> {
     const msg = `helix: uncommitted work of ${sw.bead} attempt ${sw.attempt}`
     // a rebase a resolve (or a crash) left stopped is aborted first: the branch still names the work from before it
     const script = `${ABORT_STOPPED}\ngit add -A && { git diff --cached --quiet || git commit -q -m "$1"; }`
@@ -163,19 +177,15 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     const sha = (await run(['rev-parse', '--verify', '-q', 'FETCH_HEAD^{commit}'], top)).stdout.trim()
     if (!sha) return 'could not take the work back from the sandbox: nothing fetched'
     const head = (await run(['rev-parse', '--verify', '-q', 'HEAD'], top)).stdout.trim()
-    const since = rewrite?.onto ?? sw.baseTip ?? head
-    // the landing refuses these too, but only after helix's worktree took them: a tracker
-    // turned into a symlink would be in helix's way there (its copy with --remote)
-    const tracker = (await run(['diff', '--name-only', '-z', '--no-renames', since, sha], top)).stdout.split('\0').filter((f) => f && touchesTracker(f))
-    if (tracker.length > 0) return `the attempt's commits touch the tracker (${sanitize([...new Set(tracker)].slice(0, 3).join(', '))}); commits must never carry .ddx/`
-    const ignored = await ignoredAdditions(since, sha, top)
-    if (ignored.length > 0)
-      return `the attempt's commits add paths your checkout ignores (${sanitize(ignored.slice(0, 3).join(', '))}${ignored.length > 3 ? ', …' : ''}); landing them would overwrite untracked files there`
     if (sha === head) return null
     if ((await run(['merge-base', '--is-ancestor', head, sha], top)).code !== 0) {
-      if (rewrite && (await run(['merge-base', '--is-ancestor', rewrite.onto, sha], top)).code === 0) return moveWorktree(top, sha, rewrite.tracker)
-      return "the attempt's branch no longer starts at its base (history rewritten in the sandbox)"
+      if (!rewrite || (await run(['merge-base', '--is-ancestor', rewrite.onto, sha], top)).code !== 0) return "the attempt's branch no longer starts at its base (history rewritten in the sandbox)"
+      // a resolve rebased the work onto `onto`: what it adds is what follows that tip
+      return (await forbidden(rewrite.onto, sha, top)) ?? moveWorktree(top, sha, rewrite.tracker)
     }
+    // what the fetch adds to helix's worktree (the base's own changes since the attempt began are not the agent's)
+    const bad = await forbidden(head, sha, top)
+    if (bad) return bad
     const m = await run(['merge', '-q', '--ff-only', sha], top)
     return m.code === 0 ? null : `could not take the work back from the sandbox: ${sanitize(firstLine(m))}`
   }
