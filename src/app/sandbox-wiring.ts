@@ -12,9 +12,13 @@
  */
 import {execFile} from 'node:child_process'
 import {runScript} from '../proc/process.js'
-import {confineAt, probeSandbox, sandboxArgv, sandboxEnv, type SandboxSpec} from '../proc/sandbox.js'
+import {confineGitHooks} from '../proc/confined-hooks.js'
+import {projectPaths} from '../util/root.js'
+import {existsSync} from 'node:fs'
+import path from 'node:path'
+import {executableDirs, probeSandbox, sandboxArgv, sandboxEnv, type SandboxSpec} from '../proc/sandbox.js'
 import type {LandCheckSpec} from '../landing/land-check.js'
-import {preflightConfine} from '../agents/confine.js'
+import {helixReadable, preflightConfine} from '../agents/confine.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {createSandboxAttempts, type SandboxAttempts} from '../landing/sandbox-attempts.js'
 import {sandboxLanding} from '../landing/sandbox.js'
@@ -27,6 +31,12 @@ export {preflightConfine}
 export function refuseWithoutSandbox(spec: SandboxSpec, env: NodeJS.ProcessEnv): void {
   const p = probeSandbox(spec, env)
   if (!p.ok) throw new HelixError(`helix: ${p.message}`, EXIT.ERROR)
+}
+
+/** `env` with git's hooks run confined (proc/confined-hooks.ts), for every git this run starts outside the sandbox */
+export function confineHooks(cwd: string, spec: SandboxSpec, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const root = projectPaths(cwd, env).root
+  return confineGitHooks(root, spec, env, [root, ...helixReadable()])
 }
 
 function exec(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{code: number; stdout: string}> {
@@ -98,7 +108,16 @@ export function attachSandbox(real: RealLoop, spec: SandboxSpec, env: NodeJS.Pro
   return attempts
 }
 
-/** SPEC 20.3: the land check's confinement under --sandbox: its worktree (cwd) writable, the rest read-only */
+/**
+ * SPEC 20.3: the land check's confinement under --sandbox: its worktree (cwd) writable, the
+ * rest read-only, and the worktree's `.git` file too. helix's own git runs in that worktree
+ * afterwards, outside the sandbox: a check that rewrote `.git` to a repository of its own
+ * making (its config's `core.fsmonitor` a script of its choosing) ran that script outside.
+ */
 export function checkConfine(spec: SandboxSpec, attempts: SandboxAttempts): NonNullable<LandCheckSpec['confine']> {
-  return confineAt(spec, attempts.readable())
+  const readable = attempts.readable()
+  return (argv, env, cwd) => {
+    const dotGit = path.join(cwd, '.git')
+    return {argv: sandboxArgv(spec, argv, {cwd, rw: [cwd], ro: [...readable, ...executableDirs(argv[0])], env, roOver: existsSync(dotGit) ? [dotGit] : []}), env: sandboxEnv(spec, env)}
+  }
 }

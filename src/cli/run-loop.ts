@@ -95,6 +95,9 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   const sandbox = input.sandbox && !once ? sandboxOptions(input.sandbox, input.env, loadConfig(input.cwd)) : null
   const sandboxing = sandbox ? await import('../app/sandbox-wiring.js') : null
   if (sandbox && sandboxing && !input.options.dryRun) sandboxing.refuseWithoutSandbox(sandbox, input.env)
+  // SPEC 21.1: the hooks helix's own git runs (the rebase, the fast-forward, ref updates) run confined too:
+  // after a landing they may be the agent's files (a hooks directory kept in the tree)
+  const env = sandbox && sandboxing && !input.options.dryRun ? sandboxing.confineHooks(input.cwd, sandbox, input.env) : input.env
   const ac = signals
   if (!ac.signal.aborted) {
     try {
@@ -104,7 +107,7 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
       if (!ac.signal.aborted) throw error
     }
   }
-  const real = realLoopDeps({...input, signal: ac.signal})
+  const real = realLoopDeps({...input, env, signal: ac.signal})
   const {deps, timeoutSec} = real
   // SPEC 20.3: the land check gates worktree attempts; say so when this run has none to gate
   // (a --remote or --sandbox run gives every attempt a workspace of its own, so its landings are always checked)
@@ -115,11 +118,11 @@ async function runArmed(input: LoopCliInput, signals: RunSignals): Promise<numbe
   let fleet: {offlineExceeded(): boolean; close(): Promise<void>} | null = null
   // SPEC 19: a --remote run lands through the remote (it reconciles its own leftovers the same way)
   const dry = input.options.dryRun === true
-  if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, input.env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags, landCheck, where.facts)
+  if (remoteFlags && !dry) fleet = await (await import('../app/remote-wiring.js')).attachRemote(real, remoteFlags, env, () => ac.abort(new OfflineAbort(`the remote ${sanitize(remoteFlags.remote)} was unreachable for more than ${remoteFlags.maxOfflineSec}s (--max-offline)`)), false, prFlags, landCheck, where.facts)
   // SPEC 18.2: every run (and --dry-run, which lists it) reconciles what a --workers run left behind
-  else if (!once) await attachLanding(real, input.env, dry ? undefined : keepDays, landCheck, where.facts)
+  else if (!once) await attachLanding(real, env, dry ? undefined : keepDays, landCheck, where.facts)
   if (sandbox && sandboxing && !dry) {
-    const attempts = sandboxing.attachSandbox(real, sandbox, input.env, timeoutSec)
+    const attempts = sandboxing.attachSandbox(real, sandbox, env, timeoutSec)
     // SPEC 20.3: the land check runs the agent's code, so it runs in the sandbox too (its worktree writable)
     if (landCheck) landCheck.confine = sandboxing.checkConfine(sandbox, attempts)
   }

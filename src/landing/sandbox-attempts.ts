@@ -9,7 +9,8 @@
  * that bead's fields and beads the agent created travel; an edit of any other
  * bead stays in the copy.
  */
-import {readFile} from 'node:fs/promises'
+import {constants as FS, existsSync} from 'node:fs'
+import {open} from 'node:fs/promises'
 import path from 'node:path'
 import {CLAIM_KEYS} from '../tracker/ops.js'
 import {parseTracker} from '../tracker/decode.js'
@@ -47,14 +48,32 @@ interface Entry extends SandboxAttempt {
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 const under = (p: string, dir: string): boolean => p === dir || p.startsWith(`${dir}/`)
 
-async function readCopy(file: string): Promise<TrackerSnapshot> {
-  let text = ''
+/**
+ * The agent's tracker copy, read outside the sandbox from a directory the agent
+ * writes: never through a symlink (the agent could point it at a file the sandbox
+ * hides from it, and helix would import that file's beads), never blocking on a
+ * FIFO or device (opened O_NONBLOCK, fstat'ed first). Null when it is anything but
+ * a regular file: nothing is taken back then.
+ */
+/** a copy larger than this is not read (the agent could make it as large as the disk) */
+const MAX_COPY_BYTES = 256 * 1024 * 1024
+
+async function readCopy(file: string): Promise<TrackerSnapshot | null> {
+  let fh
   try {
-    text = await readFile(file, 'utf8')
-  } catch {
-    text = ''
+    fh = await open(file, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK | FS.O_NOCTTY)
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? parseTracker('', file) : null
   }
-  return parseTracker(text, file)
+  try {
+    const st = await fh.stat()
+    if (!st.isFile() || st.size > MAX_COPY_BYTES) return null
+    return parseTracker(await fh.readFile('utf8'), file)
+  } catch {
+    return null
+  } finally {
+    await fh.close()
+  }
 }
 
 /**
@@ -83,6 +102,14 @@ function actionEdits(before: TrackerSnapshot, after: TrackerSnapshot, tip: Track
   return out
 }
 
+/** the nearest directory at or above `dir` holding a `.git` (directory or file), or null */
+function repositoryTop(dir: string): string | null {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, '.git'))) return d
+    if (path.dirname(d) === d) return null
+  }
+}
+
 export interface SandboxAttempts {
   add(a: SandboxAttempt): Promise<void>
   get(bead: string, attempt: number): SandboxAttempt | undefined
@@ -105,12 +132,16 @@ export function createSandboxAttempts(spec: SandboxSpec, paths: ProjectPaths, en
   const entries = new Map<string, Entry>()
   const k = (bead: string, attempt: number): string => `${bead}-${attempt}`
 
-  const readable = (): string[] => [paths.root, ...helixReadable()]
+  // a project nested below its repository's top: the top (its .git, the clones' alternate) is bound too
+  const top = repositoryTop(paths.root)
+  const readable = (): string[] => [paths.root, ...(top && top !== paths.root ? [top] : []), ...helixReadable()]
 
   async function takeBack(a: SandboxAttempt): Promise<string[]> {
     const e = entries.get(k(a.bead, a.attempt))
     if (!e) return []
     const after = await readCopy(e.trackerFile)
+    // a copy replaced by a symlink, FIFO or device: the agent's tracker edits are not taken back
+    if (!after) return []
     const before = e.before
     const into = e.target ? {...paths, dir: e.target, file: path.join(e.target, path.basename(paths.file)), lockDir: path.join(e.target, 'beads.lock')} : paths
     const written = await mutateTracker(
@@ -154,7 +185,7 @@ export function createSandboxAttempts(spec: SandboxSpec, paths: ProjectPaths, en
 
   return {
     async add(a) {
-      const before = await readCopy(a.trackerFile)
+      const before = (await readCopy(a.trackerFile)) ?? parseTracker('', a.trackerFile)
       const token = before.byId.get(a.bead)?.['claim-token']
       entries.set(k(a.bead, a.attempt), {...a, before, token: typeof token === 'string' ? token : null})
     },

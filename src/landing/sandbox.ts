@@ -25,7 +25,7 @@ import path from 'node:path'
 import type {LandOptions, LandResult, LoopLanding, PreserveOptions, Repair, Workspace} from '../loop/ports.js'
 import {firstLine, gitEnv} from '../git/run.js'
 import {openRepo} from '../git/repo.js'
-import {branchName, worktreeRel} from '../git/names.js'
+import {branchName, touchesTracker, worktreeRel} from '../git/names.js'
 import {runScript} from '../proc/process.js'
 import {sandboxArgv, sandboxEnv, shellQuote, type SandboxSpec} from '../proc/sandbox.js'
 import {errorMessage} from '../util/errors.js'
@@ -131,6 +131,40 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     return collectFrom(a.clone, await topOf(wt.dir), sw, rewriteOnto ? {onto: rewriteOnto, tracker: wt.trackerDir ? path.join(wt.trackerDir, path.basename(o.trackerFile)) : null} : undefined)
   }
 
+  /**
+   * The paths `sha` adds since `since` that the operator's checkout ignores (`.helix/`,
+   * `node_modules/`, `.env`…), or none. A fast-forward overwrites an untracked ignored
+   * file without a word: a force-added `.helix/config.json` turned the next run's
+   * sandbox off, a `node_modules/.bin/` file would run at the operator's next test.
+   */
+  async function ignoredAdditions(since: string, sha: string, top: string): Promise<string[]> {
+    const d = await run(['diff', '--name-only', '-z', '--no-renames', '--diff-filter=A', since, sha], top)
+    const added = d.stdout.split('\0').filter(Boolean)
+    if (d.code !== 0 || added.length === 0) return []
+    const rootTop = (await run(['rev-parse', '--show-toplevel'], root)).stdout.trim() || root
+    const out: string[] = []
+    for (let i = 0; i < added.length; i += 500) {
+      // (-z needs --stdin; a name git quotes is still a name to show)
+      const c = await run(['check-ignore', '--no-index', '--', ...added.slice(i, i + 500)], rootTop)
+      out.push(...c.stdout.split('\n').filter(Boolean))
+    }
+    return out
+  }
+
+  /**
+   * What the work from `since` to `sha` may not carry, or null. The landing refuses the
+   * tracker too, but only after helix's worktree took it: a tracker turned into a symlink
+   * would be in helix's way there (its copy with --remote).
+   */
+  async function forbidden(since: string, sha: string, top: string): Promise<string | null> {
+    const tracker = (await run(['diff', '--name-only', '-z', '--no-renames', since, sha], top)).stdout.split('\0').filter((f) => f && touchesTracker(f))
+    if (tracker.length > 0) return `the attempt's commits touch the tracker (${sanitize([...new Set(tracker)].slice(0, 3).join(', '))}); commits must never carry .ddx/`
+    const ignored = await ignoredAdditions(since, sha, top)
+    if (ignored.length > 0)
+      return `the attempt's commits add paths your checkout ignores (${sanitize(ignored.slice(0, 3).join(', '))}${ignored.length > 3 ? ', …' : ''}); landing them would overwrite untracked files there`
+    return null
+  }
+
   async function collectFrom(clone: string, top: string, sw: {bead: string; attempt: number; branch: string}, rewrite?: {onto: string; tracker: string | null}): Promise<string | null> {
     const msg = `helix: uncommitted work of ${sw.bead} attempt ${sw.attempt}`
     // a rebase a resolve (or a crash) left stopped is aborted first: the branch still names the work from before it
@@ -145,9 +179,13 @@ export function sandboxLanding(inner: LoopLanding, o: SandboxLandingOptions): Lo
     const head = (await run(['rev-parse', '--verify', '-q', 'HEAD'], top)).stdout.trim()
     if (sha === head) return null
     if ((await run(['merge-base', '--is-ancestor', head, sha], top)).code !== 0) {
-      if (rewrite && (await run(['merge-base', '--is-ancestor', rewrite.onto, sha], top)).code === 0) return moveWorktree(top, sha, rewrite.tracker)
-      return "the attempt's branch no longer starts at its base (history rewritten in the sandbox)"
+      if (!rewrite || (await run(['merge-base', '--is-ancestor', rewrite.onto, sha], top)).code !== 0) return "the attempt's branch no longer starts at its base (history rewritten in the sandbox)"
+      // a resolve rebased the work onto `onto`: what it adds is what follows that tip
+      return (await forbidden(rewrite.onto, sha, top)) ?? moveWorktree(top, sha, rewrite.tracker)
     }
+    // what the fetch adds to helix's worktree (the base's own changes since the attempt began are not the agent's)
+    const bad = await forbidden(head, sha, top)
+    if (bad) return bad
     const m = await run(['merge', '-q', '--ff-only', sha], top)
     return m.code === 0 ? null : `could not take the work back from the sandbox: ${sanitize(firstLine(m))}`
   }
