@@ -53,7 +53,7 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: commits that add ignored paths'
     const env = testEnv({HOME: path.join(base, 'home'), HELIX_AGENT: agent, HELIX_BACKOFF_SLEEP: '0', GIT_CONFIG_NOSYSTEM: '1'})
     delete env.GIT_CONFIG_GLOBAL
     const tip0 = g(root, 'rev-parse', 'main')
-    const r = await runCli(['run', '--sandbox', '--no-auto-review', '--no-auto-align'], {cwd: root, env, timeoutMs: 120_000})
+    const r = await runCli(['run', '--sandbox', '--no-auto-review', '--no-auto-align', '--max-cycles', '1'], {cwd: root, env, timeoutMs: 120_000})
     expect(r.signal, r.stdout + r.stderr).toBeNull()
     expect(r.stdout + r.stderr).toMatch(/add paths your checkout ignores \(\.helix\/config\.json, node_modules\/\.bin\/tool\)/)
     expect(readFileSync(path.join(root, '.helix', 'config.json'), 'utf8')).toBe(CONFIG)
