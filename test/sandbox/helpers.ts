@@ -1,6 +1,8 @@
 // What the sandbox end-to-end tests share: whether bubblewrap can make a sandbox here,
 // the rig's git (test/support/git.ts) and shell quoting for the scripted agents.
 import {spawnSync} from 'node:child_process'
+import {startCli} from '../support/cli.js'
+import {waitFor} from '../support/wait.js'
 
 export {git as g} from '../support/git.js'
 
@@ -9,3 +11,16 @@ export const hasBwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).stat
 
 /** `s` as one single-quoted word of a sh script */
 export const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
+
+/**
+ * `helix <args>` until its output matches `until` (or it ends), then SIGTERM: a scenario
+ * that shows its point in the first attempt need not run the bead to its fourth. What the
+ * run printed, and how it ended (143 after the SIGTERM).
+ */
+export async function runUntil(args: string[], o: {cwd: string; env: NodeJS.ProcessEnv}, until: RegExp): Promise<{code: number | null; signal: NodeJS.Signals | null; output: string}> {
+  const c = startCli(args, {cwd: o.cwd, env: o.env, stdin: 'ignore'})
+  await waitFor(() => until.test(c.output) || c.child.exitCode !== null, {timeoutMs: 90_000, what: `${until} in the run's output`})
+  if (c.child.exitCode === null) c.child.kill('SIGTERM')
+  const r = await c.done
+  return {code: r.code, signal: r.signal, output: c.output}
+}
