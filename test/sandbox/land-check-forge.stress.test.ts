@@ -14,10 +14,9 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {STRESS_FULL} from '../support/stress.js'
 import {makeTempDir} from '../support/tmp.js'
-import {runCli} from '../support/cli.js'
 import {testEnv} from '../support/env.js'
 import {gitSeq} from '../support/git.js'
-import {hasBwrap, q} from './helpers.js'
+import {hasBwrap, q, runUntil} from './helpers.js'
 
 describe.skipIf(!hasBwrap)('helix run --sandbox --land-check: a check that forges the worktree .git', () => {
   const cases: Array<[string, string]> = [
@@ -67,9 +66,11 @@ describe.skipIf(!hasBwrap)('helix run --sandbox --land-check: a check that forge
     chmodSync(agent, 0o755)
     const env = testEnv({HOME: path.join(base, 'home'), HELIX_AGENT: agent, HELIX_BACKOFF_SLEEP: '0', GIT_CONFIG_NOSYSTEM: '1'})
     delete env.GIT_CONFIG_GLOBAL
-    const r = await runCli(['run', '--sandbox', '--land-check', 'sh scripts/check.sh', '--no-auto-review', '--no-auto-align'], {cwd: root, env, timeoutMs: 120_000})
-    const all = r.stdout + r.stderr
+    // the first attempt shows it: its red check, then the resolve round collected with helix's git
+    const r = await runUntil(['run', '--sandbox', '--land-check', 'sh scripts/check.sh', '--no-auto-review', '--no-auto-align'], {cwd: root, env}, /cycle 1: fg-a not landed/)
+    const all = r.output
     expect(r.signal, all).toBeNull()
+    expect(all).toMatch(/cycle 1: fg-a not landed/)
     // the check ran (red), and its write of .git was refused
     expect(all).toMatch(/land check FAILED/)
     expect(existsSync(marker), all).toBe(false)
