@@ -12,7 +12,7 @@
  */
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {copyBead, encodeBeadLine, parseTracker, rawOf, RawLine} from './codec.js'
+import {copyBead, encodeBeadLine, encodeKeepingRawValues, parseTracker, rawOf, RawLine} from './codec.js'
 import {mergeBead, sameJson} from './merge-fields.js'
 import {setOwn} from './own-keys.js'
 import type {Bead, TrackerSnapshot} from './types.js'
@@ -81,12 +81,16 @@ function sameBytes(a: Bead, b: Bead): boolean {
   return x !== undefined && y !== undefined && x.equals(y)
 }
 
-/** The line for `merged`, encoded from `side`'s line (unchanged values keep their text). */
-function encodeFrom(side: Bead, merged: Bead): string | Buffer {
-  const copy = copyBead(side)
+/**
+ * The line for `merged`, encoded from ours' line: each value keeps its JSON
+ * text from ours' line, or else from theirs' (a value only theirs changed).
+ */
+function encodeFrom(ours: Bead, theirs: Bead, merged: Bead): string | Buffer {
+  const copy = copyBead(ours)
   for (const k of Object.keys(copy)) if (!Object.hasOwn(merged, k)) delete copy[k]
   for (const k of Object.keys(merged)) setOwn(copy, k, merged[k])
-  return encoded(copy)
+  const x = encodeBeadLine(copy)
+  return x instanceof RawLine ? x.bytes : encodeKeepingRawValues(copy, [rawOf(ours), rawOf(theirs)])
 }
 
 /** The line of a bead both sides have (base undefined: added on both). */
@@ -101,7 +105,7 @@ function resolveLine(base: Bead | undefined, ours: Bead, theirs: Bead): string |
   const merged = mergeBead(base, ours, theirs)
   if (sameJson(merged, ours)) return line(ours)
   if (sameJson(merged, theirs)) return line(theirs)
-  return encodeFrom(ours, merged)
+  return encodeFrom(ours, theirs, merged)
 }
 
 /**
