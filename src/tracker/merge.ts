@@ -14,6 +14,7 @@ import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {copyBead, encodeBeadLine, encodeKeepingRawValues, parseTracker, rawOf, RawLine} from './codec.js'
 import {mergeBead, sameJson} from './merge-fields.js'
+import {hiddenNumberChange} from './merge-numbers.js'
 import {setOwn} from './own-keys.js'
 import type {Bead, TrackerSnapshot} from './types.js'
 
@@ -93,12 +94,19 @@ function encodeFrom(ours: Bead, theirs: Bead, merged: Bead): string | Buffer {
   return x instanceof RawLine ? x.bytes : encodeKeepingRawValues(copy, [rawOf(ours), rawOf(theirs)])
 }
 
+/** Both sides hold a value whose numbers differ only in text JSON.parse reads as one number (merge-numbers.ts). */
+function numbersDiffer(id: string, key: string): HelixError {
+  return new HelixError(`bead ${sanitize(id)}: the sides write ${sanitize(key)} with numbers that read as the same value but are not the same text; not merging it (resolve this conflict by hand)`, EXIT.ERROR)
+}
+
 /** The line of a bead both sides have (base undefined: added on both). */
 function resolveLine(base: Bead | undefined, ours: Bead, theirs: Bead): string | Buffer {
   const line = (b: Bead) => bytesOf(b) ?? encoded(b)
   if (sameBytes(ours, theirs)) return line(ours)
   if (base !== undefined && sameBytes(base, ours)) return line(theirs)
   if (base !== undefined && sameBytes(base, theirs)) return line(ours)
+  const hidden = hiddenNumberChange(base, ours, theirs)
+  if (hidden !== undefined) throw numbersDiffer(ours.id, hidden)
   if (sameJson(ours, theirs)) return line(ours)
   if (base !== undefined && sameJson(base, ours)) return line(theirs)
   if (base !== undefined && sameJson(base, theirs)) return line(ours)
@@ -143,7 +151,7 @@ export function mergeTracker(input: MergeSides<Buffer>, labels: MergeSides<strin
     else {
       // removed on one side: stays removed unless the other side changed it
       const kept = (o ?? t)!
-      if (sameJson(kept, b)) line = null
+      if (sameJson(kept, b) && hiddenNumberChange(b, kept) === undefined) line = null
       else {
         line = bytesOf(kept)!
         const [gone, changed] = o === undefined ? ['ours', 'theirs'] : ['theirs', 'ours']
