@@ -11,6 +11,7 @@
 import {existsSync, readFileSync, statSync, writeFileSync, accessSync, constants as fsc} from 'node:fs'
 import path from 'node:path'
 import {HelixError, EXIT, errorMessage} from '../util/errors.js'
+import {atomicWrite} from '../util/atomic-write.js'
 import {git, gitEnv} from '../git/run.js'
 import {mergeTracker, type MergeResult, type MergeSides} from '../tracker/merge.js'
 
@@ -100,12 +101,14 @@ function readSide(file: string, which: string): Buffer {
  * `ours` (git's %A). On any failure `ours` is left as it was and the error
  * is thrown (non-zero exit: git reports a conflict).
  */
-export function runMergeDriver(files: MergeSides<string>): MergeResult {
+export async function runMergeDriver(files: MergeSides<string>): Promise<MergeResult> {
   const input = {base: readSide(files.base, 'base'), ours: readSide(files.ours, 'ours'), theirs: readSide(files.theirs, 'theirs')}
   // errors name the side (git's temp file names say nothing to a person)
   const result = mergeTracker(input, {base: 'tracker merge: base', ours: 'tracker merge: ours', theirs: 'tracker merge: theirs'})
   try {
-    writeFileSync(files.ours, result.buf)
+    // whole or not at all: git puts %A in the work tree when the driver fails, so a write
+    // cut short (a full disk, a file size limit, a kill) must leave ours as it was
+    await atomicWrite(files.ours, result.buf)
   } catch (error) {
     throw new HelixError(`tracker merge: cannot write ${files.ours}: ${errorMessage(error)}`, EXIT.ERROR)
   }

@@ -14,5 +14,5 @@ export {lineFindings, parseTracker, parseTrackerLenient, supersededDuplicateLine
 export {parseTrackerAfter} from './incremental.js'
 export {topLevelEntries, type RawEntry} from './json-scan.js'
 export {OMIT_WHEN_EMPTY, serializeBead, serializeBeadSlow} from './encode.js'
-export {encodeBeadLine, rejectedFileName, serializeTracker, serializeTrackerBuffer, serializeTrackerWithSnapshot} from './encode-file.js'
+export {encodeBeadLine, encodeKeepingRawValues, rejectedFileName, serializeTracker, serializeTrackerBuffer, serializeTrackerWithSnapshot} from './encode-file.js'
 export {copyBead, cowSnapshot, sameJson, type CowSnapshot} from './cow.js'

@@ -42,24 +42,43 @@ export function encodeBeadLine(b: Bead, untouched = false): string | RawLine {
 }
 
 function serializeKeepingRawValues(b: Bead, raw: RawLine): string {
-  const entries = topLevelEntries(raw.text)
-  if (!entries) return serializeBead(b)
-  const byKey = new Map<string, RawEntry>()
-  for (const e of entries) byKey.set(e.key, e) // last one wins, like JSON.parse
+  return encodeKeepingRawValues(b, [raw])
+}
+
+/**
+ * The canonical line for `b`, except that each key helix does not interpret
+ * keeps its JSON text from the first of `raws` whose line holds the same value
+ * under that key. The merge driver passes both sides' lines: a value that came
+ * from theirs keeps theirs' text (`12345678901234567890`, `1.0`), not a re-encoding
+ * of the parsed number.
+ */
+export function encodeKeepingRawValues(b: Bead, raws: ReadonlyArray<RawLine | undefined>): string {
+  const maps: Array<Map<string, RawEntry>> = []
+  for (const raw of raws) {
+    const entries = raw === undefined ? null : topLevelEntries(raw.text)
+    if (!entries) continue
+    const byKey = new Map<string, RawEntry>()
+    for (const e of entries) byKey.set(e.key, e) // last one wins, like JSON.parse
+    maps.push(byKey)
+  }
+  if (maps.length === 0) return serializeBead(b)
   const keys = writtenKeys(b)
   let out = '{'
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]
     const v = b[k]
     if (i) out += ','
-    const e = INTERPRETED_KEYS.has(k) ? undefined : byKey.get(k)
-    if (e !== undefined && sameValueText(e.valueRaw, v)) {
-      out += e.keyRaw + ':' + e.valueRaw
-      continue
-    }
-    out += encEntry(k, v)
+    out += INTERPRETED_KEYS.has(k) ? encEntry(k, v) : keptEntry(maps, k, v)
   }
   return out + '}'
+}
+
+function keptEntry(maps: ReadonlyArray<Map<string, RawEntry>>, k: string, v: unknown): string {
+  for (const byKey of maps) {
+    const e = byKey.get(k)
+    if (e !== undefined && sameValueText(e.valueRaw, v)) return e.keyRaw + ':' + e.valueRaw
+  }
+  return encEntry(k, v)
 }
 
 /** true when the raw JSON text decodes to the same value as `v` (so `v` is unchanged). */

@@ -12,8 +12,9 @@
  */
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import {copyBead, encodeBeadLine, parseTracker, rawOf, RawLine} from './codec.js'
+import {copyBead, encodeBeadLine, encodeKeepingRawValues, parseTracker, rawOf, RawLine} from './codec.js'
 import {mergeBead, sameJson} from './merge-fields.js'
+import {hiddenNumberChange} from './merge-numbers.js'
 import {setOwn} from './own-keys.js'
 import type {Bead, TrackerSnapshot} from './types.js'
 
@@ -81,12 +82,21 @@ function sameBytes(a: Bead, b: Bead): boolean {
   return x !== undefined && y !== undefined && x.equals(y)
 }
 
-/** The line for `merged`, encoded from `side`'s line (unchanged values keep their text). */
-function encodeFrom(side: Bead, merged: Bead): string | Buffer {
-  const copy = copyBead(side)
+/**
+ * The line for `merged`, encoded from ours' line: each value keeps its JSON
+ * text from ours' line, or else from theirs' (a value only theirs changed).
+ */
+function encodeFrom(ours: Bead, theirs: Bead, merged: Bead): string | Buffer {
+  const copy = copyBead(ours)
   for (const k of Object.keys(copy)) if (!Object.hasOwn(merged, k)) delete copy[k]
   for (const k of Object.keys(merged)) setOwn(copy, k, merged[k])
-  return encoded(copy)
+  const x = encodeBeadLine(copy)
+  return x instanceof RawLine ? x.bytes : encodeKeepingRawValues(copy, [rawOf(ours), rawOf(theirs)])
+}
+
+/** Both sides hold a value whose numbers differ only in text JSON.parse reads as one number (merge-numbers.ts). */
+function numbersDiffer(id: string, key: string): HelixError {
+  return new HelixError(`bead ${sanitize(id)}: the sides write ${sanitize(key)} with numbers that read as the same value but are not the same text; not merging it (resolve this conflict by hand)`, EXIT.ERROR)
 }
 
 /** The line of a bead both sides have (base undefined: added on both). */
@@ -95,13 +105,15 @@ function resolveLine(base: Bead | undefined, ours: Bead, theirs: Bead): string |
   if (sameBytes(ours, theirs)) return line(ours)
   if (base !== undefined && sameBytes(base, ours)) return line(theirs)
   if (base !== undefined && sameBytes(base, theirs)) return line(ours)
+  const hidden = hiddenNumberChange(base, ours, theirs)
+  if (hidden !== undefined) throw numbersDiffer(ours.id, hidden)
   if (sameJson(ours, theirs)) return line(ours)
   if (base !== undefined && sameJson(base, ours)) return line(theirs)
   if (base !== undefined && sameJson(base, theirs)) return line(ours)
   const merged = mergeBead(base, ours, theirs)
   if (sameJson(merged, ours)) return line(ours)
   if (sameJson(merged, theirs)) return line(theirs)
-  return encodeFrom(ours, merged)
+  return encodeFrom(ours, theirs, merged)
 }
 
 /**
@@ -139,7 +151,7 @@ export function mergeTracker(input: MergeSides<Buffer>, labels: MergeSides<strin
     else {
       // removed on one side: stays removed unless the other side changed it
       const kept = (o ?? t)!
-      if (sameJson(kept, b)) line = null
+      if (sameJson(kept, b) && hiddenNumberChange(b, kept) === undefined) line = null
       else {
         line = bytesOf(kept)!
         const [gone, changed] = o === undefined ? ['ours', 'theirs'] : ['theirs', 'ours']

@@ -14,7 +14,7 @@ export default class TrackerMerge extends HelixCommand {
   async run(): Promise<void> {
     const {args} = await this.parse(TrackerMerge)
     // works on the three files alone: git runs drivers from the work tree's top level, which need not hold .ddx/
-    const {notices} = runMergeDriver({base: args.base, ours: args.ours, theirs: args.theirs})
+    const {notices} = await runMergeDriver({base: args.base, ours: args.ours, theirs: args.theirs})
     for (const n of notices) this.err(`helix: ${sanitize(n)}`)
   }
 }
