@@ -14,6 +14,8 @@ const CODEX_ERROR_LINE = /^(?:\[[^\]]*\]\s*)?(?:error|fatal)\b/i
  * under the stall guard).
  */
 const CODEX_TRACING = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z?\s+(ERROR|WARN|INFO|DEBUG|TRACE)\s+\S+?:\s*(.*)$/
+/** codex's own quota words at the start of a text-mode line, or its JSON error object */
+const CODEX_QUOTA_OWN = /^(?:you(?:'|’)ve hit your usage limit|usage_limit_reached\b|\{.*"usage_limit_reached")/i
 const CODEX_NOTICE = /^(?:WARNING:|Reading additional input from stdin)/
 
 /**
@@ -205,9 +207,11 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
       }
       if (CODEX_NOTICE.test(trimmed)) return v.track({log: [raw], show: /^WARNING:/.test(trimmed) ? [raw] : [], progress: false})
       const d = textLine(raw)
-      // body lines: usage-limit text anywhere; unauthorized only on error lines
-      const isError = CODEX_ERROR_LINE.test(raw.trim())
-      if (d.show.length > 0 || isError) judge(raw.trim().replace(/^\[[^\]]*\]\s*/, '').replace(/^(?:error|fatal)\s*:?\s*/i, ''), isError)
+      // error lines say quota or unauthorized; a body line says quota only when it opens with
+      // codex's own words (or is its JSON error), never when the agent talks about usage limits
+      const isError = CODEX_ERROR_LINE.test(trimmed)
+      const said = trimmed.replace(/^\[[^\]]*\]\s*/, '').replace(/^(?:error|fatal)\s*:?\s*/i, '')
+      if (isError || (d.show.length > 0 && CODEX_QUOTA_OWN.test(said))) judge(said, isError)
       return v.track(d)
     },
     text: () => text.toString(),

@@ -231,6 +231,18 @@ describe('codex decoder, documented shapes', () => {
     feed(talk, 'codex\nI fixed the 401 Unauthorized handler.')
     expect(talk.verdict!().health.kind).toBe('ok')
   })
+
+  it('text mode: prose about usage limits is not a quota answer; codex\'s own words opening a line are', () => {
+    const talk = codexDecoder({now})
+    feed(talk, ['codex', 'Added a retry for usage_limit_reached.', 'The message "You\'ve hit your usage limit" is now shown.'].join('\n'))
+    expect(talk.verdict!().health).toEqual({kind: 'ok'})
+    const own = codexDecoder({now})
+    feed(own, "You've hit your usage limit. Try again in 2s.")
+    expect(own.verdict!().health).toMatchObject({kind: 'quota', resetAt: '2026-11-23T02:00:02.000Z'})
+    const json = codexDecoder({now})
+    feed(json, '{"error":{"type":"usage_limit_reached","resets_in_seconds":600}}')
+    expect(json.verdict!().health.kind).toBe('quota')
+  })
 })
 
 describe('command agent decoder', () => {
