@@ -54,6 +54,16 @@ export function neverWorked(end: DispatchEnd, v: Pick<AgentVerdict, 'health' | '
   return {kind: 'unavailable', reason: `${how} without starting work; its last notice: ${notice}`}
 }
 
+/**
+ * A quota signal in the middle of a call that then succeeded (exit 0, no decoded
+ * failure) was not the agent's last word: claude sends a `rejected` rate-limit event
+ * and carries on with overage, codex reports a limit and completes the turn. The
+ * call's work stands and nothing pauses; a real limit fails the next call.
+ */
+export function quotaOutlived(end: DispatchEnd, rc: number, v: Pick<AgentVerdict, 'health' | 'failed'>): boolean {
+  return end.end === 'exited' && rc === 0 && !v.failed && v.health.kind === 'quota'
+}
+
 /** `plan` is the `design` command */
 export function actionWord(action: ActionName): string {
   return action === 'plan' ? 'design' : action

@@ -3,7 +3,7 @@
  * PATH that replay the real CLIs' failure captures (/work/shared/fixtures/agent-output)
  * mid-run, after good beads, through the built CLI.
  */
-import {rmSync, writeFileSync} from 'node:fs'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {beads, helix, project, runState, writeExecutable, type Project} from '../loop/e2e-helpers.js'
@@ -42,7 +42,7 @@ const say = (t) => {
   else if (name === 'claude') console.log(JSON.stringify({type: 'result', subtype: 'success', is_error: false, result: t, usage: {input_tokens: 1, output_tokens: 1}}))
   else console.log(JSON.stringify({type: 'item.completed', item: {id: 'i', type: 'agent_message', text: t}}))
 }
-const step = action === 'implementation' ? (plan[id] ?? 'close') : 'answer'
+const step = action === 'implementation' ? (plan[id] ?? 'close') : (plan['@' + action] ?? 'answer')
 if (step === 'answer') { say(text[action] ?? 'NEXT_ACTION: STOP'); process.exit(0) }
 const [kind, file, rc] = step.split(':')
 if (kind === 'replay') { process.stdout.write(fs.readFileSync(fixtures + '/' + file)); process.exit(Number(rc)) }
@@ -105,5 +105,29 @@ describe('the agent fails mid-run with its real failure output', () => {
     expect(r.stderr).not.toMatch(/quota exhausted|pausing/)
     expect(bead(p, 'hx-a').status).toBe('closed')
     expect(runState(p).completed_cycles).toBe(1)
+  })
+
+  it('claude on overage: a rejected rate-limit event in a call that then closes its bead and succeeds keeps the cycle; nothing pauses', () => {
+    const p = stubProject('claude', [{id: 'hx-a'}, {id: 'hx-b'}], {})
+    const stub = path.join(p.binDir, 'claude')
+    // before its work on hx-a, claude reports the five-hour window rejected but carries on with overage
+    const event = {type: 'rate_limit_event', rate_limit_info: {status: 'rejected', resetsAt: 0, rateLimitType: 'five_hour', isUsingOverage: true, overageStatus: 'allowed'}}
+    writeExecutable(
+      stub,
+      readFileSync(stub, 'utf8').replace(
+        'const step =',
+        `if (action === 'implementation' && id === 'hx-a') console.log(JSON.stringify({...${JSON.stringify(event)}, rate_limit_info: {...${JSON.stringify(event.rate_limit_info)}, resetsAt: Math.floor(Date.now() / 1000) + 3600}}))\nconst step =`,
+      ),
+    )
+    // a wrong pause (an hour) would be beyond --max-quota-wait and exit 4 at once
+    const r = helix(p, [...RUN, '--agent', 'claude', '--review-agent', 'claude', '--max-quota-wait', '60'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).not.toMatch(/quota/)
+    expect(r.stderr).toMatch(/cycle 1: hx-a → COMPLETE/)
+    expect(bead(p, 'hx-a').status).toBe('closed')
+    expect(bead(p, 'hx-b').status).toBe('closed')
+    const s = runState(p)
+    expect(s.completed_cycles).toBe(2)
+    expect(s.paused_until ?? null).toBeNull()
   })
 })
