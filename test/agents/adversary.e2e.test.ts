@@ -1,14 +1,14 @@
 /**
  * The agent as an adversary (SPEC 3, 14): stubs named `claude` / `codex` first on
- * PATH that replay the real CLIs' failure captures (/work/shared/fixtures/agent-output)
+ * PATH that replay the real CLIs' failure captures (test/fixtures/agent-output, copies of the shared captures)
  * mid-run, after good beads, through the built CLI.
  */
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {beads, helix, project, runState, writeExecutable, type Project} from '../loop/e2e-helpers.js'
+import {beads, helix, project, REPO, runState, writeExecutable, type Project} from '../loop/e2e-helpers.js'
 
-const FIXTURES = '/work/shared/fixtures/agent-output'
+const FIXTURES = path.join(REPO, 'test', 'fixtures', 'agent-output')
 const made: Project[] = []
 afterEach(() => {
   for (const p of made.splice(0)) rmSync(path.dirname(p.root), {recursive: true, force: true})
@@ -93,6 +93,27 @@ describe('the agent fails mid-run with its real failure output', () => {
     const s = runState(p)
     expect(s.stop_reason).toBe('agent_unavailable')
     expect(s.attempts?.['hx-b']).toBeUndefined()
+  })
+
+  it('claude offline that gives up after its API retries, on a one-bead queue: exit 4, the bead is tried once and not blocked', () => {
+    const p = stubProject('claude', [{id: 'hx-a'}], {'hx-a': 'offline'})
+    const stub = path.join(p.binDir, 'claude')
+    // the real capture's api_retry notices, then the error result claude ends with once its retries are spent
+    const end = {type: 'result', subtype: 'success', is_error: true, result: 'API Error: Connection error.', usage: {input_tokens: 0, output_tokens: 0}}
+    writeExecutable(
+      stub,
+      readFileSync(stub, 'utf8').replace(
+        "const [kind, file, rc] = step.split(':')",
+        `if (step === 'offline') { process.stdout.write(fs.readFileSync(fixtures + '/claude-2.1.197-offline.stream.jsonl')); console.log(${JSON.stringify(JSON.stringify(end))}); process.exit(1) }\nconst [kind, file, rc] = step.split(':')`,
+      ),
+    )
+    const r = helix(p, [...RUN, '--agent', 'claude', '--review-agent', 'claude'])
+    expect(r.code, r.stderr).toBe(4)
+    expect(r.stderr).toMatch(/^helix: agent claude unavailable: API Error: Connection error\. \(gave up after 6 API retries, before any work\)$/m)
+    expect(r.stderr).not.toMatch(/BLOCKED/)
+    expect(bead(p, 'hx-a').status).toBe('open')
+    expect(bead(p, 'hx-a').labels ?? []).not.toContain('blocked')
+    expect(runState(p).attempts?.['hx-a']).toBeUndefined()
   })
 
   it('codex in text mode writing about usage limits in its work is not out of quota: the bead completes, no pause', () => {
