@@ -42,13 +42,17 @@ export function stallMessage(seconds: number): string {
 
 /**
  * An agent helix killed for time (timeout, stall guard) that said nothing but start
- * events and transient notices (SPEC 14.1: codex `Reconnecting…`, claude `api_retry`)
- * never got to the bead: it is offline or hung before work, so the agent is
+ * events and transient notices, the last one a reconnect or retry notice (SPEC 14.1:
+ * codex `Reconnecting…`, claude `api_retry`), never got to the bead: it is offline or hung before work, so the agent is
  * unavailable (14.2) and the bead is not blamed. A silent agent (no notice at all)
  * stays a bead failure, as SPEC 14.4 says.
  */
+const OFFLINE_NOTICE = /reconnecting|retrying|api_retry|waiting for network|failed to connect|error sending request|stream disconnected|failed to lookup address/i
+
 export function neverWorked(end: DispatchEnd, v: Pick<AgentVerdict, 'health' | 'progressed' | 'failureLine'>): AgentHealth | null {
   if ((end.end !== 'stalled' && end.end !== 'timeout') || v.health.kind !== 'ok' || v.progressed !== false || !v.failureLine) return null
+  // a start event alone (a model thinking long before its first event) says nothing about the network
+  if (!OFFLINE_NOTICE.test(v.failureLine)) return null
   const notice = v.failureLine.replace(/^\[(?:codex|claude)[^\]]*\]\s*/, '')
   const how = end.end === 'stalled' ? `stalled after ${end.afterSec}s` : `timed out after ${end.afterSec}s`
   return {kind: 'unavailable', reason: `${how} without starting work; its last notice: ${notice}`}

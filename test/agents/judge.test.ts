@@ -84,6 +84,8 @@ describe('how a call ended decides what its health signals mean (SPEC 14.1, 14.2
     expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, progressed: true})).toBeNull()
     expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, progressed: undefined})).toBeNull()
     expect(neverWorked({end: 'exited'}, v)).toBeNull()
+    expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, failureLine: '[codex thread.started] thread=t1'})).toBeNull()
+    expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, failureLine: '[claude api_retry] attempt=3/10 error=unknown'})).toMatchObject({kind: 'unavailable'})
     expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, health: quota})).toBeNull()
   })
 })
