@@ -31,6 +31,7 @@ const CLAUDE_LOGGED_OUT = /not logged in|invalid api key/i
  *   output + cache creation + cache reads) and `total_cost_usd`; `is_error` → a
  *   failed attempt whose failure line is the result text; `api_error_status` 429 →
  *   quota. The result text is shown only when it differs from the last assistant text.
+ *   An error result after `api_retry` notices and no work at all → unavailable (offline).
  * A line that is not JSON is logged and shown as it is; the root refusal
  * (`--dangerously-skip-permissions cannot be used with root/sudo privileges`) → unavailable.
  */
@@ -41,6 +42,9 @@ export function claudeDecoder(opts: DecoderOptions = {}): OutputDecoder {
   let resultText: string | undefined
   let lastAssistant = ''
   let tokens = 0
+  // claude offline: api_retry notices, then (retries spent) an error result, and no work in between
+  let retries = 0
+  let worked = false
   const decode = (line: string): DecodedLine => {
     const t = line.trim()
     const e = parseJsonObject(line)
@@ -65,10 +69,12 @@ export function claudeDecoder(opts: DecoderOptions = {}): OutputDecoder {
         else if (typeof e.session_id === 'string') bits.push(`session=${e.session_id}`)
         out.log.push(bits.join(' '))
         // start event; `api_retry` is claude's reconnect notice (measured offline with 2.1.197)
+        if (e.subtype === 'api_retry') retries++
         if (e.subtype === 'init' || e.subtype === 'api_retry') out.progress = false
         break
       }
       case 'assistant': {
+        if (typeof e.error !== 'string' || e.error === '') worked = true
         const content = Array.isArray(e.message?.content) ? e.message.content : []
         let said = ''
         for (const c of content) {
@@ -94,6 +100,7 @@ export function claudeDecoder(opts: DecoderOptions = {}): OutputDecoder {
         break
       }
       case 'user': {
+        worked = true
         const content = Array.isArray(e.message?.content) ? e.message.content : []
         for (const c of content) {
           if (c?.type !== 'tool_result') continue
@@ -133,6 +140,7 @@ export function claudeDecoder(opts: DecoderOptions = {}): OutputDecoder {
           v.failed = true
           v.errorLine = said || String(e.subtype ?? 'error')
           if (CLAUDE_LOGGED_OUT.test(said)) v.see({kind: 'unavailable', reason: said})
+          else if (retries > 0 && !worked && Number(e.api_error_status) !== 429) v.see({kind: 'unavailable', reason: `${said || 'error'} (gave up after ${retries} API retries, before any work)`})
         }
         if (Number(e.api_error_status) === 429) v.see({kind: 'quota', resetAt: null, message: said || 'claude API error 429 (rate limited)'})
         if (e.is_error || (typeof e.subtype === 'string' && e.subtype !== 'success')) {

@@ -14,6 +14,8 @@ const CODEX_ERROR_LINE = /^(?:\[[^\]]*\]\s*)?(?:error|fatal)\b/i
  * under the stall guard).
  */
 const CODEX_TRACING = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z?\s+(ERROR|WARN|INFO|DEBUG|TRACE)\s+\S+?:\s*(.*)$/
+/** codex's own quota words at the start of a text-mode line, or its JSON error object */
+const CODEX_QUOTA_OWN = /^(?:you(?:'|’)ve hit your usage limit|usage_limit_reached\b|\{.*"usage_limit_reached")/i
 const CODEX_NOTICE = /^(?:WARNING:|Reading additional input from stdin)/
 
 /**
@@ -110,6 +112,7 @@ function codexItemLine(item: Record<string, any>): string | null {
  * - `turn.completed.usage`: tokens (input + output) summed;
  * - `turn.failed`, and an `error` event not followed by a completed turn: a failed
  *   attempt with that message; an `error` beginning `Reconnecting`: a transient notice;
+ * - a final error after `Reconnecting` notices and no work at all → unavailable (offline);
  * - usage-limit text → quota (reset from `try again at/in …`); `401`, `Unauthorized`,
  *   `Not logged in` in an error → unavailable.
  * Lines that are not JSON go through the text-mode reader (banner, `tokens used` footer).
@@ -121,6 +124,9 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
   let tokens = 0
   let pendingError: string | null = null
   let turnFailed: string | null = null
+  // codex offline: reconnect notices, then a final error, and no work in between
+  let reconnects = 0
+  let worked = false
   const textLine = codexTextMachine(text, (n) => {
     tokens = n
     v.tokensReported = true
@@ -143,6 +149,7 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
         tokens += (Number(u.input_tokens) || 0) + (Number(u.output_tokens) || 0)
         if (e.usage && typeof e.usage === 'object') v.tokensReported = true
         pendingError = null // an error before a completed turn was not the last word
+        worked = true
         return {log: [`[codex turn.completed] input=${Number(u.input_tokens) || 0} output=${Number(u.output_tokens) || 0}`], show: []}
       }
       case 'turn.failed': {
@@ -155,6 +162,7 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
       case 'error': {
         const msg = oneLineOf(String(e.message ?? e.error?.message ?? 'error'))
         // `Reconnecting... 2/5 (…)` (0.169.0); older builds said `stream error: …; retrying 1/5 in 201ms…`
+        if (/^reconnecting|\bretrying \d+\/\d+/i.test(msg)) reconnects++
         if (/^reconnecting|\bretrying \d+\/\d+/i.test(msg)) return {log: [`[codex] ${msg}`], show: [], progress: false}
         pendingError = msg
         judge(msg, true)
@@ -170,6 +178,7 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
           judge(msg, true)
           return {log: [`[codex notice] ${msg}`], show: [], progress: false}
         }
+        worked = true
         if (e.type !== 'item.completed') {
           if (e.type === 'item.started' && item.type === 'command_execution') return {log: [`$ ${oneLine(String(item.command ?? ''))}`], show: []}
           return {log: [], show: []} // still progress: the agent is working
@@ -205,9 +214,11 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
       }
       if (CODEX_NOTICE.test(trimmed)) return v.track({log: [raw], show: /^WARNING:/.test(trimmed) ? [raw] : [], progress: false})
       const d = textLine(raw)
-      // body lines: usage-limit text anywhere; unauthorized only on error lines
-      const isError = CODEX_ERROR_LINE.test(raw.trim())
-      if (d.show.length > 0 || isError) judge(raw.trim().replace(/^\[[^\]]*\]\s*/, '').replace(/^(?:error|fatal)\s*:?\s*/i, ''), isError)
+      // error lines say quota or unauthorized; a body line says quota only when it opens with
+      // codex's own words (or is its JSON error), never when the agent talks about usage limits
+      const isError = CODEX_ERROR_LINE.test(trimmed)
+      const said = trimmed.replace(/^\[[^\]]*\]\s*/, '').replace(/^(?:error|fatal)\s*:?\s*/i, '')
+      if (isError || (d.show.length > 0 && CODEX_QUOTA_OWN.test(said))) judge(said, isError)
       return v.track(d)
     },
     text: () => text.toString(),
@@ -218,6 +229,7 @@ export function codexDecoder(opts: DecoderOptions = {}): OutputDecoder {
       if (err) {
         out.failed = true
         out.failureLine = err
+        if (reconnects > 0 && !worked && out.health.kind === 'ok') out.health = {kind: 'unavailable', reason: `${err} (gave up after ${reconnects} reconnects, before any work)`}
       }
       return out
     },

@@ -30,6 +30,8 @@ export interface DecoderVerdict {
   tokensReported: boolean
   /** the last output line that counted as progress (status shows it); null when none */
   lastLine?: string | null
+  /** false when nothing but start events and transient notices came (SPEC 14.1): the agent never got to work */
+  progressed?: boolean
 }
 
 export interface OutputDecoder {
@@ -91,6 +93,7 @@ export class Verdicts {
   lastTransient: string | null = null
   costUsd = 0
   tokensReported = false
+  progressed = false
 
   see(h: AgentHealth): void {
     // two quota signals (claude's rate_limit_event, then its 429 result): keep the one with a reset
@@ -100,6 +103,7 @@ export class Verdicts {
 
   /** note what a pushed line produced */
   track(d: DecodedLine): DecodedLine {
+    if (d.progress !== false) this.progressed = true
     // progress: what the operator saw (not helix's own bookkeeping lines); transient: anything
     const lines = d.progress === false ? (d.show.length > 0 ? d.show : d.log) : d.show
     for (let i = lines.length - 1; i >= 0; i--) {
@@ -123,6 +127,7 @@ export class Verdicts {
       costUsd: this.costUsd,
       tokensReported: this.tokensReported,
       lastLine: this.lastProgress,
+      progressed: this.progressed,
     }
   }
 }

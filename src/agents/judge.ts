@@ -6,7 +6,7 @@
  * report exist?) stay with the caller.
  */
 import {BACKFILL_STATUS, BACKFILL_SUCCESS, NEXT_ACTION_CODES, REVIEW_STATUS, trailerInt, trailerValue, type BackfillStatus, type NextActionCode} from './trailers.js'
-import type {ActionName, AgentHealth, DispatchResult} from './types.js'
+import type {ActionName, AgentHealth, AgentVerdict, DispatchEnd, DispatchResult} from './types.js'
 import {hhmmss} from '../util/time.js'
 
 /** what a successful action said */
@@ -38,6 +38,34 @@ export function timeoutMessage(agentName: string, seconds: number, now: Date = n
 /** SPEC 14.4: the failure text of an attempt the stall guard killed. */
 export function stallMessage(seconds: number): string {
   return `stalled: no output for ${seconds}s`
+}
+
+/**
+ * An agent helix killed for time (timeout, stall guard) that said nothing but start
+ * events and transient notices, the last one a reconnect or retry notice (SPEC 14.1:
+ * codex `Reconnecting…`, claude `api_retry`), never got to the bead: it is offline or hung before work, so the agent is
+ * unavailable (14.2) and the bead is not blamed. A silent agent (no notice at all)
+ * stays a bead failure, as SPEC 14.4 says.
+ */
+const OFFLINE_NOTICE = /reconnecting|retrying|api_retry|waiting for network|failed to connect|error sending request|stream disconnected|failed to lookup address/i
+
+export function neverWorked(end: DispatchEnd, v: Pick<AgentVerdict, 'health' | 'progressed' | 'failureLine'>): AgentHealth | null {
+  if ((end.end !== 'stalled' && end.end !== 'timeout') || v.health.kind !== 'ok' || v.progressed !== false || !v.failureLine) return null
+  // a start event alone (a model thinking long before its first event) says nothing about the network
+  if (!OFFLINE_NOTICE.test(v.failureLine)) return null
+  const notice = v.failureLine.replace(/^\[(?:codex|claude)[^\]]*\]\s*/, '')
+  const how = end.end === 'stalled' ? `stalled after ${end.afterSec}s` : `timed out after ${end.afterSec}s`
+  return {kind: 'unavailable', reason: `${how} without starting work; its last notice: ${notice}`}
+}
+
+/**
+ * A quota signal in the middle of a call that then succeeded (exit 0, no decoded
+ * failure) was not the agent's last word: claude sends a `rejected` rate-limit event
+ * and carries on with overage, codex reports a limit and completes the turn. The
+ * call's work stands and nothing pauses; a real limit fails the next call.
+ */
+export function quotaOutlived(end: DispatchEnd, rc: number, v: Pick<AgentVerdict, 'health' | 'failed'>): boolean {
+  return end.end === 'exited' && rc === 0 && !v.failed && v.health.kind === 'quota'
 }
 
 /** `plan` is the `design` command */

@@ -26,7 +26,7 @@ import {endProcesses, escapedDescendants, killGraceMs, processTable, signalExitC
 import {errorMessage} from '../util/errors.js'
 import {hhmmss} from '../util/time.js'
 import {buildInvocation, type Invocation} from './invocation.js'
-import {stallMessage, timeoutMessage} from './judge.js'
+import {neverWorked, quotaOutlived, stallMessage, timeoutMessage} from './judge.js'
 import {createLineSplitter} from './line-splitter.js'
 import {claudeDecoder, codexDecoder, commandDecoder, type OutputDecoder} from './output.js'
 import {helixShimDir} from './shim.js'
@@ -216,7 +216,10 @@ export function dispatchAgent(req: DispatchRequest): Promise<DispatchResult> {
           assertNever(end)
       }
       const tokens = decoder.tokens()
-      const verdict = verdictOf(decoder)
+      const decoded = verdictOf(decoder)
+      const offline = neverWorked(end, decoded)
+      const verdict = offline ? {...decoded, health: offline} : quotaOutlived(end, rc, decoded) ? {...decoded, health: {kind: 'ok' as const}} : decoded
+      if (quotaOutlived(end, rc, decoded)) log.event('quota signal outlived: the call succeeded', {...tag, health: decoded.health})
       log.event('dispatch end', {...tag, rc, end: end.end, tokens, duration_ms: durationMs, timed_out: end.end === 'timeout', ...(verdict.health.kind !== 'ok' ? {health: verdict.health} : {})})
       resolve({...end, dispatchId, rc, text: decoder.text(), tokens, durationMs, logRange: first > 0 ? {first, last} : null, argv, dispatch: n, verdict})
     }

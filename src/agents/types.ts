@@ -84,6 +84,8 @@ export interface AgentVerdict {
   tokensReported: boolean
   /** the last output line that counted as progress (status shows it); null when none */
   lastLine: string | null
+  /** false when the output held only start events and transient notices; undefined when the decoder does not say */
+  progressed?: boolean
 }
 
 /**

@@ -132,6 +132,27 @@ describe('codex decoder on the real capture', () => {
   })
 })
 
+describe('an offline agent that gives up by itself is unavailable, not a failed bead', () => {
+  it('claude: the real api_retry notices, then an error result with no work in between', () => {
+    const dec = claudeDecoder()
+    feed(dec, fixture('claude-2.1.197-offline.stream.jsonl') + '\n' + ev({type: 'result', subtype: 'success', is_error: true, result: 'API Error: Connection error.', usage: {input_tokens: 0, output_tokens: 0}}))
+    expect(dec.verdict!()).toMatchObject({failed: true, health: {kind: 'unavailable', reason: 'API Error: Connection error. (gave up after 6 API retries, before any work)'}})
+    // the same error after real work is the attempt's failure, not the agent's
+    const worked = claudeDecoder()
+    feed(worked, [ev({type: 'system', subtype: 'api_retry', attempt: 1, max_retries: 10}), ev({type: 'assistant', message: {content: [{type: 'text', text: 'editing'}]}}), ev({type: 'result', subtype: 'success', is_error: true, result: 'API Error: Connection error.'})].join('\n'))
+    expect(worked.verdict!()).toMatchObject({failed: true, health: {kind: 'ok'}})
+  })
+
+  it('codex: the real Reconnecting notices, then a final error with no work in between', () => {
+    const dec = codexDecoder({now})
+    feed(dec, fixture('codex-0.169.0-offline.jsonl') + '\n' + ev({type: 'error', message: 'stream disconnected before completion: error sending request'}))
+    expect(dec.verdict!()).toMatchObject({failed: true, health: {kind: 'unavailable', reason: expect.stringMatching(/^stream disconnected before completion: error sending request \(gave up after \d+ reconnects, before any work\)$/)}})
+    const worked = codexDecoder({now})
+    feed(worked, [ev({type: 'error', message: 'Reconnecting... 1/5'}), ev({type: 'item.completed', item: {type: 'command_execution', command: 'ls', exit_code: 0}}), ev({type: 'error', message: 'stream disconnected'})].join('\n'))
+    expect(worked.verdict!()).toMatchObject({failed: true, health: {kind: 'ok'}})
+  })
+})
+
 describe('codex decoder on stdout+stderr of the real codex 0.169.0, offline (merged like the runner merges them)', () => {
   it('tracing ERROR lines, WARNING, the stdin notice, the ignored-config notice, reconnects: none is progress', () => {
     const dec = codexDecoder({now})
@@ -230,6 +251,18 @@ describe('codex decoder, documented shapes', () => {
     const talk = codexDecoder({now})
     feed(talk, 'codex\nI fixed the 401 Unauthorized handler.')
     expect(talk.verdict!().health.kind).toBe('ok')
+  })
+
+  it('text mode: prose about usage limits is not a quota answer; codex\'s own words opening a line are', () => {
+    const talk = codexDecoder({now})
+    feed(talk, ['codex', 'Added a retry for usage_limit_reached.', 'The message "You\'ve hit your usage limit" is now shown.'].join('\n'))
+    expect(talk.verdict!().health).toEqual({kind: 'ok'})
+    const own = codexDecoder({now})
+    feed(own, "You've hit your usage limit. Try again in 2s.")
+    expect(own.verdict!().health).toMatchObject({kind: 'quota', resetAt: '2026-11-23T02:00:02.000Z'})
+    const json = codexDecoder({now})
+    feed(json, '{"error":{"type":"usage_limit_reached","resets_in_seconds":600}}')
+    expect(json.verdict!().health.kind).toBe('quota')
   })
 })
 

@@ -96,11 +96,18 @@ describe('agent health through the runner (stub agents)', () => {
     expect(res.verdict.tokensReported).toBe(true)
   })
 
-  it('reconnect-forever is killed at the timeout; nothing it said was progress', async () => {
+  it('reconnect-forever is killed at the timeout; nothing it said was progress, so the agent is unavailable, not the bead at fault', async () => {
     const res = await run('codex', 'reconnect-forever', {HELIX_STUB_RECONNECT_MS: '50'}, {timeoutSec: 1.5})
     expect(res.end).toBe('timeout')
     expect(res.verdict.lastLine).toBeNull()
-    expect(res.verdict.health).toEqual({kind: 'ok'})
+    expect(res.verdict.progressed).toBe(false)
+    expect(res.verdict.health).toEqual({kind: 'unavailable', reason: expect.stringMatching(/^timed out after 1\.5s without starting work; its last notice: Reconnecting\.\.\. waiting for network/)})
     expect(res.verdict.failureLine).toMatch(/^\[codex\] Reconnecting\.\.\. waiting for network/)
+  })
+
+  it('a silent agent killed at the timeout stays a bead failure (no notice: nothing says the agent is down)', async () => {
+    const res = await run('command', 'silent-hang', {}, {timeoutSec: 1})
+    expect(res.end).toBe('timeout')
+    expect(res.verdict.health).toEqual({kind: 'ok'})
   })
 })

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {effectiveRc, judgeAction, killedForTime} from '../../src/agents/judge.js'
+import {effectiveRc, judgeAction, killedForTime, neverWorked, quotaOutlived} from '../../src/agents/judge.js'
 import {PLAIN_VERDICT, type AgentVerdict, type DispatchEnd, type DispatchResult} from '../../src/agents/types.js'
 import {runLoop} from '../../src/loop/orchestrator.js'
 import {harness, opts} from '../loop/fakes.js'
@@ -63,5 +63,29 @@ describe('the loop judges like the one-shot commands', () => {
     const r = await runLoop(h.deps, opts())
     expect(r.exitCode).toBe(1)
     expect(h.both).toContain('helix: polish failed after queue drain')
+  })
+})
+
+describe('how a call ended decides what its health signals mean (SPEC 14.1, 14.2)', () => {
+  const quota = {kind: 'quota' as const, resetAt: null, message: 'limit'}
+  it('a quota signal is outlived only by a call that exited 0 without a decoded failure', () => {
+    const exited: DispatchEnd = {end: 'exited'}
+    expect(quotaOutlived(exited, 0, {health: quota, failed: false})).toBe(true)
+    expect(quotaOutlived(exited, 1, {health: quota, failed: false})).toBe(false)
+    expect(quotaOutlived(exited, 0, {health: quota, failed: true})).toBe(false)
+    expect(quotaOutlived({end: 'timeout', afterSec: 5}, 0, {health: quota, failed: false})).toBe(false)
+    expect(quotaOutlived(exited, 0, {health: {kind: 'ok'}, failed: false})).toBe(false)
+  })
+  it('killed for time with only notices said: unavailable with the notice; silent, progressed or exited: no verdict', () => {
+    const v = {health: {kind: 'ok' as const}, progressed: false, failureLine: '[codex] Reconnecting... waiting for network'}
+    expect(neverWorked({end: 'stalled', afterSec: 9}, v)).toEqual({kind: 'unavailable', reason: 'stalled after 9s without starting work; its last notice: Reconnecting... waiting for network'})
+    expect(neverWorked({end: 'timeout', afterSec: 60}, v)).toMatchObject({kind: 'unavailable', reason: expect.stringMatching(/^timed out after 60s /)})
+    expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, failureLine: null})).toBeNull()
+    expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, progressed: true})).toBeNull()
+    expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, progressed: undefined})).toBeNull()
+    expect(neverWorked({end: 'exited'}, v)).toBeNull()
+    expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, failureLine: '[codex thread.started] thread=t1'})).toBeNull()
+    expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, failureLine: '[claude api_retry] attempt=3/10 error=unknown'})).toMatchObject({kind: 'unavailable'})
+    expect(neverWorked({end: 'stalled', afterSec: 9}, {...v, health: quota})).toBeNull()
   })
 })
