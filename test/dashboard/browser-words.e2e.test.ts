@@ -7,17 +7,16 @@
 // - while the operator selects text the page holds still, and catches up after;
 // - an ended run says why in status's words, with what stopped it.
 import {spawn} from 'node:child_process'
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Browser, Page} from 'playwright-core'
 import {makeTempDir, trackProcess} from '../support/tmp.js'
-import {startCli, type CliChild} from '../support/cli.js'
+import type {CliChild} from '../support/cli.js'
 import {trackerText} from '../support/project.js'
 import {waitFor} from '../support/wait.js'
+import {HAVE_CHROMIUM, openDashboard} from './browser-page.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const HAVE_CHROMIUM = existsSync(CHROMIUM)
 
 const SPOOF = 'pay invoice \u202Efdp.exe \u001b[31mred'
 const UNAVAILABLE = "codex is not logged in: run 'codex login'"
@@ -27,7 +26,7 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium: what the operator 
   let browser: Browser
   let page: Page
   let dash: CliChild
-  let dialogs = 0
+  let dialogs: () => number = () => 0
   const now = Date.now()
   const iso = (msAgo: number) => new Date(now - msAgo).toISOString()
   const runState = (over: Record<string, unknown>) => ({pid: 0, started_at: iso(600_000), updated_at: iso(1000), phase: 'paused', agent: 'codex', review_agent: null, current_cycle: 2, attempted_cycles: 1, completed_cycles: 0, closed_beads: [], skipped: [], attempts: {}, current_bead: null, current_bead_started_at: null, focused_epic: null, total_tokens: 0, cycles: [], stop_reason: null, last_run: null, parallel_run_denied_count: 0, ...over})
@@ -42,20 +41,7 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium: what the operator 
     writeFileSync(path.join(root, '.ddx', 'helix.pid'), `${run.pid} ${new Date().toISOString()}\n`)
     writeFileSync(path.join(root, '.ddx', 'run-state.json'), JSON.stringify(runState({pid: run.pid, paused_until: new Date(now + 72 * 3_600_000).toISOString(), pause_reason: 'quota: weekly limit', attempts: {'hx-007': 2}, backoff_until: {'hx-007': new Date(now + 600_000).toISOString()}})))
 
-    dash = startCli(['dashboard', '--port', '0'], {cwd: root})
-    await waitFor(() => /dashboard at/.test(dash.stdout) || dash.child.exitCode !== null, {timeoutMs: 20_000, what: 'the dashboard address'})
-    const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(dash.stdout)?.[0]
-    expect(url, dash.stderr).toBeDefined()
-    const {chromium} = await import('playwright-core')
-    browser = await chromium.launch({executablePath: CHROMIUM, args: ['--no-sandbox']})
-    page = await browser.newPage()
-    page.on('dialog', (d) => {
-      dialogs++
-      void d.dismiss()
-    })
-    await page.goto(url!)
-    await page.evaluate('window.__loaded = 1')
-    await page.waitForSelector('section.project[data-project="0"]')
+    ;({dash, browser, page, dialogs} = await openDashboard(root))
   })
 
   afterAll(async () => {
@@ -85,7 +71,7 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium: what the operator 
   it('a bidi override and an escape in a title show as ?', async () => {
     const shown = await page.evaluate(`[...document.querySelectorAll('td')].map((t) => t.textContent).find((t) => t.startsWith('pay invoice'))`)
     expect(shown).toBe('pay invoice ?fdp.exe ?[31mred')
-    expect(dialogs).toBe(0)
+    expect(dialogs()).toBe(0)
   })
 
   it('holds still while the operator selects text, and catches up once the selection is gone', async () => {

@@ -12,10 +12,9 @@ import type {Browser, Page} from 'playwright-core'
 import {makeTempDir} from '../support/tmp.js'
 import {startCli, type CliChild} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
+import {CHROMIUM, HAVE_CHROMIUM, openDashboard} from './browser-page.js'
 import {gitSeq} from '../support/git.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const HAVE_CHROMIUM = existsSync(CHROMIUM)
 if (!HAVE_CHROMIUM) console.warn(`dashboard browser test skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`)
 
 const GIT_ISOLATED = {GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C'}
@@ -49,7 +48,7 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium during a --workers 
   let page: Page
   let dash: CliChild
   let run: CliChild
-  let dialogs = 0
+  let dialogs: () => number = () => 0
   let refWatch: FSWatcher | null = null
   const env = {...GIT_ISOLATED, HELIX_AUTO_ALIGN: '0', HELIX_BACKOFF_SLEEP: '0'}
 
@@ -69,21 +68,7 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium during a --workers 
     writeFileSync(path.join(base, 'agent.sh'), AGENT)
     chmodSync(path.join(base, 'agent.sh'), 0o755)
 
-    dash = startCli(['dashboard', '--port', '0'], {cwd: root, env})
-    await waitFor(() => /dashboard at/.test(dash.stdout) || dash.child.exitCode !== null, {timeoutMs: 20_000, what: 'the dashboard address'})
-    const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(dash.stdout)?.[0]
-    expect(url, dash.stderr).toBeDefined()
-    const {chromium} = await import('playwright-core')
-    browser = await chromium.launch({executablePath: CHROMIUM, args: ['--no-sandbox']})
-    page = await browser.newPage()
-    page.on('dialog', (d) => {
-      dialogs++
-      void d.dismiss()
-    })
-    await page.goto(url!)
-    // a marker that a reload would wipe out
-    await page.evaluate('window.__loaded = 1')
-    await page.waitForSelector('section.project[data-project="0"]')
+    ;({dash, browser, page, dialogs} = await openDashboard(root, env))
     run = startCli(['run', '--agent', path.join(base, 'agent.sh'), '--no-auto-review', '--workers', '2', '--summary'], {cwd: root, env: {...env, WSTUB: base}})
   })
 
@@ -140,6 +125,6 @@ describe.skipIf(!HAVE_CHROMIUM)('helix dashboard in Chromium during a --workers 
     expect(await cell.locator('img').count()).toBe(0)
     expect(await page.locator('img:not(.chart)').count()).toBe(0)
     expect(await page.evaluate('typeof window.__pwned')).toBe('undefined')
-    expect(dialogs).toBe(0)
+    expect(dialogs()).toBe(0)
   })
 })

@@ -2,7 +2,7 @@
 // exit 1 before anything listens; a good start prints its address, serves the state
 // of every --project, refuses a foreign Host, and ends on SIGTERM with exit 0.
 import {createServer, type Server} from 'node:net'
-import {request} from 'node:http'
+import {get} from './serve.js'
 import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -16,19 +16,6 @@ function project(title = 'a bead'): string {
   mkdirSync(path.join(root, '.ddx'), {recursive: true})
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), trackerText([{id: 'hx-a', title}]))
   return root
-}
-
-function get(port: number, p: string, host = `127.0.0.1:${port}`): Promise<{status: number; body: string}> {
-  return new Promise((resolve, reject) => {
-    const req = request({host: '127.0.0.1', port, path: p, headers: {Host: host}}, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (c: string) => (body += c))
-      res.on('end', () => resolve({status: res.statusCode ?? 0, body}))
-    })
-    req.on('error', reject)
-    req.end()
-  })
 }
 
 const servers: Server[] = []

@@ -3,7 +3,6 @@
 // synchronous scan, and every page's updates and every other request waited for it
 // (a 290 MB log, the last lines: 1.2 s for /state.json too, measured). Here a state
 // request sent right after a log request on a 64 MB log is answered first.
-import {request} from 'node:http'
 import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -11,25 +10,12 @@ import {makeTempDir} from '../support/tmp.js'
 import {trackerText} from '../support/project.js'
 import {Hub} from '../../src/dashboard/hub.js'
 import {ProjectReader} from '../../src/dashboard/project-view.js'
-import {createDashboardServer} from '../../src/dashboard/server.js'
+import {get, serveHub} from './serve.js'
 
 const closers: Array<() => Promise<void>> = []
 afterEach(async () => {
   while (closers.length) await closers.pop()!()
 })
-
-function get(port: number, p: string): Promise<{status: number; body: string}> {
-  return new Promise((resolve, reject) => {
-    const req = request({host: '127.0.0.1', port, path: p, agent: false, headers: {Host: `127.0.0.1:${port}`}}, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (c: string) => (body += c))
-      res.on('end', () => resolve({status: res.statusCode ?? 0, body}))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
 
 describe('dashboard: a log range deep in a long session log', () => {
   it('is read without holding up the other requests, and is the right lines', async () => {
@@ -42,19 +28,7 @@ describe('dashboard: a log range deep in a long session log', () => {
     writeFileSync(path.join(root, '.helix-logs', 'helix-long.log'), line.repeat(lines - 1) + JSON.stringify({level: 30, time: 0, msg: 'the very last line', stream: 'agent', dispatch: 1}) + '\n')
     const reader = new ProjectReader(0, root, {})
     const hub = new Hub({projects: [{root, read: (now) => reader.read(now)}], watch: () => ({close() {}})})
-    await hub.start()
-    const {server, setPort} = createDashboardServer({hub, roots: [root], token: null, extraHosts: []})
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const port = (server.address() as {port: number}).port
-    setPort(port)
-    closers.push(
-      () =>
-        new Promise<void>((resolve) => {
-          hub.close()
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }),
-    )
+    const {port} = await serveHub(hub, [root], closers)
 
     const order: string[] = []
     // both requests are on the wire before the server reads either (one event loop)

@@ -10,7 +10,8 @@ import {makeTempDir} from '../support/tmp.js'
 import {trackerText} from '../support/project.js'
 import {Hub} from '../../src/dashboard/hub.js'
 import {ProjectReader} from '../../src/dashboard/project-view.js'
-import {allowedHosts, createDashboardServer, TOKEN_COOKIE} from '../../src/dashboard/server.js'
+import {allowedHosts, TOKEN_COOKIE} from '../../src/dashboard/server.js'
+import {serveHub} from './serve.js'
 
 interface Answer {
   status: number
@@ -48,19 +49,7 @@ async function serve(token: string | null = null) {
   symlinkSync(path.join(base, 'secret.log'), path.join(root, '.helix-logs', 'helix-link.log'))
   const reader = new ProjectReader(0, root, {})
   const hub = new Hub({projects: [{root, read: (now) => reader.read(now)}], watch: () => ({close() {}})})
-  await hub.start()
-  const {server, setPort} = createDashboardServer({hub, roots: [root], token, extraHosts: []})
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as {port: number}).port
-  setPort(port)
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        hub.close()
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  )
+  const {port} = await serveHub(hub, [root], closers, token)
   return {port, root, base}
 }
 

@@ -6,7 +6,7 @@ import {connect, type Socket} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {Hub} from '../../src/dashboard/hub.js'
 import type {ProjectRead} from '../../src/dashboard/project-view.js'
-import {createDashboardServer} from '../../src/dashboard/server.js'
+import {serveHub} from './serve.js'
 import {waitFor} from '../support/wait.js'
 
 const closers: Array<() => Promise<void> | void> = []
@@ -33,21 +33,9 @@ describe('dashboard server: a page that does not read', () => {
     const STATE = 100_000
     const project = bigProject(STATE)
     const hub = new Hub({projects: [{root: '/p', read: project.read}], watch: () => ({close() {}})})
-    await hub.start()
-    const {server, setPort} = createDashboardServer({hub, roots: ['/p'], token: null, extraHosts: []})
+    const {port, server} = await serveHub(hub, ['/p'], closers)
     const serverSockets: Socket[] = []
     server.on('connection', (s) => serverSockets.push(s))
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const port = (server.address() as {port: number}).port
-    setPort(port)
-    closers.push(
-      () =>
-        new Promise<void>((resolve) => {
-          hub.close()
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }),
-    )
 
     // a client that asks for the events and then never reads
     const client = connect(port, '127.0.0.1')

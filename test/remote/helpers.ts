@@ -1,5 +1,5 @@
 // Bare remotes and host clones for the SPEC 19 tests: the rig's (test/support/git.ts).
-import {chmodSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {runCli} from '../support/cli.js'
 import {bareRemote, GIT_ISOLATION, type Remote} from '../support/git.js'
@@ -55,4 +55,23 @@ exit 0
 `,
   )
   chmodSync(hook, 0o755)
+}
+
+/** another host moves the base by hand: a clone of its own changes `shared.txt` and pushes it */
+export function otherHostLands(f: Fleet): void {
+  const other = f.clone('other')
+  g(other, 'pull', '-q', 'origin', 'main')
+  writeFileSync(path.join(other, 'shared.txt'), 'other\n')
+  g(other, 'commit', '-q', '-am', 'other host')
+  g(other, 'push', '-q', 'origin', 'main')
+}
+
+/** the calls test/pr/pr-agent.pl logged (PR_AGENT_LOG), one JSON object a line */
+export function agentCalls<T = {action: string; bead: string}>(log: string): T[] {
+  return existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as T)
+    : []
 }

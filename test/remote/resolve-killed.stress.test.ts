@@ -5,7 +5,7 @@
 // resolve action, and the bead lands once with no conflict marker on the base.
 // The fix it proves (src/git/leftovers.ts) is shown in `npm test` by landing/resolve-stop.e2e;
 // this --remote case runs under `npm run test:stress` (HELIX_STRESS_FULL=1, in .ci/run) only.
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {STRESS_FULL} from '../support/stress.js'
@@ -13,19 +13,13 @@ import {startCli} from '../support/cli.js'
 import {GIT_ISOLATION} from '../support/git.js'
 import {waitFor} from '../support/wait.js'
 import {BIN, tipBeads} from './fleet-harness.js'
-import {bead, g, makeFleet} from './helpers.js'
+import {agentCalls, bead, g, makeFleet, otherHostLands} from './helpers.js'
 
 const itFull = STRESS_FULL ? it : it.skip
 
 const AGENT = path.resolve(import.meta.dirname, '..', 'pr', 'pr-agent.pl')
 const MARKER = /^(<<<<<<< |=======|>>>>>>> )/m
-const calls = (log: string): Array<{action: string; bead: string}> =>
-  existsSync(log)
-    ? readFileSync(log, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as {action: string; bead: string})
-    : []
+const calls = (log: string) => agentCalls<{action: string; bead: string}>(log)
 
 describe('helix run --remote killed during a resolve', () => {
   itFull('the next start resolves and lands the attempt without running the implementation again', async () => {
@@ -38,11 +32,7 @@ describe('helix run --remote killed during a resolve', () => {
     const c = startCli(args, {cwd: dir, env: {...env, PR_AGENT_RESOLVE: 'hang'}, stdin: 'ignore'})
     // hx-1's agent is at work: another host lands a change of the same line, so hx-1's landing stops on a conflict
     await waitFor(() => existsSync(`${gate}.waiting`), {timeoutMs: 60_000, what: `hx-1's agent at work\n${c.output}`})
-    const other = f.clone('other')
-    g(other, 'pull', '-q', 'origin', 'main')
-    writeFileSync(path.join(other, 'shared.txt'), 'other\n')
-    g(other, 'commit', '-q', '-am', 'other host')
-    g(other, 'push', '-q', 'origin', 'main')
+    otherHostLands(f)
     writeFileSync(gate, '')
     await waitFor(() => calls(log).some((x) => x.action === 'resolve'), {timeoutMs: 60_000, what: `the resolve call\n${c.output}`})
     c.child.kill('SIGKILL')

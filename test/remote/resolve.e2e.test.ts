@@ -4,14 +4,14 @@
 // (HELIX_ACTION=resolve) and it lands; hx-2's work fails the land check: the agent fixes
 // it and it lands. Each bead is implemented once and closed once at the remote tip, and
 // no conflict marker reaches the base. The agent is test/pr/pr-agent.pl.
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {startCli} from '../support/cli.js'
 import {GIT_ISOLATION} from '../support/git.js'
 import {waitFor} from '../support/wait.js'
 import {BIN, tipBeads} from './fleet-harness.js'
-import {bead, g, makeFleet, remoteRefs} from './helpers.js'
+import {agentCalls, bead, g, makeFleet, otherHostLands, remoteRefs} from './helpers.js'
 
 const AGENT = path.resolve(import.meta.dirname, '..', 'pr', 'pr-agent.pl')
 const MARKER = /^(<<<<<<< |=======|>>>>>>> )/m
@@ -19,13 +19,7 @@ const MARKER = /^(<<<<<<< |=======|>>>>>>> )/m
 const CHECK = 'if [ "$HELIX_BEAD_ID" = hx-2 ] && [ ! -e fix.txt ]; then echo "fix.txt is missing"; exit 1; fi; echo "ok on $HELIX_LAND_BASE"'
 
 type Call = {action: string; bead: string; env_action: string | null; log: string | null; tracker: string | null}
-const calls = (log: string): Call[] =>
-  existsSync(log)
-    ? readFileSync(log, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Call)
-    : []
+const calls = (log: string) => agentCalls<Call>(log)
 
 describe('helix run --remote: conflicts and red checks go back to the agent (SPEC 20.4)', () => {
   it('a conflict with a base moved by hand and a red land check are each resolved by the same agent and land once', async () => {
@@ -40,11 +34,7 @@ describe('helix run --remote: conflicts and red checks go back to the agent (SPE
     })
     // hx-1's agent is at work in a worktree from the tip: another host lands a change of the same line
     await waitFor(() => existsSync(`${gate}.waiting`), {timeoutMs: 60_000, what: `hx-1's agent at work\n${c.output}`})
-    const other = f.clone('other')
-    g(other, 'pull', '-q', 'origin', 'main')
-    writeFileSync(path.join(other, 'shared.txt'), 'other\n')
-    g(other, 'commit', '-q', '-am', 'other host')
-    g(other, 'push', '-q', 'origin', 'main')
+    otherHostLands(f)
     writeFileSync(gate, '')
     const r = await c.done
     const out = c.output

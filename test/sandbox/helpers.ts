@@ -1,6 +1,9 @@
 // What the sandbox end-to-end tests share: whether bubblewrap can make a sandbox here,
 // the rig's git (test/support/git.ts) and shell quoting for the scripted agents.
 import {spawnSync} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {testEnv} from '../support/env.js'
 import {startCli} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
 
@@ -23,4 +26,19 @@ export async function runUntil(args: string[], o: {cwd: string; env: NodeJS.Proc
   if (c.child.exitCode === null) c.child.kill('SIGTERM')
   const r = await c.done
   return {code: r.code, signal: r.signal, output: c.output}
+}
+
+/**
+ * A scripted agent for a sandboxed run, written to `<dir>/agent` (sh): the check says STOP,
+ * every other action but implementation does nothing, implementation runs `lines`. With the
+ * environment such a run takes: its own home, that agent, no backoff sleep, and neither the
+ * global nor the system git config.
+ */
+export function sandboxAgent(dir: string, home: string, lines: string[]): {agent: string; env: NodeJS.ProcessEnv} {
+  const agent = path.join(dir, 'agent')
+  const head = ['#!/bin/sh', 'if [ "$HELIX_ACTION" = check ]; then echo "NEXT_ACTION: STOP"; exit 0; fi', '[ "$HELIX_ACTION" = implementation ] || exit 0']
+  writeFileSync(agent, [...head, ...lines, ''].join('\n'), {mode: 0o755})
+  const env = testEnv({HOME: home, HELIX_AGENT: agent, HELIX_BACKOFF_SLEEP: '0', GIT_CONFIG_NOSYSTEM: '1'})
+  delete env.GIT_CONFIG_GLOBAL
+  return {agent, env}
 }

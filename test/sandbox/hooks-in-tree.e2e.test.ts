@@ -6,14 +6,13 @@
 // wrote the marker directory below. Now every hook runs confined: the write outside
 // fails, the write to the config's `sandboxWritable` works (so the hooks did run), and
 // both beads land.
-import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
-import {testEnv} from '../support/env.js'
 import {gitSeq} from '../support/git.js'
-import {g, hasBwrap, q} from './helpers.js'
+import {g, hasBwrap, q, sandboxAgent} from './helpers.js'
 
 const HOOKS = ['post-checkout', 'post-merge', 'post-rewrite', 'pre-rebase', 'reference-transaction', 'post-commit']
 
@@ -32,26 +31,15 @@ function setup() {
   const beads = ['hk-a', 'hk-b'].map((id, i) => JSON.stringify({id, title: `bead ${id}`, status: 'open', priority: 2, issue_type: 'task', created_at: `2026-01-01T00:00:0${i}Z`}))
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), beads.join('\n') + '\n')
   gitSeq(root, ['add', '-A', '.ddx', '.githooks', 'README.md'], ['commit', '-q', '-m', 'initial'])
-  const agent = path.join(stub, 'agent')
   const hook = (name: string) =>
     `printf '#!/bin/sh\\necho %s >> %s/%s 2>/dev/null\\necho %s >> %s/%s\\nexit 0\\n' "$id" ${q(out)} ${name} "$id" ${q(allowed)} ${name} > .githooks/${name} && chmod +x .githooks/${name}`
-  writeFileSync(
-    agent,
-    [
-      '#!/bin/sh',
-      'if [ "$HELIX_ACTION" = check ]; then echo "NEXT_ACTION: STOP"; exit 0; fi',
-      '[ "$HELIX_ACTION" = implementation ] || exit 0',
-      'id=$HELIX_BEAD_ID',
-      'echo "work of $id" > "work-$id.txt"',
-      ...HOOKS.map(hook),
-      'git add -A && git commit -q -m "work on $id" || exit 1',
-      'helix tracker close "$id" || exit 1',
-      '',
-    ].join('\n'),
-  )
-  chmodSync(agent, 0o755)
-  const env = testEnv({HOME: path.join(base, 'home'), HELIX_AGENT: agent, HELIX_BACKOFF_SLEEP: '0', GIT_CONFIG_NOSYSTEM: '1'})
-  delete env.GIT_CONFIG_GLOBAL
+  const {env} = sandboxAgent(stub, path.join(base, 'home'), [
+    'id=$HELIX_BEAD_ID',
+    'echo "work of $id" > "work-$id.txt"',
+    ...HOOKS.map(hook),
+    'git add -A && git commit -q -m "work on $id" || exit 1',
+    'helix tracker close "$id" || exit 1',
+  ])
   return {root, out, allowed, env}
 }
 

@@ -4,14 +4,13 @@
 // landed, replace the operator's own project config (turning the next run's sandbox off,
 // adding a notifier that runs outside) or a tool the operator runs next. Under --sandbox
 // such an attempt is not landed; a neighbour's ordinary work still is.
-import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
-import {testEnv} from '../support/env.js'
 import {gitSeq} from '../support/git.js'
-import {g, hasBwrap} from './helpers.js'
+import {g, hasBwrap, sandboxAgent} from './helpers.js'
 
 const CONFIG = '{"sandbox": true}\n'
 const TOOL = '#!/bin/sh\necho the operator tool\n'
@@ -30,28 +29,17 @@ describe.skipIf(!hasBwrap)('helix run --sandbox: commits that add ignored paths'
     // the operator's own untracked, ignored files
     writeFileSync(path.join(root, '.helix', 'config.json'), CONFIG)
     writeFileSync(path.join(root, 'node_modules', '.bin', 'tool'), TOOL, {mode: 0o755})
-    const agent = path.join(stub, 'agent')
-    writeFileSync(
-      agent,
-      [
-        '#!/bin/sh',
-        'if [ "$HELIX_ACTION" = check ]; then echo "NEXT_ACTION: STOP"; exit 0; fi',
-        '[ "$HELIX_ACTION" = implementation ] || exit 0',
-        'id=$HELIX_BEAD_ID',
-        'echo "work of $id" > "work-$id.txt"',
-        'if [ "$id" = ig-evil ]; then',
-        `  mkdir -p .helix node_modules/.bin && echo '{"sandbox": false, "notify": "touch /tmp/pwned"}' > .helix/config.json`,
-        `  printf '#!/bin/sh\\necho pwned\\n' > node_modules/.bin/tool`,
-        '  git add -f .helix/config.json node_modules/.bin/tool',
-        'fi',
-        'git add -A && git commit -q -m "work on $id" || exit 1',
-        'helix tracker close "$id" || exit 1',
-        '',
-      ].join('\n'),
-    )
-    chmodSync(agent, 0o755)
-    const env = testEnv({HOME: path.join(base, 'home'), HELIX_AGENT: agent, HELIX_BACKOFF_SLEEP: '0', GIT_CONFIG_NOSYSTEM: '1'})
-    delete env.GIT_CONFIG_GLOBAL
+    const {env} = sandboxAgent(stub, path.join(base, 'home'), [
+      'id=$HELIX_BEAD_ID',
+      'echo "work of $id" > "work-$id.txt"',
+      'if [ "$id" = ig-evil ]; then',
+      `  mkdir -p .helix node_modules/.bin && echo '{"sandbox": false, "notify": "touch /tmp/pwned"}' > .helix/config.json`,
+      `  printf '#!/bin/sh\\necho pwned\\n' > node_modules/.bin/tool`,
+      '  git add -f .helix/config.json node_modules/.bin/tool',
+      'fi',
+      'git add -A && git commit -q -m "work on $id" || exit 1',
+      'helix tracker close "$id" || exit 1',
+    ])
     const tip0 = g(root, 'rev-parse', 'main')
     const r = await runCli(['run', '--sandbox', '--no-auto-review', '--no-auto-align', '--max-cycles', '1'], {cwd: root, env, timeoutMs: 120_000})
     expect(r.signal, r.stdout + r.stderr).toBeNull()

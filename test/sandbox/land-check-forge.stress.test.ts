@@ -9,14 +9,13 @@
 // that case needed the top bound into the sandbox (the clone's alternate lives there).
 // The nested project's case runs under `npm run test:stress` (HELIX_STRESS_FULL=1, in
 // .ci/run) only; the project at its repository top runs in `npm test` too.
-import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {STRESS_FULL} from '../support/stress.js'
 import {makeTempDir} from '../support/tmp.js'
-import {testEnv} from '../support/env.js'
 import {gitSeq} from '../support/git.js'
-import {hasBwrap, q, runUntil} from './helpers.js'
+import {hasBwrap, q, runUntil, sandboxAgent} from './helpers.js'
 
 describe.skipIf(!hasBwrap)('helix run --sandbox --land-check: a check that forges the worktree .git', () => {
   const cases: Array<[string, string]> = [
@@ -51,21 +50,10 @@ describe.skipIf(!hasBwrap)('helix run --sandbox --land-check: a check that forge
       ].join('\n'),
     )
     gitSeq(top, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
-    const agent = path.join(stub, 'agent')
-    writeFileSync(
-      agent,
-      [
-        '#!/bin/sh',
-        'if [ "$HELIX_ACTION" = check ]; then echo "NEXT_ACTION: STOP"; exit 0; fi',
-        '[ "$HELIX_ACTION" = implementation ] || exit 0',
-        'echo work > work.txt && git add work.txt && git commit -q -m work',
-        'helix tracker close "$HELIX_BEAD_ID"',
-        '',
-      ].join('\n'),
-    )
-    chmodSync(agent, 0o755)
-    const env = testEnv({HOME: path.join(base, 'home'), HELIX_AGENT: agent, HELIX_BACKOFF_SLEEP: '0', GIT_CONFIG_NOSYSTEM: '1'})
-    delete env.GIT_CONFIG_GLOBAL
+    const {env} = sandboxAgent(stub, path.join(base, 'home'), [
+      'echo work > work.txt && git add work.txt && git commit -q -m work',
+      'helix tracker close "$HELIX_BEAD_ID"',
+    ])
     // the first attempt shows it: its red check, then the resolve round collected with helix's git
     const r = await runUntil(['run', '--sandbox', '--land-check', 'sh scripts/check.sh', '--no-auto-review', '--no-auto-align'], {cwd: root, env}, /cycle 1: fg-a (not landed|→ )/)
     const all = r.output

@@ -8,15 +8,14 @@
 // collected, before helix's worktree (whose tracker is the attempt's copy) takes it.
 // The --remote case (a whole fleet set-up, ~10 s) runs under `npm run test:stress`
 // (HELIX_STRESS_FULL=1, in .ci/run) only; the other two run in `npm test` too.
-import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {STRESS_FULL} from '../support/stress.js'
 import {makeTempDir} from '../support/tmp.js'
 import {runCli} from '../support/cli.js'
-import {testEnv} from '../support/env.js'
 import {gitSeq} from '../support/git.js'
-import {g, hasBwrap, q, runUntil} from './helpers.js'
+import {g, hasBwrap, q, runUntil, sandboxAgent} from './helpers.js'
 
 const itFull = STRESS_FULL ? it : it.skip
 
@@ -33,23 +32,12 @@ function setup(attack: string) {
   gitSeq(root, ['init', '-q', '-b', 'main'], ['config', 'user.email', 'op@example.com'], ['config', 'user.name', 'Operator'])
   writeFileSync(path.join(root, '.ddx', 'beads.jsonl'), JSON.stringify({id: 'tc-a', title: 'bead a', status: 'open', priority: 2, issue_type: 'task', created_at: '2026-01-01T00:00:00Z'}) + '\n')
   gitSeq(root, ['add', '-A'], ['commit', '-q', '-m', 'initial'])
-  const agent = path.join(stub, 'agent')
-  writeFileSync(
-    agent,
-    [
-      '#!/bin/sh',
-      'if [ "$HELIX_ACTION" = check ]; then echo "NEXT_ACTION: STOP"; exit 0; fi',
-      '[ "$HELIX_ACTION" = implementation ] || exit 0',
-      'echo work > work.txt && git add work.txt && git commit -q -m work || exit 1',
-      'helix tracker close "$HELIX_BEAD_ID" || exit 1',
-      'f="$DDX_BEAD_DIR/beads.jsonl"',
-      attack.replace('$SECRET', q(secret)),
-      '',
-    ].join('\n'),
-  )
-  chmodSync(agent, 0o755)
-  const env = testEnv({HOME: home, HELIX_AGENT: agent, HELIX_BACKOFF_SLEEP: '0', GIT_CONFIG_NOSYSTEM: '1'})
-  delete env.GIT_CONFIG_GLOBAL
+  const {env} = sandboxAgent(stub, home, [
+    'echo work > work.txt && git add work.txt && git commit -q -m work || exit 1',
+    'helix tracker close "$HELIX_BEAD_ID" || exit 1',
+    'f="$DDX_BEAD_DIR/beads.jsonl"',
+    attack.replace('$SECRET', q(secret)),
+  ])
   return {root, secret, env}
 }
 
