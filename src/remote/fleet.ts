@@ -318,8 +318,11 @@ export function createFleet(o: FleetOptions): Fleet {
       for (const c of lastClaims) {
         // a pull request is waited for by --pr-wait (landing/pr.ts), not by its claim's lease
         if (held.has(c.bead) || !openAtTip.has(c.bead) || !blocking(c, now) || c.message?.pr_url) continue
-        // look again soon: the other host may land, release, or let it expire
-        const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 3, 15_000)))
+        // look again soon: the other host may land, release, or let it expire. As often as this run
+        // renews its own claims (lease/6, at most 5 s, at least 2 s): a host whose queue ends with
+        // another host's beads learns that they landed within seconds (at lease/3, up to 15 s, a
+        // fleet's last host sat idle that long after the last landing before its drain's check)
+        const until = Math.min(c.expiresAt.getTime() + skew + 1000, now.getTime() + Math.max(2000, Math.min(lease / 6, 5000)))
         // this run's own claim, just landed, released or given its pull request (the list is a moment
         // old): the next look (a refresh is due within REFRESH_MS) sees what became of it; no words
         if (c.message?.run === o.runId) {
