@@ -5,7 +5,7 @@
 // own ref lock between one host's workers) and redid a finished bead. Every trial: every
 // bead lands at its first attempt, no "unreachable" line, no NOT LANDED, and at most one
 // helix commit per bead on the base. The smoke (npm test) runs one trial of one round, with one
-// busy loop from the moment the barrier is full (the landings) to the trial's end: npm test's
+// busy loop from the moment the barrier is full until every bead has landed: npm test's
 // other workers load the two cores already, and a loop from the start burned a core for the
 // whole trial (~15 CPU-s of ~27) while the agents slept and committed. The full run 5 trials
 // of two rounds beside two loops from each trial's start.
@@ -53,7 +53,13 @@ describe('hosts whose agents finish together, under CPU load', () => {
           void Promise.all(hosts.map((h) => h.done)).then(() => (ended = true))
           const full = () => existsSync(barrier) && readdirSync(barrier).length >= HOSTS.length * WORKERS
           await waitFor(() => ended || full(), {timeoutMs: 120_000, intervalMs: 50, what: 'all six agents at the barrier'})
-          load.push(...cpuLoad(BUSY_LOOPS))
+          const smokeLoad = cpuLoad(BUSY_LOOPS)
+          load.push(...smokeLoad)
+          // ...and until every bead has landed: what follows (the drain's check, the exit) is not a race
+          const landed = () => hosts.reduce((n, h) => n + (h.out().match(/ landed hx-/g)?.length ?? 0), 0)
+          void waitFor(() => ended || landed() >= ids.length, {timeoutMs: 120_000, intervalMs: 50})
+            .catch(() => {})
+            .finally(() => smokeLoad.forEach((l) => l.kill()))
         }
         const codes = await Promise.all(hosts.map((h) => h.done))
         const outs = hosts.map((h) => h.out()).join('\n-----\n')
