@@ -25,6 +25,8 @@ export interface AttemptCtx {
   batchIds: string[]
   fp: Fingerprint
   openChildrenBefore: Set<string>
+  /** open, unclaimed beads at the claim that are not the attempt's: closing one is not its agent's to do (foreign-closes.ts) */
+  openBefore?: Set<string>
   /** beads in the tracker when the attempt was claimed (SPEC 13.4) */
   beadsBefore: number
   token: string

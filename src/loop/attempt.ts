@@ -34,6 +34,7 @@ import {abandonWorkspace, settle, type SettleScope} from './settle.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import {errorMessage} from '../util/errors.js'
 import {idProblem} from '../git/names.js'
+import {closableByNobody, reopenForeignCloses, type ForeignScope} from './foreign-closes.js'
 
 export type {AttemptCtx, AttemptState, Completed} from './attempt-state.js'
 
@@ -48,7 +49,7 @@ export type ClaimScope = BudgetScope &
 /** the implementation call: the prompt (with earlier work and the land check's tail), the budget, the dispatch */
 export type ImplementScope = DispatchScope & Scope<{d: 'landing' | 'agents' | 'trackerDir'; o: 'signal'; ledger: 'dispatched'; run: 'contextMd' | 'aborted'}>
 /** the outcome: the re-read, the bead's spend, the classification, batch closes */
-export type ClassifyScope = SpendScope & Scope<{d: 'tracker'; ledger: 'closed'; run: 'log'}>
+export type ClassifyScope = SpendScope & ForeignScope & Scope<{d: 'tracker'; ledger: 'closed'; run: 'log'}>
 /** a cycle's record in the ledger */
 export type RecordScope = Scope<{ledger: 'recordCycle'; run: 'now'}>
 /** what the outcome means: on to the gate, or an end */
@@ -194,7 +195,8 @@ async function claim(r: ClaimScope, slot: number, snap: TrackerSnapshot, sel: Se
   // the worktree marker only matters when a review may be sized by it
   const mark = r.o.autoReview && r.o.reviewThreshold > 0 && !ws ? await r.d.gates.mark() : null
   const headBefore = !ws && r.d.gates.head ? await r.d.gates.head() : null
-  const a: AttemptCtx = {slot, n, target, ready, batchIds, fp, openChildrenBefore, beadsBefore: fresh.beads.length, token: c.token, startedAt, mark, ws, headBefore}
+  const openBefore = r.d.alwaysWorktree ? new Set<string>() : closableByNobody(fresh, target.id, batchIds)
+  const a: AttemptCtx = {slot, n, target, ready, batchIds, fp, openChildrenBefore, openBefore, beadsBefore: fresh.beads.length, token: c.token, startedAt, mark, ws, headBefore}
   return {kind: 'claimed', a}
 }
 
@@ -243,6 +245,8 @@ async function classify(r: ClassifyScope, a: AttemptCtx, res: DispatchResult): P
     return {kind: 'stopped', a, step: new Stop('error', msg, msg.replace(/^helix: /, '')), why: 'stopped', claim: {do: 'leave'}, freeSlot: true, counted: false}
   }
   await recordBeadSpend(r, id, res.tokens, res.verdict.costUsd)
+  // a close of a bead that was not the agent's to close is undone, and said
+  await reopenForeignCloses(r, a, after)
   // a decoded failure (claude is_error, codex turn.failed) fails the attempt whatever the exit code
   const rc = effectiveRc(res)
   const c = classifyOutcome({after, id, fingerprint: a.fp, openChildrenBefore: a.openChildrenBefore, rc, timedOut: killedForTime(res)})
