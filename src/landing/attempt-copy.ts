@@ -81,6 +81,9 @@ export function createAttemptCopy(d: AttemptCopyDeps) {
 
   async function commitLeftovers(ws: Workspace): Promise<Leftovers> {
     const top = wtTop(ws)
+    // conflicts left unresolved are never committed for landing (preserve-work.ts)
+    const conflicts = (await d.run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout.split('\0').filter(Boolean)
+    if (conflicts.length > 0) return {kind: 'refused', why: 'unresolved conflicts', archive: '', conflicts}
     await d.run(['add', '-A'], top)
     await d.run(['reset', '-q', '--', d.trackerRel], top)
     if ((await d.run(['diff', '--cached', '--quiet'], top)).code === 0) return {kind: 'none'}

@@ -15,7 +15,7 @@ import type {Repo} from '../git/repo.js'
 import {worktreeRel} from '../git/names.js'
 import {HelixError, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
-import type {Leftovers, RebaseLook} from './preserve-work.js'
+import {refusedWords, type Leftovers, type RebaseLook} from './preserve-work.js'
 
 export type Refused = {landed: false; reason: string; preservedRef: null}
 /** `commits`: the landed commits, oldest first, when the landing already listed them (the verify after `merge --ff-only`) */
@@ -126,7 +126,7 @@ export function createLandBase(d: LandBaseDeps) {
       files = null
       const left = await commitLeftovers(ws)
       if (left.kind === 'failed') return refused('could not commit the work the agent left uncommitted')
-      if (left.kind === 'refused') return refused(`a hook refused the commit of the agent's uncommitted changes (${sanitize(left.why)})`)
+      if (left.kind === 'refused') return refused(refusedWords(left, "the agent's uncommitted changes"))
       await discardTrackerCopy(top)
     } else await discardTrackerCopy(top, changed.filter((c) => c.tracked).map((c) => c.file))
     const head = headKnown ? look.head : await (await d.git()).headRef(top)

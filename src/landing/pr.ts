@@ -27,7 +27,7 @@ import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js
 import {candidateAfter, candidateBefore} from './check-guard.js'
 import type {Fleet} from '../remote/fleet.js'
 import {prBody, prBranch, prClaimMessage, prTitle, type AutoMerge} from './pr-shared.js'
-import {keptWords} from './preserve-work.js'
+import {keptWords, refusedWords} from './preserve-work.js'
 import {createAttemptCopy} from './attempt-copy.js'
 
 export interface PrLandingOptions {
@@ -91,7 +91,7 @@ export function createPrLanding(o: PrLandingOptions): LoopLanding {
     const agentText = await takeTrackerCopy(top)
     if (!h) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
     const left = await copy.commitLeftovers(ws)
-    if (left.kind === 'refused') return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(left.why)}`)
+    if (left.kind === 'refused') return fail(refusedWords(left, 'the work left uncommitted'))
     const tip = await plain.fetch()
     if (!tip) return awayFrom('remote', plain.lastFailure(), fail(unreachableReason(o.remote, plain.lastFailure())))
     // the remote answers this landing: the fleet need not wait for its own next look to know it

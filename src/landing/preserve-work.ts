@@ -12,7 +12,16 @@ import {idProblem, preservedRefName} from '../git/names.js'
 import {sanitize} from '../util/sanitize.js'
 
 /** what became of the agent's uncommitted changes */
-export type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} | {kind: 'refused'; why: string; archive: string}
+export type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} | {kind: 'refused'; why: string; archive: string; conflicts?: string[]}
+
+/** why the leftovers were not committed for landing: a hook's refusal, or conflicts the agent left unresolved */
+export function refusedWords(left: {why: string; conflicts?: string[]}, what: string): string {
+  if (left.conflicts) {
+    const more = left.conflicts.length > 3 ? ` and ${left.conflicts.length - 3} more` : ''
+    return `${what} hold unresolved conflicts (${sanitize(left.conflicts.slice(0, 3).join(', '))}${more}): a merge, cherry-pick or revert was left unfinished`
+  }
+  return `a hook refused the commit of ${what} (${sanitize(left.why)})`
+}
 
 /** what `abortRebase` found: whether it aborted a rebase, and HEAD's branch ref when it did not (one look answers both) */
 export type RebaseLook = {aborted: boolean; head: string | null}
@@ -63,6 +72,7 @@ export function createPreserve(d: PreserveDeps) {
     }
     await abortRebase(top)
     const g = await d.git()
+    const conflicts = await g.names(['diff', '--name-only', '-z', '--diff-filter=U'], top)
     const add = await g.run(['add', '-A'], top)
     if (add.code !== 0) return fail(add)
     const staged = await g.names(['diff', '--cached', '--name-only', '-z', '--no-renames'], top)
@@ -70,13 +80,14 @@ export function createPreserve(d: PreserveDeps) {
     if (tracker.length) await g.run(['restore', '--staged', '--', ...tracker], top)
     if ((await g.run(['diff', '--cached', '--quiet'], top)).code === 0) return {kind: 'none'}
     const msg = `helix: uncommitted work of ${ws.bead} attempt ${ws.attempt}`
-    const c = await g.run(['commit', '-q', '-m', msg], top)
-    if (c.code === 0) return {kind: 'committed'}
+    const c = conflicts.length > 0 ? null : await g.run(['commit', '-q', '-m', msg], top)
+    if (c && c.code === 0) return {kind: 'committed'}
     const tree = await g.run(['write-tree'], top)
     const head = await g.commitOf('HEAD', top)
-    if (tree.code !== 0 || !head) return fail(c)
+    if (tree.code !== 0 || !head) return fail(c ?? tree)
     const archived = await g.run(['commit-tree', tree.stdout.trim(), '-p', head, '-m', msg], top)
     if (archived.code !== 0) return fail(archived)
+    if (!c) return {kind: 'refused', why: 'unresolved conflicts', archive: archived.stdout.trim(), conflicts}
     return {kind: 'refused', why: firstLine(c), archive: archived.stdout.trim()}
   }
 

@@ -31,7 +31,7 @@ import type {RemoteLandLock} from '../remote/land-lock.js'
 import {checkCandidate, writeCheckLog, type LandCheckSpec} from './land-check.js'
 import {candidateAfter, candidateBefore} from './check-guard.js'
 import {createAttemptCopy} from './attempt-copy.js'
-import {keptWords} from './preserve-work.js'
+import {keptWords, refusedWords} from './preserve-work.js'
 import type {Fleet} from '../remote/fleet.js'
 
 /** SPEC 20.3: rounds of "checked, but the base moved" before the check runs under the land lock */
@@ -158,7 +158,7 @@ export function createRemoteLanding(o: RemoteLandingOptions): LoopLanding {
     if (!h || h.lost) return fail(`the claim on ${ws.bead} was lost (its lease expired or another host took it over)`)
     const held = h
     const left = await copy.commitLeftovers(ws)
-    if (left.kind === 'refused') return fail(`a hook refused the commit of the work left uncommitted: ${sanitize(left.why)}`)
+    if (left.kind === 'refused') return fail(refusedWords(left, 'the work left uncommitted'))
     // SPEC 19.4/20.1: a remote that does not answer is nobody's fault: the finished attempt keeps
     // its claim (renewed meanwhile) and its worktree, and tries again with backoff until the remote
     // answers, the lease runs out unrenewed, or the run stops (a signal, --max-offline: the fleet's).

@@ -11,7 +11,7 @@ import path from 'node:path'
 import type {Repair, Workspace} from '../loop/ports.js'
 import type {GitResult} from '../git/run.js'
 import {sanitize} from '../util/sanitize.js'
-import type {Leftovers} from './preserve-work.js'
+import {refusedWords, type Leftovers} from './preserve-work.js'
 
 export interface RepairCheckDeps {
   run: (args: string[], cwd: string) => Promise<GitResult>
@@ -61,7 +61,7 @@ export function createRepairCheck(d: RepairCheckDeps) {
     if ((await run(['merge-base', '--is-ancestor', repair.onto, 'HEAD'], top)).code !== 0) return `HEAD does not descend from the base tip ${repair.onto.slice(0, 12)}`
     const left = await commitLeftovers(ws)
     if (left.kind === 'failed') return 'could not commit the changes the resolve left uncommitted'
-    if (left.kind === 'refused') return `a hook refused the commit of the resolve's uncommitted changes (${sanitize(left.why)})`
+    if (left.kind === 'refused') return refusedWords(left, "the resolve's uncommitted changes")
     if (repair.kind === 'conflict') {
       for (const p of repair.paths) {
         const blob = await run(['cat-file', 'blob', `HEAD:${p}`], top)
