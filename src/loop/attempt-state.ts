@@ -27,6 +27,8 @@ export interface AttemptCtx {
   openChildrenBefore: Set<string>
   /** open, unclaimed beads at the claim that are not the attempt's: closing one is not its agent's to do (foreign-closes.ts) */
   openBefore?: Set<string>
+  /** every bead id at the claim (a bead that goes during the attempt is named, foreign-closes.ts) */
+  idsBefore?: string[]
   /** beads in the tracker when the attempt was claimed (SPEC 13.4) */
   beadsBefore: number
   token: string

@@ -196,7 +196,7 @@ async function claim(r: ClaimScope, slot: number, snap: TrackerSnapshot, sel: Se
   const mark = r.o.autoReview && r.o.reviewThreshold > 0 && !ws ? await r.d.gates.mark() : null
   const headBefore = !ws && r.d.gates.head ? await r.d.gates.head() : null
   const openBefore = r.d.alwaysWorktree ? new Set<string>() : closableByNobody(fresh, target.id, batchIds)
-  const a: AttemptCtx = {slot, n, target, ready, batchIds, fp, openChildrenBefore, openBefore, beadsBefore: fresh.beads.length, token: c.token, startedAt, mark, ws, headBefore}
+  const a: AttemptCtx = {slot, n, target, ready, batchIds, fp, openChildrenBefore, openBefore, idsBefore: r.d.alwaysWorktree ? [] : fresh.beads.map((b) => b.id), beadsBefore: fresh.beads.length, token: c.token, startedAt, mark, ws, headBefore}
   return {kind: 'claimed', a}
 }
 

@@ -7,6 +7,11 @@
  * behind it, so left alone it reads as done work that no run did. helix reopens it
  * with a note saying why, and says so in one line (docs/decisions.md, session 35).
  *
+ * A bead that was in the tracker at the claim and is gone after the agent (helix
+ * deletes no bead; the agent or a person edited the file) is said in one line too,
+ * so it is not lost silently; helix does not write it back (SPEC 13.4 stops the run
+ * only when more than half went).
+ *
  * Not counted as foreign: the target, its batch, beads created during the attempt,
  * beads this run's other attempts hold or closed, and epics (helix closes an epic
  * whose children are done). With `--remote` and `--sandbox` the agent edits its own
@@ -43,9 +48,21 @@ export function foreignCloses(after: TrackerSnapshot, openBefore: ReadonlySet<st
   return out
 }
 
-/** reopen what the attempt's agent closed of other beads; returns the ids reopened */
+/** ids of `before` (other than the target) that `after` no longer holds */
+export function vanished(before: readonly string[], after: TrackerSnapshot, target: string): string[] {
+  return before.filter((id) => id !== target && !after.byId.has(id))
+}
+
+/** reopen what the attempt's agent closed of other beads, and name the beads that went; returns the ids reopened */
 export async function reopenForeignCloses(r: ForeignScope, a: AttemptCtx, after: TrackerSnapshot): Promise<string[]> {
-  if (r.d.alwaysWorktree || !a.openBefore || a.openBefore.size === 0) return []
+  if (r.d.alwaysWorktree) return []
+  const gone = vanished(a.idsBefore ?? [], after, a.target.id)
+  if (gone.length > 0) {
+    const shown = gone.slice(0, 5).map(sanitize).join(', ') + (gone.length > 5 ? ` and ${gone.length - 5} more` : '')
+    r.d.out.both(`helix: ${shown} disappeared from the tracker during the attempt on ${sanitize(a.target.id)}; helix deletes no bead: restore ${gone.length === 1 ? 'it' : 'them'} from git or a backup of .ddx/beads.jsonl`)
+    r.log?.event('beads disappeared', {attempt_on: a.target.id, beads: gone}, 'warn')
+  }
+  if (!a.openBefore || a.openBefore.size === 0) return []
   const ours = new Set<string>(r.ledger.state.closed_beads)
   for (const f of r.inFlight.values()) ours.add(f.id)
   const found = foreignCloses(after, a.openBefore, ours)

@@ -1,6 +1,6 @@
 /**
  * An agent that closes a bead it was not asked to work on (session 35): the close is
- * undone and said; the attempt's own bead, its batch, its new beads, epics and the
+ * undone and said, one it removed is named; the attempt's own bead, its batch, its new beads, epics and the
  * beads this run's other workers close are left as they are.
  */
 import {describe, expect, it} from 'vitest'
@@ -34,6 +34,18 @@ describe('a bead closed during another bead\'s attempt', () => {
     expect(h.tracker.calls).not.toContain('reopen ep')
     expect(h.tracker.calls).not.toContain('reopen a-child')
     expect(lastState(h).completed_cycles).toBe(3)
+  })
+
+  it('a bead removed from the tracker during the attempt is named in one line', async () => {
+    const h = harness([B('a', {priority: 0}), B('b'), B('c'), B('d')], {
+      implementation: (c, t) => {
+        closeIt(c, t)
+        if (c.beadId === 'a') t.beads = t.beads.filter((x) => x.id !== 'c')
+      },
+      check: check('WAIT'),
+    })
+    await runLoop(h.deps, opts({maxCycles: 1}))
+    expect(h.both).toContain('helix: c disappeared from the tracker during the attempt on a; helix deletes no bead: restore it from git or a backup of .ddx/beads.jsonl')
   })
 
   it('batch siblings the attempt closed stay closed', async () => {
