@@ -164,6 +164,7 @@ export class Run implements RunScope {
       if (added.length > 0) this.d.out.normal(`helix: added helix's runtime paths to .gitignore (${added.join(' ')})`)
     } catch (error) {
       this.log?.event('could not update .gitignore', {error: String(error)}, 'warn')
+      this.d.out.normal(`helix: could not add helix's runtime paths to .gitignore: ${sanitize(errorMessage(error))}`)
     }
   }
 
