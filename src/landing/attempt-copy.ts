@@ -114,7 +114,7 @@ export function createAttemptCopy(d: AttemptCopyDeps) {
     const after = parseTracker(agentText, 'after')
     return editTrackerText(d.scratch, `land-${ws.bead}-${ws.attempt}`, await d.trackerAt(onto), async (p) => {
       await mutateTracker(p, (snap) => {
-        const changed = applyAttemptEdits(before, after, snap)
+        const changed = applyAttemptEdits(before, after, snap, {bead: ws.bead})
         return {beads: changed.length > 0 ? snap.beads : null, result: null}
       })
       for (const edit of deferred) await edit(p)

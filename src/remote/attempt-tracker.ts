@@ -33,15 +33,24 @@ function mergeLabels(base: unknown, after: unknown, tip: unknown): string[] {
   return out
 }
 
+/** the note a bead gets when an attempt on another bead closed it (session 35, src/loop/foreign-closes.ts) */
+export function notClosedNote(own: string): string {
+  return `NOT CLOSED: the agent working on ${own} closed this bead, which was not its own; helix did not carry that close to the base (a close needs its own attempt). Close it by hand if its work is done.`
+}
+
 /**
  * Applies the edits `before` → `after` to `tip` in place (its beads keep their
- * order; new beads are appended). Returns the ids it changed.
+ * order; new beads are appended). Returns the ids it changed. With `own` (the
+ * attempt's bead), a close of another bead that was open at the attempt's base and
+ * is not an epic is not carried (its other edits are): that bead gets
+ * `notClosedNote` instead, which travels to the base and says it.
  */
-export function applyAttemptEdits(before: TrackerSnapshot, after: TrackerSnapshot, tip: TrackerSnapshot): string[] {
+export function applyAttemptEdits(before: TrackerSnapshot, after: TrackerSnapshot, tip: TrackerSnapshot, own?: {bead: string}): string[] {
   const changed: string[] = []
   for (const a of after.beads) {
     const b = before.byId.get(a.id)
     const t = tip.byId.get(a.id)
+    const foreignClose = own !== undefined && b !== undefined && t !== undefined && a.id !== own.bead && a.status === 'closed' && b.status === 'open' && t.status !== 'closed' && b.issue_type !== 'epic'
     if (!b) {
       if (t) continue
       const fresh: Bead = {...a}
@@ -56,6 +65,7 @@ export function applyAttemptEdits(before: TrackerSnapshot, after: TrackerSnapsho
     let touched = false
     for (const k of keys) {
       if (CLAIM.has(k) || same(a[k], b[k])) continue
+      if (foreignClose && (k === 'status' || k === 'closed_at' || k === 'close_reason')) continue
       let v: unknown
       if (k === 'status' && a[k] === 'in_progress') continue
       else if (k === 'notes') v = mergeNotes(b[k], a[k], t[k])
@@ -65,6 +75,11 @@ export function applyAttemptEdits(before: TrackerSnapshot, after: TrackerSnapsho
       if (v === undefined) delete t[k]
       else t[k] = v
       touched = true
+    }
+    if (foreignClose) {
+      const note = notClosedNote((own as {bead: string}).bead)
+      const tn = typeof t.notes === 'string' ? t.notes : ''
+      if (!tn.includes(note)) ((t.notes = tn.trim() === '' ? note : `${tn.replace(/\s+$/, '')}\n\n${note}`), (touched = true))
     }
     for (const k of CLAIM_KEYS) if (k in t) ((touched = true), delete t[k])
     if (t.status === 'in_progress' && a.status !== 'in_progress') touched = true
