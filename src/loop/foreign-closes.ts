@@ -15,8 +15,9 @@
  * Not counted as foreign: the target, its batch, beads created during the attempt,
  * beads this run's other attempts hold or closed, and epics (helix closes an epic
  * whose children are done). With `--remote` and `--sandbox` the agent edits its own
- * tracker copy, whose other beads do not travel, so this runs only in the checkout
- * and local worktrees.
+ * tracker copy: the remote landing does not carry such a close to the base
+ * (`applyAttemptEdits` in remote/attempt-tracker.ts), the sandbox carries no edit of
+ * another bead; so this runs only in the checkout and local worktrees.
  */
 import type {Bead, TrackerSnapshot} from '../tracker/types.js'
 import {errorMessage} from '../util/errors.js'
