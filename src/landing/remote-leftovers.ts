@@ -14,7 +14,7 @@
 import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {attemptTrackerFile, removeAttemptMeta} from '../git/attempt-meta.js'
+import {attemptTrackerFile, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
 import {scanAttempts, type LeftoverAttempt} from '../git/leftovers.js'
 import {worktreeRel} from '../git/names.js'
 import {planRemoteLeftover, type ReconcileAction, type RemoteFacts} from '../recovery/reconcile-plan.js'
@@ -107,6 +107,9 @@ export function createRemoteLeftovers(d: RemoteLeftoverDeps): LeftoverPort {
       judged.set(key(l), {act: {...j.act, kind: 'drop', why: 'its claim changed meanwhile'}, claim: j.claim})
       return null
     }
+    // the claim is this run's now (renewed under its run id), and so is the attempt's record: a
+    // kill before this landing ends must not make the next start read the claim as taken over
+    if (l.meta) await writeAttemptMeta(d.root, {...l.meta, run: fleet.runId})
     return full
   }
 
