@@ -85,6 +85,12 @@ export function createRemoteLeftovers(d: RemoteLeftoverDeps): LeftoverPort {
       const b = atTip.byId.get(l.bead)
       const facts: RemoteFacts = {closedInWorktree: await closedIn(l), closedAtTip: !b || b.status === 'closed', claim: claimSide(l, c)}
       const act = planRemoteLeftover(l, facts)
+      // every attempt to finish has its claim taken back now, renewed by the fleet from here on: the
+      // attempts finished before it (a land check, a resolve: minutes each) must not let it expire and
+      // pass to another host. The attempt's record names the run now holding it, so a kill before it
+      // lands leaves it this host's to finish at the next start
+      if (act.kind === 'finish' && c && (await fleet.adopt(l.bead, c.sha, l.attempt, typeof l.meta?.claim_token === 'string' ? l.meta.claim_token : '', null)) && l.meta)
+        await writeAttemptMeta(d.root, {...l.meta, run: fleet.runId})
       judged.set(key(l), {act, claim: c})
       out.push(act)
     }
@@ -107,9 +113,6 @@ export function createRemoteLeftovers(d: RemoteLeftoverDeps): LeftoverPort {
       judged.set(key(l), {act: {...j.act, kind: 'drop', why: 'its claim changed meanwhile'}, claim: j.claim})
       return null
     }
-    // the claim is this run's now (renewed under its run id), and so is the attempt's record: a
-    // kill before this landing ends must not make the next start read the claim as taken over
-    if (l.meta) await writeAttemptMeta(d.root, {...l.meta, run: fleet.runId})
     return full
   }
 

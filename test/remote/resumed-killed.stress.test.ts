@@ -5,14 +5,18 @@
 // the finished work went to a preserved ref and, once the claim expired, the agent did the
 // bead again. Now the adoption records the run that holds the claim, and the third run
 // finishes the attempt without the agent. Two kills of the built CLI and leases: stress-only.
+// Second: a restart with two attempts to finish takes both claims back at its start, so the
+// second is renewed while the first one's land check runs (a check or a resolve may take longer
+// than the lease; the second claim then expired and another host did its bead again).
 import {spawnSync} from 'node:child_process'
-import {chmodSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {STRESS_FULL} from '../support/stress.js'
 import {makeTempDir} from '../support/tmp.js'
 import {bead, g, makeFleet} from './helpers.js'
 import {events, fleetProblems, startHost, tipBeads} from './fleet-harness.js'
+import {waitFor} from '../support/wait.js'
 
 const itFull = STRESS_FULL ? it : it.skip
 
@@ -62,5 +66,34 @@ describe('a --remote host killed twice before its landing push', () => {
     expect(fleetProblems(f.bare, ['b1'], log, 10_000), out).toEqual([])
     expect(tipBeads(f.bare).map((b) => b.status)).toEqual(['closed'])
     expect(g(dir, 'for-each-ref', '--format=%(refname)', 'refs/heads/helix/')).toBe('')
+  }, 120_000)
+
+  itFull('a restart with two attempts to finish renews both claims before it finishes the first', async () => {
+    const ids = ['b1', 'b2']
+    const f = makeFleet(ids.map((id) => bead(id)))
+    const log = path.join(f.dir, 'agents.jsonl')
+    const dir = f.clone('hA')
+    const shim = gitShim(1)
+    const args = ['--workers', '2', '--lease', '10']
+    const first = startHost(dir, 'hA', log, args, {PATH: `${shim.bin}:${process.env.PATH ?? ''}`, FLEET_SLEEP_MS: '50', FLEET_BARRIER_DIR: path.join(f.dir, 'barrier'), FLEET_BARRIER_N: '2'})
+    await first.done
+    expect(readFileSync(shim.count, 'utf8'), first.out()).toBe('x')
+    const runOf = (id: string): string => String(JSON.parse(g(f.bare, 'log', '-1', '--format=%B', `refs/helix/claims/${id}`)).run)
+    const before = runOf('b1')
+    expect(runOf('b2')).toBe(before)
+
+    // the restart's land check waits for the gate: the first attempt it finishes holds there
+    const checking = path.join(f.dir, 'checking')
+    const gate = path.join(f.dir, 'gate')
+    const again = startHost(dir, 'hA', log, [...args, '--land-check', `: > '${checking}'; while [ ! -e '${gate}' ]; do sleep 0.05; done`])
+    await waitFor(() => existsSync(checking), 60_000)
+    const during = ids.map(runOf)
+    writeFileSync(gate, '')
+    expect(await again.done, again.out()).toBe(0)
+    // both claims were this run's while the first attempt was still being finished
+    expect(during.filter((r) => r === before), again.out()).toEqual([])
+    expect(events(log).filter((e) => e.event === 'start')).toHaveLength(2)
+    expect(fleetProblems(f.bare, ids, log, 10_000), again.out()).toEqual([])
+    expect(tipBeads(f.bare).map((b) => b.status)).toEqual(['closed', 'closed'])
   }, 120_000)
 })
