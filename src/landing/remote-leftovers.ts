@@ -46,7 +46,7 @@ export function claimSide(l: LeftoverAttempt, c: RemoteClaim | undefined): Remot
   if (!c) return 'none'
   const m = l.meta
   if (m && typeof m.claim_sha === 'string' && m.claim_sha === c.sha) return 'ours'
-  if (m && c.message && c.message.host === m.host && c.message.run === m.run) return 'ours'
+  if (m && c.message && c.message.host === m.host && (c.message.run === m.run || (Array.isArray(m.runs) && m.runs.includes(c.message.run)))) return 'ours'
   return 'taken'
 }
 
@@ -87,10 +87,16 @@ export function createRemoteLeftovers(d: RemoteLeftoverDeps): LeftoverPort {
       const act = planRemoteLeftover(l, facts)
       // every attempt to finish has its claim taken back now, renewed by the fleet from here on: the
       // attempts finished before it (a land check, a resolve: minutes each) must not let it expire and
-      // pass to another host. The attempt's record names the run now holding it, so a kill before it
-      // lands leaves it this host's to finish at the next start
-      if (act.kind === 'finish' && c && (await fleet.adopt(l.bead, c.sha, l.attempt, typeof l.meta?.claim_token === 'string' ? l.meta.claim_token : '', null)) && l.meta)
-        await writeAttemptMeta(d.root, {...l.meta, run: fleet.runId})
+      // pass to another host. The attempt's record adds this run first (`runs`), so a kill before it
+      // lands, even right after the renewal, leaves it this host's to finish at the next start
+      if (act.kind === 'finish' && c) {
+        if (l.meta) {
+          const runs = Array.isArray(l.meta.runs) ? l.meta.runs.filter((r): r is string => typeof r === 'string') : []
+          l.meta = {...l.meta, runs: [...runs, fleet.runId]}
+          await writeAttemptMeta(d.root, l.meta)
+        }
+        await fleet.adopt(l.bead, c.sha, l.attempt, typeof l.meta?.claim_token === 'string' ? l.meta.claim_token : '', null)
+      }
       judged.set(key(l), {act, claim: c})
       out.push(act)
     }

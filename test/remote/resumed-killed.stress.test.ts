@@ -8,6 +8,8 @@
 // Second: a restart with two attempts to finish takes both claims back at its start, so the
 // second is renewed while the first one's land check runs (a check or a resolve may take longer
 // than the lease; the second claim then expired and another host did its bead again).
+// Third: killed right after that early renewal, the next start still finishes the attempt
+// (the record names the renewing run before the renewal is pushed).
 import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
@@ -95,5 +97,46 @@ describe('a --remote host killed twice before its landing push', () => {
     expect(events(log).filter((e) => e.event === 'start')).toHaveLength(2)
     expect(fleetProblems(f.bare, ids, log, 10_000), again.out()).toEqual([])
     expect(tipBeads(f.bare).map((b) => b.status)).toEqual(['closed', 'closed'])
+  }, 120_000)
+
+  itFull('killed right after the restart renewed the claim: the next start still finishes the attempt', async () => {
+    const f = makeFleet([bead('b1')])
+    const log = path.join(f.dir, 'agents.jsonl')
+    const dir = f.clone('hA')
+    const shim = makeTempDir('helix-git-shim-')
+    const real = spawnSync('sh', ['-c', 'command -v git'], {encoding: 'utf8'}).stdout.trim()
+    const armed = path.join(shim, 'armed')
+    const fired = path.join(shim, 'fired')
+    mkdirSync(path.join(shim, 'bin'))
+    // run 1: killed before its landing push; run 2 (armed): killed just after its first renewal of b1's claim
+    writeFileSync(
+      path.join(shim, 'bin', 'git'),
+      `#!/bin/sh
+case " $* " in
+  *" push "*"--atomic"*)
+    if [ ! -e '${fired}' ]; then : > '${fired}'; kill -9 "$PPID"; sleep 5; exit 1; fi ;;
+  *" push "*"--force-with-lease=refs/helix/claims/b1:"[0-9a-f]*)
+    if [ -e '${armed}' ]; then rm -f '${armed}'; '${real}' "$@"; rc=$?; kill -9 "$PPID"; exit $rc; fi ;;
+esac
+exec '${real}' "$@"
+`,
+    )
+    chmodSync(path.join(shim, 'bin', 'git'), 0o755)
+    const args = ['--workers', '2', '--lease', '10']
+    const env = {PATH: `${path.join(shim, 'bin')}:${process.env.PATH ?? ''}`, FLEET_SLEEP_MS: '50'}
+    const first = startHost(dir, 'hA', log, args, env)
+    await first.done
+    expect(existsSync(fired), first.out()).toBe(true)
+    writeFileSync(armed, '')
+    const second = startHost(dir, 'hA', log, args, env)
+    await second.done
+    expect(existsSync(armed), second.out()).toBe(false)
+
+    const third = startHost(dir, 'hA', log, args)
+    expect(await third.done, third.out()).toBe(0)
+    expect(third.out()).toMatch(/resuming b1 attempt 1 after a crash/)
+    expect(events(log).filter((e) => e.event === 'start'), third.out()).toHaveLength(1)
+    expect(fleetProblems(f.bare, ['b1'], log, 10_000), third.out()).toEqual([])
+    expect(tipBeads(f.bare).map((b) => b.status)).toEqual(['closed'])
   }, 120_000)
 })
