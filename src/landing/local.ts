@@ -7,7 +7,7 @@
 import {existsSync} from 'node:fs'
 import {mkdir, rm} from 'node:fs/promises'
 import path from 'node:path'
-import type {LandOptions, LandResult, LoopLanding, Workspace} from '../loop/ports.js'
+import type {LandOptions, LandResult, LoopLanding, PreserveOptions, Workspace} from '../loop/ports.js'
 import {firstLine, type GitResult} from '../git/run.js'
 import type {Repo} from '../git/repo.js'
 import {assertAttempt, assertSafeId, branchName, preservedRefName, touchesTracker, worktreeRel} from '../git/names.js'
@@ -211,7 +211,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
     if (!(await revParse(ref)) && !existsSync(wtTop(ws))) await removeAttemptMeta(root, ws.bead, ws.attempt)
   }
 
-  async function preserve(ws: Workspace, reason: string): Promise<string | null> {
+  async function preserve(ws: Workspace, reason: string, popts?: PreserveOptions): Promise<string | null> {
     const left = await commitLeftovers(ws)
     const leftovers = left.kind
     const tip = left.kind === 'refused' ? left.archive : await workTip(ws)
@@ -232,6 +232,8 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       log(`helix: kept worktree ${worktreeRel(ws.bead, ws.attempt)} and branch ${ws.branch}: it holds uncommitted work helix could not commit`)
       return ref
     }
+    // the worktree and the branch are what a restart finds an attempt by: the reopen owed goes on record first
+    await popts?.beforeRemove?.(ref, reason)
     await keepBranchTip(ws, tip)
     await removeWorktree(ws)
     await deleteBranch(ws)
@@ -328,7 +330,7 @@ export function createGitLanding(opts: GitLandingOptions): LoopLanding {
       } else await cleanup
       return {landed: true, sha, commits}
     }
-    return {landed: false, reason: result.reason, preservedRef: await preserve(ws, result.reason), ...(result.checkTail ? {checkTail: result.checkTail} : {})}
+    return {landed: false, reason: result.reason, preservedRef: await preserve(ws, result.reason, o.beforeRemove ? {beforeRemove: o.beforeRemove} : undefined), ...(result.checkTail ? {checkTail: result.checkTail} : {})}
   }
 
   async function underLandLock<T>(fn: () => Promise<T>): Promise<T> {

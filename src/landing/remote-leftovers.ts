@@ -14,7 +14,7 @@
 import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {attemptTrackerFile, removeAttemptMeta} from '../git/attempt-meta.js'
+import {attemptTrackerFile, removeAttemptMeta, writeAttemptMeta} from '../git/attempt-meta.js'
 import {scanAttempts, type LeftoverAttempt} from '../git/leftovers.js'
 import {worktreeRel} from '../git/names.js'
 import {planRemoteLeftover, type ReconcileAction, type RemoteFacts} from '../recovery/reconcile-plan.js'
@@ -46,7 +46,7 @@ export function claimSide(l: LeftoverAttempt, c: RemoteClaim | undefined): Remot
   if (!c) return 'none'
   const m = l.meta
   if (m && typeof m.claim_sha === 'string' && m.claim_sha === c.sha) return 'ours'
-  if (m && c.message && c.message.host === m.host && c.message.run === m.run) return 'ours'
+  if (m && c.message && c.message.host === m.host && (c.message.run === m.run || (Array.isArray(m.runs) && m.runs.includes(c.message.run)))) return 'ours'
   return 'taken'
 }
 
@@ -85,6 +85,18 @@ export function createRemoteLeftovers(d: RemoteLeftoverDeps): LeftoverPort {
       const b = atTip.byId.get(l.bead)
       const facts: RemoteFacts = {closedInWorktree: await closedIn(l), closedAtTip: !b || b.status === 'closed', claim: claimSide(l, c)}
       const act = planRemoteLeftover(l, facts)
+      // every attempt to finish has its claim taken back now, renewed by the fleet from here on: the
+      // attempts finished before it (a land check, a resolve: minutes each) must not let it expire and
+      // pass to another host. The attempt's record adds this run first (`runs`), so a kill before it
+      // lands, even right after the renewal, leaves it this host's to finish at the next start
+      if (act.kind === 'finish' && c) {
+        if (l.meta) {
+          const runs = Array.isArray(l.meta.runs) ? l.meta.runs.filter((r): r is string => typeof r === 'string') : []
+          l.meta = {...l.meta, runs: [...runs, fleet.runId]}
+          await writeAttemptMeta(d.root, l.meta)
+        }
+        await fleet.adopt(l.bead, c.sha, l.attempt, typeof l.meta?.claim_token === 'string' ? l.meta.claim_token : '', null)
+      }
       judged.set(key(l), {act, claim: c})
       out.push(act)
     }

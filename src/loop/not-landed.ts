@@ -6,6 +6,7 @@
  */
 import {errorMessage} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
+import type {OweReopen} from './ports.js'
 import {statusOf} from './selection.js'
 import type {Scope} from './scope.js'
 
@@ -23,6 +24,7 @@ export async function reopenNotLanded(r: ReopenScope, id: string, why: string, r
   try {
     await r.d.tracker.reopen(id, note)
     r.log?.event('reopened not landed', {bead: id, reason: why, ref})
+    await forgetOwed(r, id)
     return true
   } catch (error) {
     const msg = errorMessage(error)
@@ -48,4 +50,33 @@ export async function reopenIfClosed(r: ReopenScope, id: string, why: string, re
     closed = true
   }
   if (closed) await reopenNotLanded(r, id, why, ref)
+  else await forgetOwed(r, id)
+}
+
+/** the reopen recorded ahead (`owe`) is paid or not owed: drop its record (best effort; a stale one reopens only a closed bead) */
+async function forgetOwed(r: Scope<{d: 'landing'; run: 'log'}>, id: string): Promise<void> {
+  try {
+    await r.d.landing?.pending?.remove(id)
+  } catch (error) {
+    r.log?.event('owed reopen not cleared', {bead: id, error: errorMessage(error)}, 'error')
+  }
+}
+
+/**
+ * SPEC 18.1a across a crash (ports.ts `OweReopen`): before an attempt's worktree and branch
+ * go, a bead the agent closed gets its reopen recorded as owed, so a run killed before the
+ * reopen below leaves it to the next start (reconcile.ts pays it; reopenNotLanded clears it).
+ */
+export function oweReopen(r: Scope<{d: 'tracker' | 'landing'; run: 'log' | 'now'}>, id: string): OweReopen {
+  return async (ref, why) => {
+    const pending = r.d.landing?.pending
+    if (!pending) return
+    try {
+      const b = (await r.d.tracker.read()).byId.get(id)
+      if (b === undefined || statusOf(b) !== 'closed') return
+      await pending.add({bead: id, note: notLandedNote(r.now(), why, ref), at: r.now().toISOString()})
+    } catch (error) {
+      r.log?.event('owed reopen not recorded', {bead: id, error: errorMessage(error)}, 'error')
+    }
+  }
 }

@@ -16,7 +16,18 @@ export interface PreserveOptions {
    * the attempt is not counted and no note is written (with --remote the claim still goes)
    */
   uncounted?: boolean
+  /** SPEC 18.1a across a crash: see `OweReopen` */
+  beforeRemove?: OweReopen
 }
+
+/**
+ * SPEC 18.1a across a crash: the landing calls it once an attempt's work is kept (`ref`,
+ * null when it changed nothing) and before its worktree and branch go. The loop records
+ * there the reopen it owes a closed bead, so a run killed between the cleanup and its
+ * reopen leaves the reopen to the next start instead of a closed bead with its work off
+ * the base and nothing left to find it by. Never throws.
+ */
+export type OweReopen = (ref: string | null, reason: string) => Promise<void>
 
 /** something the run waits for instead of draining: a bead backing off, one another host holds, a pull request */
 export interface Waiting {
@@ -329,6 +340,8 @@ export interface LandOptions {
    * land check) ends at once when it aborts: not landed, reason `interrupted`, work preserved
    */
   signal?: AbortSignal
+  /** SPEC 18.1a: given to the preserve of an attempt that does not land (`OweReopen`) */
+  beforeRemove?: OweReopen
 }
 
 /** SPEC 20.5: what a pull request's body says about the attempt (a landing that moves the base ignores it) */

@@ -12,6 +12,7 @@ import type {AttemptCtx} from './attempt-state.js'
 import {recordBeadSpend, type SpendScope} from './bead-budget.js'
 import {dispatchPausing, type PausingScope} from './dispatch.js'
 import type {LandCheckEvent, LandOptions, LandResult, Repair, Workspace} from './ports.js'
+import {oweReopen} from './not-landed.js'
 import {Stop, interruptStop} from './stop.js'
 import type {Scope} from './scope.js'
 
@@ -95,7 +96,8 @@ export async function landWithRepair(r: ResolveScope, a: AttemptCtx, ws: Workspa
   const max = r.o.resolveAttempts ?? DEFAULT_RESOLVE_ATTEMPTS
   let failed = 0
   const info = {summary: res0.text, ...(a.review ? {review: a.review} : {})}
-  const opts = (): LandOptions => ({repair: failed < max && landing.verifyRepair !== undefined, attemptNo: ws.attempt, onCheck: (ev) => checkLine(r, a, ev), info, ...(r.o.signal ? {signal: r.o.signal} : {})})
+  const beforeRemove = oweReopen(r, id)
+  const opts = (): LandOptions => ({repair: failed < max && landing.verifyRepair !== undefined, attemptNo: ws.attempt, beforeRemove, onCheck: (ev) => checkLine(r, a, ev), info, ...(r.o.signal ? {signal: r.o.signal} : {})})
   let lr = await landing.land(ws, opts())
   let problem: string | undefined
   let rounds = 0
@@ -119,7 +121,7 @@ export async function landWithRepair(r: ResolveScope, a: AttemptCtx, ws: Workspa
     if (bad) {
       failed++
       r.d.out.normal(`${head(r, a)} ${sanitize(id)} resolve not done: ${sanitize(bad)}`)
-      if (failed >= max) return {kind: 'result', rounds, lr: {landed: false, reason: `not resolved after ${failed} round(s): ${bad}`, preservedRef: await landing.preserve(ws, `not resolved: ${bad}`)}}
+      if (failed >= max) return {kind: 'result', rounds, lr: {landed: false, reason: `not resolved after ${failed} round(s): ${bad}`, preservedRef: await landing.preserve(ws, `not resolved: ${bad}`, {beforeRemove})}}
       problem = bad
       continue
     }
@@ -130,7 +132,7 @@ export async function landWithRepair(r: ResolveScope, a: AttemptCtx, ws: Workspa
       failed++
       if (failed >= max) {
         const reason = `${lr.reason}, not resolved after ${failed} round(s)`
-        lr = {landed: false, reason, preservedRef: await landing.preserve(ws, reason), checkTail: lr.repair.tail}
+        lr = {landed: false, reason, preservedRef: await landing.preserve(ws, reason, {beforeRemove}), checkTail: lr.repair.tail}
       }
     }
   }

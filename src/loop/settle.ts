@@ -8,7 +8,7 @@ import {sanitize} from '../util/sanitize.js'
 import {assertNever, type AttemptCtx, type AttemptState, type ClaimEnd, type Terminal} from './attempt-state.js'
 import {DRIFT_REASON, completedAttempt, endCycle, failedAttempt, type CompletedScope, type EndCycleScope, type FailedScope} from './attempt-end.js'
 import {pauseForQuota, type PauseScope} from './dispatch.js'
-import {reopenIfClosed, reopenNotLanded, type ReopenScope} from './not-landed.js'
+import {oweReopen, reopenIfClosed, reopenNotLanded, type ReopenScope} from './not-landed.js'
 import type {Scope} from './scope.js'
 import type {Step} from './stop.js'
 
@@ -129,7 +129,7 @@ export async function abandonWorkspace(r: AbandonScope, s: AttemptState, reason:
   a.ws = null
   let ref: string | null = null
   try {
-    ref = await r.d.landing.preserve(ws, reason)
+    ref = await r.d.landing.preserve(ws, reason, {beforeRemove: oweReopen(r, a.target.id)})
     if (ref) r.log?.event('attempt preserved', {bead: a.target.id, ref, reason, slot: a.slot})
   } catch (error) {
     r.log?.event('preserve failed', {bead: a.target.id, error: String(error)}, 'error')

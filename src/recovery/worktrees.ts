@@ -156,14 +156,26 @@ export async function worktreeChecks(
   const u = await unowned(paths, env, now)
   if (!u.git) return []
   const out: Array<{level: 'ok' | 'warn' | 'fail'; what: string; detail: string; fix?: string}> = []
-  if (u.worktrees.length)
+  // SPEC 20.2: a --remote run's attempts are that run's to finish or keep at its start, and
+  // `recover --worktrees` leaves them to it: each has its own 'leftover attempt' line with that advice
+  const remoteOf = async (w: HelixWorktree): Promise<unknown> => {
+    const parsed = parseAttemptName(path.basename(w.path))
+    return parsed ? (await readAttemptMeta(paths.root, parsed.bead, parsed.attempt))?.remote : undefined
+  }
+  const stale: HelixWorktree[] = []
+  let ofRemote = 0
+  for (const w of u.worktrees) {
+    if (typeof (await remoteOf(w)) === 'string') ofRemote++
+    else stale.push(w)
+  }
+  if (stale.length)
     out.push({
       level: 'fail',
       what: 'worktrees',
-      detail: `${u.worktrees.length} stale worktree(s) no run owns: ${few(u.worktrees.map((w) => w.rel))}`,
+      detail: `${stale.length} stale worktree(s) no run owns: ${few(stale.map((w) => w.rel))}`,
       fix: "run 'helix recover --worktrees' (their work, committed or not, is kept on refs/helix/preserved/ first)",
     })
-  else out.push({level: 'ok', what: 'worktrees', detail: 'no stale worktrees'})
+  else if (ofRemote === 0) out.push({level: 'ok', what: 'worktrees', detail: 'no stale worktrees'})
   // refs of beads that landed since are not a problem (doctor says how to prune them); those of open beads are work to reuse
   const snap = paths.file && existsSync(paths.file) ? await readTracker(paths.file).catch(() => null) : null
   const open = u.preserved.filter((p) => {

@@ -77,9 +77,11 @@ export interface Fleet {
   landed(bead: string): void
   /**
    * SPEC 20.2: take over the claim a dead run of this host made for a leftover attempt
-   * (a renewal expecting its value), and hold it for `ws`; false when the remote refused
+   * (a renewal expecting its value), and hold it for `ws`; false when the remote refused.
+   * A claim adopted already for that attempt (at the start's plan, `ws` null then) is kept
+   * and given `ws`.
    */
-  adopt(bead: string, theirs: string, attempt: number, token: string, ws: Workspace): Promise<boolean>
+  adopt(bead: string, theirs: string, attempt: number, token: string, ws: Workspace | null): Promise<boolean>
   /** refs under `refs/helix/claims/` that are not claims but block one (`<id>/…`), by the bead they block */
   strays(): Map<string, string>
   start(): void

@@ -343,6 +343,12 @@ export function createFleet(o: FleetOptions): Fleet {
     runId: o.runId,
     host: o.host,
     async adopt(bead, theirs, attempt, token, ws) {
+      // adopted already (at the start's plan, before its turn came): the claim is held and renewed
+      const h = held.get(bead)
+      if (h && h.attempt === attempt && h.token === token && !h.lost) {
+        if (ws) h.ws = ws
+        return true
+      }
       const r = await claims.renew(bead, theirs, attempt)
       if (!r.ok) {
         if (r.why === 'unreachable') unreachable(r.message)

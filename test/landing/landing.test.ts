@@ -363,6 +363,21 @@ describe('preserve()', () => {
     expect(await landing.preserve(next, 'interrupted')).toBeNull()
   })
 
+  it('tells beforeRemove the kept ref while the worktree and branch still exist (an owed reopen is recorded before they go)', async () => {
+    const {root, landing} = setup()
+    const ws = await landing.prepare('hx-1', 1, 1)
+    agentCommit(ws.dir, 'c.ts', 'c\n')
+    const seen: string[] = []
+    const ref = await landing.preserve(ws, 'FAILED', {
+      beforeRemove: async (kept, why) => {
+        seen.push(`${kept} ${why} ${existsSync(ws.dir)} ${branches(root).join(',')}`)
+      },
+    })
+    expect(ref).toBe('refs/helix/preserved/hx-1/1')
+    expect(seen).toEqual(['refs/helix/preserved/hx-1/1 FAILED true helix/hx-1-1'])
+    expect(branches(root)).toEqual([])
+  })
+
   it('work it cannot commit (a stale index.lock of a killed git) keeps the worktree; commits are still preserved', async () => {
     const {root, landing, logs} = setup()
     const ws = await landing.prepare('hx-1', 1, 1)

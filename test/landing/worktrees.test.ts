@@ -58,6 +58,24 @@ describe('doctor: leftovers no run owns', () => {
     expect(root).toBeTruthy()
   })
 
+  it("leaves a --remote run's worktrees out of the recover --worktrees advice (that run finishes or keeps them)", async () => {
+    const {root, paths} = await leftovers()
+    for (const id of ['hx-a', 'hx-b', 'hx-c', 'hx-d']) {
+      const f = path.join(root, '.helix', 'attempts', `${id}-1.json`)
+      writeFileSync(f, JSON.stringify({...JSON.parse(readFileSync(f, 'utf8')), remote: 'origin'}))
+    }
+    const checks = await worktreeChecks(paths, gitTestEnv)
+    expect(checks[0]).toEqual({
+      level: 'fail',
+      what: 'worktrees',
+      detail: '1 stale worktree(s) no run owns: .helix/worktrees/stray-1',
+      fix: "run 'helix recover --worktrees' (their work, committed or not, is kept on refs/helix/preserved/ first)",
+    })
+    rmSync(path.join(root, '.helix', 'worktrees', 'stray-1'), {recursive: true})
+    // only a --remote run's: no 'run recover' advice, and not 'no stale worktrees' either
+    expect((await worktreeChecks(paths, gitTestEnv)).filter((c) => c.what === 'worktrees')).toEqual([])
+  })
+
   it('finds them through a symlinked project path too', async () => {
     const {root} = await leftovers()
     const link = `${root}-link`
