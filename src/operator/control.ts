@@ -13,7 +13,7 @@ import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {abortableSleep} from '../util/abort.js'
 import {pidAlive} from '../proc/process.js'
 import {pidMatchesRecord, validStartField} from '../proc/pid-identity.js'
-import {checkPidFile} from './report.js'
+import {checkPidFile, stalePidWords} from './report.js'
 import {fileStamp} from '../util/time.js'
 
 
@@ -193,7 +193,7 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
   const sameRun = opts.alive ? true : pidMatchesRecord(rec.pid, rec.started)
   if (!(rec.pid > 0) || !alive(rec.pid) || !sameRun) {
     removeIfSame()
-    throw new HelixError(`stale PID file removed (pid=${rec.pid} was not running)`, EXIT.ERROR)
+    throw new HelixError(`stale PID file removed (${stalePidWords(rec.pid, alive)})`, EXIT.ERROR)
   }
   const send = (sig: NodeJS.Signals) => {
     try {

@@ -104,6 +104,8 @@ export interface StatusModel {
   active: {pid: number; started: string; log: string | null} | null
   /** pid of a dead run whose pid file was found (and removed) while computing this model */
   stalePid: number | null
+  /** why that pid file was stale, in words */
+  staleWhy: string | null
   current_cycle: number | null
   /** the active run's run-state phase (starting, running, implementing, backoff, check, reviewing, …) */
   phase: string | null
@@ -137,6 +139,7 @@ export interface StatusInputs {
   /** the pid file when its pid is alive */
   livePid: PidInfo | null
   stalePid?: number | null
+  staleWhy?: string | null
   now: Date
   config?: Record<string, string | number | boolean | string[]>
 }
@@ -355,6 +358,7 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     tracker,
     active,
     stalePid: input.stalePid ?? null,
+    staleWhy: input.staleWhy ?? (input.stalePid !== undefined && input.stalePid !== null ? `pid=${input.stalePid} was not running` : null),
     current_cycle: runIsLive && rs ? rs.current_cycle : null,
     phase: runIsLive && rs ? rs.phase ?? null : null,
     running_bead,

@@ -268,7 +268,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     const cap = Math.max(1, height - tracker.length - run.length - epic.length - 4)
     run.push(...inFlightRows(m.in_flight, multi, width, cap), ...epic)
   } else if (m.stalePid !== null) {
-    run.push(`Active Run: none (stale PID file removed: pid=${m.stalePid} was not running)`)
+    run.push(`Active Run: none (stale PID file removed: ${m.staleWhy ?? `pid=${m.stalePid} was not running`})`)
   } else {
     const cfg = configSummary(m.config)
     run.push(`Active Run: none${cfg ? ` (next: ${cfg})` : ''}`)

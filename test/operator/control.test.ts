@@ -56,12 +56,24 @@ describe('helix stop', () => {
     writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
     const st = await helix(root, ['status', '--json'])
     expect(JSON.parse(st.stdout).active_run).toBeNull()
-    expect(st.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} was not running)\n`)
+    // the process is alive: the words say whose pid it is, not that it was not running
+    expect(st.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} is another process, not a helix run)\n`)
     writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
     const r = await helix(root, ['stop'])
     expect(r.code).toBe(1)
-    expect(r.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} was not running)\n`)
+    expect(r.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} is another process, not a helix run)\n`)
     expect(pidAlive(s.pid!)).toBe(true)
+    expect(existsSync(pidFile(root))).toBe(false)
+  })
+
+  it('an old pid file holding no pid is named so, not "pid=0 was not running"', async () => {
+    const root = project()
+    writeFileSync(pidFile(root), 'garbage\n')
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(pidFile(root), old, old)
+    const r = await helix(root, ['stop'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('helix: stale PID file removed (it held no process id)\n')
     expect(existsSync(pidFile(root))).toBe(false)
   })
 
