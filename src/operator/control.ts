@@ -4,7 +4,7 @@
  * after a grace period, SIGKILL.
  */
 import {spawn} from 'node:child_process'
-import {closeSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
 import {helixCliPath} from '../util/install.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
@@ -56,14 +56,33 @@ export interface StartResult {
   finished?: boolean
 }
 
-function lastLine(file: string): string | null {
+function logLines(file: string): string[] {
   try {
-    const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
-    return lines.length ? lines[lines.length - 1] : null
+    return readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
   } catch {
     // no start log (yet): nothing to quote in the message
-    return null
+    return []
   }
+}
+
+/**
+ * A run refused at once (bad flags, no agent, not a project): its start log holds
+ * only helix's one-line refusal, which start prints itself. Remove the log (and the
+ * log directory start made for it), so bad input leaves nothing on disk.
+ */
+function dropRefusalLog(file: string, lines: readonly string[], madeDir: string | null): boolean {
+  if (lines.length === 0 || lines.length > 3 || !lines.every((l) => l.startsWith('helix'))) return false
+  try {
+    unlinkSync(file)
+  } catch {
+    return false
+  }
+  try {
+    if (madeDir) rmdirSync(madeDir)
+  } catch {
+    // not empty (another start or run wrote there meanwhile): it stays
+  }
+  return true
 }
 
 export async function startRun(opts: StartOptions): Promise<StartResult> {
@@ -77,6 +96,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
   // a dead run's file, or one whose pid now belongs to another process: the run's
   // own mutex only knows kill(0), so clear it here
   if (holder) checkPidFile(paths.pidFile)
+  const madeDir = existsSync(paths.logDir) ? null : paths.logDir
   const {fd, file} = openStartLog(paths.logDir, opts.now ?? new Date())
   let child
   try {
@@ -115,11 +135,11 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
   }
   if (exited !== null) {
     const rc: number = exited
-    const why = lastLine(file)
-    throw new HelixError(
-      why && why.startsWith('helix') ? `${why} (see ${file})` : `run exited at once (rc=${rc}); see ${file}`,
-      rc === EXIT.OK ? EXIT.ERROR : rc,
-    )
+    const lines = logLines(file)
+    const why = lines.length ? lines[lines.length - 1] : null
+    const code = rc === EXIT.OK ? EXIT.ERROR : rc
+    if (why && why.startsWith('helix') && dropRefusalLog(file, lines, madeDir)) throw new HelixError(why, code)
+    throw new HelixError(why && why.startsWith('helix') ? `${why} (see ${file})` : `run exited at once (rc=${rc}); see ${file}`, code)
   }
   // still running but no pid file yet: report the child (it is the run process)
   return {pid, log: file}

@@ -206,4 +206,10 @@ describe('startRun when the run ends before writing its pid file', () => {
     const {run} = await withEntry("process.stderr.write('noise\\nhelix run: already running (pid=1, started=x)\\n'); process.exit(2)\n")
     await expect(run()).rejects.toMatchObject({exitCode: 2, message: expect.stringMatching(/^helix run: already running \(pid=1, started=x\) \(see .*start-.*\.log\)$/)})
   })
+
+  it('a run refused at once (bad flag): its one line, and no start log or log directory left behind', async () => {
+    const {root, run} = await withEntry("process.stderr.write(\"helix: invalid --max-cycles '-1': expected a whole number ≥ 0\\n\"); process.exit(1)\n")
+    await expect(run()).rejects.toMatchObject({exitCode: 1, message: "helix: invalid --max-cycles '-1': expected a whole number ≥ 0"})
+    expect(existsSync(path.join(root, '.helix-logs'))).toBe(false)
+  })
 })
