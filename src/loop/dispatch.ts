@@ -100,7 +100,7 @@ export async function dispatch(r: DispatchScope, agent: AgentSpec, action: Actio
         : `${act} complete (rc=${res.rc}, ${secs}s${tokens}`
   if (res.end === 'timeout') r.d.out.normal(`helix: [${r.t()}]${w} ${name} timeout after ${r.o.timeoutSec ?? '?'}s — killed`)
   // no `log none in …` when the call wrote no output records
-  const where = range ? ` — log ${range} in ${log.path}` : ''
+  const where = range ? ` — log ${range} in ${sanitize(log.path)}` : ''
   // one line per dispatch, in both modes (and so once in the session log)
   r.d.out.both(`helix: [${r.t()}]${w} ${what})${where}`)
   const health = res.verdict.health

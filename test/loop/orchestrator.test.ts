@@ -121,6 +121,14 @@ describe('outcomes', () => {
     expect(v[2]).toMatch(/cycle 1: a → COMPLETE \(1 of 1 cycles completed, 10 tokens\)$/)
   })
 
+  it('a log path with a line break stays on the one summary line (sanitized)', async () => {
+    const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')})
+    const open = h.deps.openLog.bind(h.deps)
+    h.deps.openLog = async () => Object.assign(await open(), {path: '/abs/odd dir\nline/.helix-logs/x.log'})
+    await runLoop(h.deps, opts({summary: true}))
+    expect(h.summaryView()[1]).toMatch(/— log L\d+–L\d+ in \/abs\/odd dir⏎line\/\.helix-logs\/x\.log$/)
+  })
+
   it.each([
     ['spec-id', {'spec-id': 'S2'}],
     ['parent', {parent: 'p2'}],
