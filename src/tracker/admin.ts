@@ -19,11 +19,24 @@ import {beadProblems} from './schema.js'
 
 // -------------------------------------------------------------------- init
 
+/** mkdir -p, with a file in the way or a refusal said in one line that names the fix */
+async function makeDir(dir: string): Promise<void> {
+  try {
+    await fsp.mkdir(dir, {recursive: true})
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST' || code === 'ENOTDIR') {
+      throw new HelixError(`cannot create ${sanitize(dir)}: a file is in the way (it must be a directory); move that file away, then run 'helix tracker init' again`, EXIT.ERROR)
+    }
+    throw new HelixError(`cannot create ${sanitize(dir)}: ${sanitize(errorMessage(error))}`, EXIT.ERROR)
+  }
+}
+
 export async function initTracker(paths: ProjectPaths, env: NodeJS.ProcessEnv = process.env): Promise<{created: string[]; file: string; ignored: string[]}> {
   const created: string[] = []
-  await fsp.mkdir(paths.dir, {recursive: true})
+  await makeDir(paths.dir)
   const ddx = path.join(paths.root, '.ddx')
-  await fsp.mkdir(ddx, {recursive: true})
+  await makeDir(ddx)
   try {
     const fh = await fsp.open(paths.file, 'wx')
     await fh.close()
