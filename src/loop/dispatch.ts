@@ -91,9 +91,12 @@ export async function dispatch(r: DispatchScope, agent: AgentSpec, action: Actio
   const name = sanitize(shortAgentName(agent.name))
   // SPEC 16.3: the implementation keeps `codex complete (…)`, every other call names its action
   const act = action === 'implementation' ? name : `${name} ${action}`
-  // SPEC 22.2: an attempt the stall guard or the timeout killed is not "complete"
+  // SPEC 22.2: an attempt the stall guard or the timeout killed is not "complete", nor one
+  // helix stopped (a signal, a lost claim): that agent did not finish, it was killed
   const what =
-    res.end === 'stalled'
+    res.end === 'aborted'
+      ? `${act} killed (stopped by helix after ${secs}s${tokens}`
+      : res.end === 'stalled'
       ? `${act} stalled (${stallWords(r.o.stallTimeoutSec)}; killed`
       : res.end === 'timeout'
         ? `${act} timed out (${timeoutWords(r.o.timeoutSec)}; killed`
