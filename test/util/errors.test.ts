@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {helixMessage} from '../../src/util/errors.js'
+import {fsErrorWords, helixMessage} from '../../src/util/errors.js'
 import {parseErrorLine, suggestFlag, usageLine} from '../../src/cli/base-command.js'
 
 describe('helixMessage', () => {
@@ -27,6 +27,12 @@ describe('parseErrorLine (oclif parse errors as one line)', () => {
 })
 
 describe('bad input in words: an empty number, a missing argument', () => {
+  it('a file system error is said in words, not as its errno code', () => {
+    expect(fsErrorWords(Object.assign(new Error("EISDIR: illegal operation on a directory, read"), {code: 'EISDIR'}))).toBe('it is a directory')
+    expect(fsErrorWords(Object.assign(new Error("EACCES: permission denied, open '/x'"), {code: 'EACCES'}))).toBe('permission denied')
+    expect(fsErrorWords(new Error('something else'))).toBe('something else')
+  })
+
   it("an empty whole-number flag is named like any bad value, not in oclif's words", () => {
     // oclif's line ends in 'received: ' and is trimmed to 'received:'
     expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer but received: \nSee more help with --help'})).toBe("invalid --max-cycles '': expected a whole number")
