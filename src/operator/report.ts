@@ -9,7 +9,7 @@ import path from 'node:path'
 import {projectPaths} from '../util/root.js'
 import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {pidAlive} from '../proc/process.js'
-import {readRunState} from '../state/run-state.js'
+import {readRunState, runStateProblem} from '../state/run-state.js'
 import {readTrackerForQuery} from '../tracker/parse-cache.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
 import {trackerView} from './tracker-view.js'
@@ -84,6 +84,7 @@ export async function statusModel(opts: StatusOptions = {}): Promise<StatusModel
     livePid: pid.live,
     stalePid: pid.stale,
     staleWhy: pid.staleWhy ?? null,
+    runStateProblem: runState ? null : runStateProblem(paths.runState),
     now,
   })
 }

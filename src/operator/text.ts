@@ -282,6 +282,9 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     last.push(`  Stopped: ${stoppedWords(r.stop_reason, r.stop_message)}, ${when(r.ended_at, m.now)}`)
   } else if (m.active) {
     // SPEC 16.4: Last Run (the previous run) is hidden while a run is active
+  } else if (m.runStateProblem) {
+    // not "none": a run may well have happened, its record is what broke
+    last.push(`Last Run: unknown: .ddx/run-state.json is ${sanitize(m.runStateProblem)}`)
   } else {
     last.push('Last Run: none')
   }
