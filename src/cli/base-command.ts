@@ -83,6 +83,9 @@ export function parseErrorLine(err: {message?: unknown; args?: unknown}): string
   // a bad flag value: `Parsing --flag` then what is wrong with the value
   const parsing = /^Parsing (--?[\w-]+)$/.exec(first)
   if (parsing && lines.length > 1) return `invalid ${parsing[1]}${integerWords(lines[1])}`
+  // a value outside a flag's options: helix's words, as for every other bad value
+  const option = /^Expected (--[\w-]+)=(.*) to be one of: (.+)$/.exec(first)
+  if (option) return `invalid ${option[1]} '${option[2]}': expected ${option[3].split(/,\s*/).join(' or ')}`
   const m = /^Missing (\d+) required args?/.exec(first)
   if (m) {
     const names = Array.isArray(err.args) ? err.args.map((a: {name?: unknown}) => a?.name).filter((n): n is string => typeof n === 'string') : []

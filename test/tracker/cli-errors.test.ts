@@ -34,7 +34,8 @@ describe('helix tracker: bad input changes nothing (in-process)', () => {
     ['set id', ['tracker', 'update', 'hx-1', '--set', 'id=x'], 1, 'helix: cannot set id'],
     ['set status', ['tracker', 'update', 'hx-1', '--set', 'status=closed'], 1, 'helix: use --status (or --claim/--unclaim) to change status'],
     ['reopen open', ['tracker', 'reopen', 'hx-1'], 1, /^helix: cannot reopen hx-1: it is open/],
-    ['bad execution-eligible', ['tracker', 'create', 'x', '--execution-eligible', 'maybe'], 1, /^helix: Expected --execution-eligible=maybe to be one of/],
+    ['bad execution-eligible', ['tracker', 'create', 'x', '--execution-eligible', 'maybe'], 1, "helix: invalid --execution-eligible 'maybe': expected true or false"],
+    ['list: a status no bead has and helix does not know', ['tracker', 'list', '--status', 'in-progress'], 1, "helix: invalid --status 'in-progress': expected one of open, in_progress, closed, blocked, proposed, cancelled"],
   ]
   // one project for all the cases: a refusal leaves the tracker as it was, which each case checks
   const {root, paths} = tempProject(body)
