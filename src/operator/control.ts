@@ -4,7 +4,8 @@
  * after a grace period, SIGKILL.
  */
 import {spawn} from 'node:child_process'
-import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync} from 'node:fs'
+import {closeSync, existsSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync} from 'node:fs'
+import {makeDirSync} from '../util/files.js'
 import path from 'node:path'
 import {helixCliPath} from '../util/install.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
@@ -21,7 +22,7 @@ import {fileStamp} from '../util/time.js'
 
 /** Create `.helix-logs/start-<stamp>.log` exclusively (next second's name when taken). */
 export function openStartLog(logDir: string, now: Date): {fd: number; file: string} {
-  mkdirSync(logDir, {recursive: true})
+  makeDirSync(logDir)
   for (let i = 0; i < 3600; i++) {
     const file = path.join(logDir, `start-${fileStamp(new Date(now.getTime() + i * 1000))}.log`)
     try {

@@ -16,27 +16,15 @@ import {depIds, statusOf} from './queries.js'
 import {claimLiveness} from './liveness.js'
 import {ensureIgnored, gitignorePath} from '../util/runtime-paths.js'
 import {beadProblems} from './schema.js'
+import {makeDirSync} from '../util/files.js'
 
 // -------------------------------------------------------------------- init
 
-/** mkdir -p, with a file in the way or a refusal said in one line that names the fix */
-async function makeDir(dir: string): Promise<void> {
-  try {
-    await fsp.mkdir(dir, {recursive: true})
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EEXIST' || code === 'ENOTDIR') {
-      throw new HelixError(`cannot create ${sanitize(dir)}: a file is in the way (it must be a directory); move that file away, then run 'helix tracker init' again`, EXIT.ERROR)
-    }
-    throw new HelixError(`cannot create ${sanitize(dir)}: ${sanitize(errorMessage(error))}`, EXIT.ERROR)
-  }
-}
-
 export async function initTracker(paths: ProjectPaths, env: NodeJS.ProcessEnv = process.env): Promise<{created: string[]; file: string; ignored: string[]}> {
   const created: string[] = []
-  await makeDir(paths.dir)
+  makeDirSync(paths.dir, "run 'helix tracker init' again")
   const ddx = path.join(paths.root, '.ddx')
-  await makeDir(ddx)
+  makeDirSync(ddx, "run 'helix tracker init' again")
   try {
     const fh = await fsp.open(paths.file, 'wx')
     await fh.close()
