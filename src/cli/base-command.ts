@@ -83,6 +83,8 @@ export function parseErrorLine(err: {message?: unknown; args?: unknown}): string
   // a bad flag value: `Parsing --flag` then what is wrong with the value
   const parsing = /^Parsing (--?[\w-]+)$/.exec(first)
   if (parsing && lines.length > 1) return `invalid ${parsing[1]}${integerWords(lines[1])}`
+  const twice = /^Flag (--?[\w-]+) can only be specified once$/.exec(first)
+  if (twice) return `${twice[1]} is given more than once; give it once`
   // a value outside a flag's options: helix's words, as for every other bad value
   const option = /^Expected (--[\w-]+)=(.*) to be one of: (.+)$/.exec(first)
   if (option) return `invalid ${option[1]} '${option[2]}': expected ${option[3].split(/,\s*/).join(' or ')}`

@@ -38,6 +38,11 @@ describe('bad input in words: an empty number, a missing argument', () => {
     expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer but received: \nSee more help with --help'})).toBe("invalid --max-cycles '': expected a whole number")
   })
 
+  it("a flag given twice, or a value outside its options, in helix's words", () => {
+    expect(parseErrorLine({message: 'Flag --max-cycles can only be specified once\nSee more help with --help'})).toBe('--max-cycles is given more than once; give it once')
+    expect(parseErrorLine({message: 'Expected --from=xx to be one of: bd\nSee more help with --help'})).toBe("invalid --from 'xx': expected bd")
+  })
+
   it('a missing argument comes with the usage line that fixes it', () => {
     expect(usageLine('unblock', {id: {required: true}})).toBe('helix unblock <id>')
     expect(usageLine('tracker:dep:add', {id: {required: true}, 'depends-on': {required: true}})).toBe('helix tracker dep add <id> <depends-on>')
