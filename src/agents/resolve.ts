@@ -21,6 +21,11 @@ function kindOf(name: string): AgentKind {
   return base === 'codex' || base === 'claude' ? base : 'command'
 }
 
+/** `--agent ''` is refused in the same words by every command that takes the agent flags */
+export function refuseEmptyAgent(name: string | undefined): void {
+  if (name !== undefined && name.trim() === '') throw new HelixError(`agent name is empty (use codex, claude, or a path to an executable)`, EXIT.ERROR)
+}
+
 /**
  * Resolve `--agent` / `HELIX_AGENT`: `codex`, `claude`, a bare command name (looked
  * up on PATH) or a path to an executable (relative paths resolve against `cwd`).
@@ -28,8 +33,8 @@ function kindOf(name: string): AgentKind {
  * Missing → HelixError exit 1 `agent '<name>' not found on PATH`.
  */
 export function resolveAgent(name: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AgentSpec {
+  refuseEmptyAgent(name)
   const trimmed = name.trim()
-  if (trimmed === '') throw new HelixError(`agent name is empty (use codex, claude, or a path to an executable)`, EXIT.ERROR)
   if (trimmed.includes('/')) {
     const abs = path.resolve(cwd, trimmed)
     if (!isExecutableFile(abs)) throw new HelixError(`agent '${trimmed}' not found or not executable`, EXIT.ERROR)

@@ -30,6 +30,9 @@ export abstract class HelixCommand extends Command {
       const hint = Array.isArray(err.flags) && err.flags.length === 1 ? suggestFlag(String(err.flags[0]), {...ctor.baseFlags, ...ctor.flags}) : null
       return new HelixError(`${line} (${hint ? `did you mean ${hint}?` : `'helix ${this.id?.replaceAll(':', ' ') ?? ''} --help' lists them`})`)
     }
+    const flag = /^Missing required flags? (.+)$/.exec(line)
+    if (flag) return new HelixError(`missing required flag ${flag[1].split(/,\s*/).map((f) => `--${f.replace(/^-+/, '')}`).join(', ')} ('helix ${this.id?.replaceAll(':', ' ') ?? ''} --help' says what it takes)`)
+    if (/^missing required argument/.test(line)) return new HelixError(`${line} (usage: ${usageLine(this.id, (this.constructor as {args?: Record<string, {required?: boolean}>}).args)})`)
     return new HelixError(line)
   }
 
@@ -42,6 +45,12 @@ export abstract class HelixCommand extends Command {
   protected err(text: string): void {
     process.stderr.write(text.endsWith('\n') ? text : text + '\n')
   }
+}
+
+/** `helix tracker dep add <id> <depends-on> [more]`: the command and its arguments, required ones in <>. */
+export function usageLine(id: string | undefined, args: Record<string, {required?: boolean}> | undefined): string {
+  const names = Object.entries(args ?? {}).map(([name, a]) => (a.required ? `<${name}>` : `[${name}]`))
+  return ['helix', ...(id ? id.split(':') : []), ...names].join(' ')
 }
 
 /** oclif's errors (CLIError and the parser's) carry `oclif: {exit}`; a helix bug does not. */
@@ -74,6 +83,11 @@ export function parseErrorLine(err: {message?: unknown; args?: unknown}): string
   // a bad flag value: `Parsing --flag` then what is wrong with the value
   const parsing = /^Parsing (--?[\w-]+)$/.exec(first)
   if (parsing && lines.length > 1) return `invalid ${parsing[1]}${integerWords(lines[1])}`
+  const twice = /^Flag (--?[\w-]+) can only be specified once$/.exec(first)
+  if (twice) return `${twice[1]} is given more than once; give it once`
+  // a value outside a flag's options: helix's words, as for every other bad value
+  const option = /^Expected (--[\w-]+)=(.*) to be one of: (.+)$/.exec(first)
+  if (option) return `invalid ${option[1]} '${option[2]}': expected ${option[3].split(/,\s*/).join(' or ')}`
   const m = /^Missing (\d+) required args?/.exec(first)
   if (m) {
     const names = Array.isArray(err.args) ? err.args.map((a: {name?: unknown}) => a?.name).filter((n): n is string => typeof n === 'string') : []
@@ -88,7 +102,7 @@ export function parseErrorLine(err: {message?: unknown; args?: unknown}): string
  * ` '-1': expected a whole number ≥ 0`. Any other reason is kept after a colon.
  */
 function integerWords(reason: string): string {
-  const m = /^Expected an integer(?: (greater|less) than or equal to (-?\d+))? but received: (.*)$/.exec(reason)
+  const m = /^Expected an integer(?: (greater|less) than or equal to (-?\d+))? but received:\s?(.*)$/.exec(reason)
   if (!m) return `: ${reason}`
   const bound = m[1] === undefined ? '' : ` ${m[1] === 'greater' ? '≥' : '≤'} ${m[2]}`
   return ` '${m[3]}': expected a whole number${bound}`

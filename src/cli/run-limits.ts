@@ -67,8 +67,28 @@ function usd(v: {raw: string; name: string} | null): number | undefined {
   return Number(t)
 }
 
+/** the words SPEC 9's on/off variables take (HELIX_AUTO_ALIGN, HELIX_SANDBOX) */
+const SWITCH_WORDS = ['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']
+
+/**
+ * SPEC 9's variables that are read deep in the tracker and the loop, where a bad value
+ * falls back to the default (or, for a switch, to on) without a word: checked here, so a
+ * typo (`HELIX_BACKOFF_SLEEP=5s`, `HELIX_SANDBOX=maybe`) is one line before anything starts.
+ */
+function checkEnvironment(env: NodeJS.ProcessEnv): void {
+  for (const name of ['HELIX_LOCK_TIMEOUT', 'HELIX_ORPHAN_THRESHOLD', 'HELIX_BACKOFF_SLEEP']) {
+    const raw = env[name]
+    if (raw !== undefined && raw.trim() !== '' && !/^\d+(\.\d+)?$/.test(raw.trim())) throw bad(name, raw, 'seconds, a number ≥ 0')
+  }
+  for (const name of ['HELIX_AUTO_ALIGN', 'HELIX_SANDBOX']) {
+    const raw = env[name]
+    if (raw !== undefined && raw.trim() !== '' && !SWITCH_WORDS.includes(raw.trim().toLowerCase())) throw bad(name, raw, '1 or 0 (or true/false, yes/no, on/off)')
+  }
+}
+
 /** Throws HelixError(1) naming the flag (or variable) with the bad value. */
 export function parseRunLimits(flags: LimitFlags, env: NodeJS.ProcessEnv): RunLimits {
+  checkEnvironment(env)
   const w = pick(flags, env, 'workers', 'HELIX_WORKERS')
   const workers = w ? wholeNumber(w, 1, 32, 'a whole number from 1 to 32') : 1
   const l = pick(flags, env, 'land', 'HELIX_LAND')

@@ -3,7 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import {agentFlags} from '../cli/agent-flags.js'
 import {armRunSignals} from '../cli/run-signals.js'
 import {HelixCommand} from '../cli/base-command.js'
-import {EXIT} from '../util/errors.js'
+import {EXIT, HelixError} from '../util/errors.js'
 
 export default class Build extends HelixCommand {
   static override summary = 'Run one implementation cycle on a bead'
@@ -27,6 +27,20 @@ export default class Build extends HelixCommand {
     // first of all: a SIGTERM from here on ends the cycle the orderly way (SPEC 5.10)
     armRunSignals()
     const {args, flags} = await this.parse(Build)
+    if (args.selector !== undefined) {
+      // a selector that names no bead at all is bad input: one line, before the run starts
+      // (no mutex, no log, no run-state); a bead that matches but is not ready is the run's to say
+      const [{projectPaths}, {readTracker}, {matchSelector}, {sanitize}] = await Promise.all([
+        import('../util/root.js'),
+        import('../tracker/store.js'),
+        import('../loop/build-once.js'),
+        import('../util/sanitize.js'),
+      ])
+      const snap = await readTracker(projectPaths(process.cwd(), process.env).file)
+      if (!matchSelector(snap.beads, args.selector)) {
+        throw new HelixError(`no bead matches '${sanitize(args.selector)}' (by id, parent, spec-id, label or title); 'helix tracker list' shows them`, EXIT.ERROR)
+      }
+    }
     const {runLoopCli} = await import('../cli/run-loop.js')
     const code = await runLoopCli({
       cwd: process.cwd(),

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {agentFlags} from '../cli/agent-flags.js'
-import {parseTimeout} from '../agents/resolve.js'
+import {parseTimeout, refuseEmptyAgent} from '../agents/resolve.js'
 import {HelixCommand} from '../cli/base-command.js'
 import {EXIT, unexpectedArgument} from '../util/errors.js'
 import {NOT_A_PROJECT} from '../util/root.js'
@@ -28,6 +28,8 @@ export default class Doctor extends HelixCommand {
     if (args.unexpected !== undefined) throw unexpectedArgument(this.id, [args.unexpected])
     // the agent flags are run's: a value run would refuse is refused here too
     if (flags.timeout !== undefined) parseTimeout(flags.timeout)
+    // `--agent ''` is not "the default agent": run refuses it, so doctor does
+    refuseEmptyAgent(flags.agent)
     const {configuredEnv} = await import('../config/project-config.js')
     // the project's .helix/config.json counts as a run would count it (flags > env > config)
     const env = configuredEnv(process.env, process.cwd())

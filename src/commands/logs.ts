@@ -4,7 +4,7 @@ import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {abortableSleep} from '../util/abort.js'
 import {HelixCommand} from '../cli/base-command.js'
-import {HelixError, errorMessage, EXIT} from '../util/errors.js'
+import {HelixError, fsErrorWords, EXIT} from '../util/errors.js'
 import {projectPaths} from '../util/root.js'
 import {sanitize} from '../util/sanitize.js'
 import {renderLogFile, renderLogLines} from '../output/log-render.js'
@@ -107,7 +107,7 @@ export default class Logs extends HelixCommand {
         if (range) short = await renderLogLines(file, range, write, opts)
         else await renderLogFile(file, write, opts)
       } catch (error) {
-        throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize(errorMessage(error))}`, EXIT.ERROR)
+        throw new HelixError(`cannot read ${sanitize(file)}: ${sanitize(fsErrorWords(error))}`, EXIT.ERROR)
       }
       if (range && short !== null) {
         // the pointer names lines the file does not have (a different log, or it was cut)

@@ -51,6 +51,9 @@ export default class Status extends HelixCommand {
     const stop = () => ac.abort()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
+    // the reader went away (`helix status --watch | head`): stop as Ctrl-C would, exit 0
+    // (the frames went on into the broken pipe, and the watch never ended)
+    process.stdout.once('error', stop)
     // a stale pid notice would scroll the screen: collect it into the frame instead
     await watchLoop({
       intervalSec: interval,

@@ -91,16 +91,19 @@ export async function dispatch(r: DispatchScope, agent: AgentSpec, action: Actio
   const name = sanitize(shortAgentName(agent.name))
   // SPEC 16.3: the implementation keeps `codex complete (…)`, every other call names its action
   const act = action === 'implementation' ? name : `${name} ${action}`
-  // SPEC 22.2: an attempt the stall guard or the timeout killed is not "complete"
+  // SPEC 22.2: an attempt the stall guard or the timeout killed is not "complete", nor one
+  // helix stopped (a signal, a lost claim): that agent did not finish, it was killed
   const what =
-    res.end === 'stalled'
+    res.end === 'aborted'
+      ? `${act} killed (stopped by helix after ${secs}s${tokens}`
+      : res.end === 'stalled'
       ? `${act} stalled (${stallWords(r.o.stallTimeoutSec)}; killed`
       : res.end === 'timeout'
         ? `${act} timed out (${timeoutWords(r.o.timeoutSec)}; killed`
         : `${act} complete (rc=${res.rc}, ${secs}s${tokens}`
   if (res.end === 'timeout') r.d.out.normal(`helix: [${r.t()}]${w} ${name} timeout after ${r.o.timeoutSec ?? '?'}s — killed`)
   // no `log none in …` when the call wrote no output records
-  const where = range ? ` — log ${range} in ${log.path}` : ''
+  const where = range ? ` — log ${range} in ${sanitize(log.path)}` : ''
   // one line per dispatch, in both modes (and so once in the session log)
   r.d.out.both(`helix: [${r.t()}]${w} ${what})${where}`)
   const health = res.verdict.health

@@ -40,6 +40,8 @@ export class RunLedger {
   /** output changed since the last write */
   #outputDirty = false
   #lastWriteMs = -Infinity
+  /** the trailing write of a throttled output line (a line followed by silence still shows) */
+  #outputTimer: ReturnType<typeof setTimeout> | undefined
   #writing: Promise<void> = Promise.resolve()
 
   constructor(private readonly d: LoopDeps) {}
@@ -169,8 +171,20 @@ export class RunLedger {
     if (w) w.last_output = line
     if (slot === 1 || (s.workers ?? []).length <= 1) s.last_output = line
     this.#outputDirty = true
-    // leading-edge throttle: a line a second after the last write is written; lines in between ride on the next write
-    if (this.d.clock.now().getTime() - this.#lastWriteMs < OUTPUT_WRITE_MS) return
+    // leading-edge throttle: a line a second after the last write is written; lines in between
+    // ride on the next write, or on a trailing write once the second is up, so an agent that
+    // prints one line and then works silently for minutes is seen with that line
+    const since = this.d.clock.now().getTime() - this.#lastWriteMs
+    if (since < OUTPUT_WRITE_MS) {
+      if (this.#outputTimer === undefined) {
+        this.#outputTimer = setTimeout(() => {
+          this.#outputTimer = undefined
+          if (this.#outputDirty) void this.save().catch(() => undefined)
+        }, Math.min(OUTPUT_WRITE_MS, Math.max(0, OUTPUT_WRITE_MS - since)))
+        this.#outputTimer.unref?.()
+      }
+      return
+    }
     void this.save().catch(() => undefined) // best-effort: the next save (phase change, stop) retries and reports
   }
 
@@ -335,6 +349,8 @@ export class RunLedger {
 
   /** output lines not yet written, then wait for writes in flight (the run is stopping) */
   async settle(): Promise<void> {
+    clearTimeout(this.#outputTimer)
+    this.#outputTimer = undefined
     if (this.#outputDirty) await this.save().catch(() => undefined)
     await this.#writing
   }

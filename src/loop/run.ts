@@ -117,7 +117,7 @@ export class Run implements RunScope {
     const first = sanitize(errorMessage(error).split('\n')[0] ?? '').slice(0, 300)
     const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : String(error)
     this.log?.event('internal error (a bug in helix)', {error: errorMessage(error), stack}, 'error')
-    const where = this.log ? `the stack is in ${this.log.path}` : 'no session log was open yet'
+    const where = this.log ? `the stack is in ${sanitize(this.log.path)}` : 'no session log was open yet'
     return new Stop({reason: 'error', bug: true}, `helix: internal error: ${first} (a bug in helix; ${where})`, `internal error: ${first}`)
   }
 

@@ -56,6 +56,8 @@ export function renderCompact(m: StatusModel, opts: {width?: number; height?: nu
     last.push(`Last run: ${r.stop_reason ? sanitize(r.stop_reason) : 'no stop recorded'}${ago !== null && ago >= 0 ? `, ${formatAge(ago)} ago` : ''}`)
     if (r.stop_message) last.push(`  ${sanitize(r.stop_message)}`)
     last.push(`  ${r.completed_cycles} of ${r.attempted_cycles} cycles completed`)
+  } else if (m.runStateProblem && !m.active) {
+    last.push('Last run: unknown', `  run-state ${sanitize(m.runStateProblem)}`)
   }
 
   const shownAbove = new Set(m.in_flight.map((w) => w.bead))

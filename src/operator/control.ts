@@ -4,7 +4,8 @@
  * after a grace period, SIGKILL.
  */
 import {spawn} from 'node:child_process'
-import {closeSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs'
+import {closeSync, existsSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync} from 'node:fs'
+import {makeDirSync} from '../util/files.js'
 import path from 'node:path'
 import {helixCliPath} from '../util/install.js'
 import {HelixError, errorMessage, EXIT} from '../util/errors.js'
@@ -13,7 +14,7 @@ import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
 import {abortableSleep} from '../util/abort.js'
 import {pidAlive} from '../proc/process.js'
 import {pidMatchesRecord, validStartField} from '../proc/pid-identity.js'
-import {checkPidFile} from './report.js'
+import {checkPidFile, stalePidWords} from './report.js'
 import {fileStamp} from '../util/time.js'
 
 
@@ -21,7 +22,7 @@ import {fileStamp} from '../util/time.js'
 
 /** Create `.helix-logs/start-<stamp>.log` exclusively (next second's name when taken). */
 export function openStartLog(logDir: string, now: Date): {fd: number; file: string} {
-  mkdirSync(logDir, {recursive: true})
+  makeDirSync(logDir)
   for (let i = 0; i < 3600; i++) {
     const file = path.join(logDir, `start-${fileStamp(new Date(now.getTime() + i * 1000))}.log`)
     try {
@@ -56,14 +57,33 @@ export interface StartResult {
   finished?: boolean
 }
 
-function lastLine(file: string): string | null {
+function logLines(file: string): string[] {
   try {
-    const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
-    return lines.length ? lines[lines.length - 1] : null
+    return readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
   } catch {
     // no start log (yet): nothing to quote in the message
-    return null
+    return []
   }
+}
+
+/**
+ * A run refused at once (bad flags, no agent, not a project): its start log holds
+ * only helix's one-line refusal, which start prints itself. Remove the log (and the
+ * log directory start made for it), so bad input leaves nothing on disk.
+ */
+function dropRefusalLog(file: string, lines: readonly string[], madeDir: string | null): boolean {
+  if (lines.length === 0 || lines.length > 3 || !lines.every((l) => l.startsWith('helix'))) return false
+  try {
+    unlinkSync(file)
+  } catch {
+    return false
+  }
+  try {
+    if (madeDir) rmdirSync(madeDir)
+  } catch {
+    // not empty (another start or run wrote there meanwhile): it stays
+  }
+  return true
 }
 
 export async function startRun(opts: StartOptions): Promise<StartResult> {
@@ -77,6 +97,7 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
   // a dead run's file, or one whose pid now belongs to another process: the run's
   // own mutex only knows kill(0), so clear it here
   if (holder) checkPidFile(paths.pidFile)
+  const madeDir = existsSync(paths.logDir) ? null : paths.logDir
   const {fd, file} = openStartLog(paths.logDir, opts.now ?? new Date())
   let child
   try {
@@ -115,11 +136,11 @@ export async function startRun(opts: StartOptions): Promise<StartResult> {
   }
   if (exited !== null) {
     const rc: number = exited
-    const why = lastLine(file)
-    throw new HelixError(
-      why && why.startsWith('helix') ? `${why} (see ${file})` : `run exited at once (rc=${rc}); see ${file}`,
-      rc === EXIT.OK ? EXIT.ERROR : rc,
-    )
+    const lines = logLines(file)
+    const why = lines.length ? lines[lines.length - 1] : null
+    const code = rc === EXIT.OK ? EXIT.ERROR : rc
+    if (why && why.startsWith('helix') && dropRefusalLog(file, lines, madeDir)) throw new HelixError(why, code)
+    throw new HelixError(why && why.startsWith('helix') ? `${why} (see ${file})` : `run exited at once (rc=${rc}); see ${file}`, code)
   }
   // still running but no pid file yet: report the child (it is the run process)
   return {pid, log: file}
@@ -193,7 +214,7 @@ export async function stopRun(opts: StopOptions): Promise<StopResult> {
   const sameRun = opts.alive ? true : pidMatchesRecord(rec.pid, rec.started)
   if (!(rec.pid > 0) || !alive(rec.pid) || !sameRun) {
     removeIfSame()
-    throw new HelixError(`stale PID file removed (pid=${rec.pid} was not running)`, EXIT.ERROR)
+    throw new HelixError(`stale PID file removed (${stalePidWords(rec.pid, alive)})`, EXIT.ERROR)
   }
   const send = (sig: NodeJS.Signals) => {
     try {

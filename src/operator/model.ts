@@ -104,6 +104,10 @@ export interface StatusModel {
   active: {pid: number; started: string; log: string | null} | null
   /** pid of a dead run whose pid file was found (and removed) while computing this model */
   stalePid: number | null
+  /** why that pid file was stale, in words */
+  staleWhy: string | null
+  /** `.ddx/run-state.json` is there but unreadable: why, in words (runStateProblem) */
+  runStateProblem: string | null
   current_cycle: number | null
   /** the active run's run-state phase (starting, running, implementing, backoff, check, reviewing, …) */
   phase: string | null
@@ -137,6 +141,8 @@ export interface StatusInputs {
   /** the pid file when its pid is alive */
   livePid: PidInfo | null
   stalePid?: number | null
+  staleWhy?: string | null
+  runStateProblem?: string | null
   now: Date
   config?: Record<string, string | number | boolean | string[]>
 }
@@ -355,6 +361,8 @@ export function buildStatusModel(input: StatusInputs): StatusModel {
     tracker,
     active,
     stalePid: input.stalePid ?? null,
+    runStateProblem: input.runStateProblem ?? null,
+    staleWhy: input.staleWhy ?? (input.stalePid !== undefined && input.stalePid !== null ? `pid=${input.stalePid} was not running` : null),
     current_cycle: runIsLive && rs ? rs.current_cycle : null,
     phase: runIsLive && rs ? rs.phase ?? null : null,
     running_bead,

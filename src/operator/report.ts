@@ -8,7 +8,8 @@ import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {projectPaths} from '../util/root.js'
 import {readPidFile, removePidFileIf, runHolderAlive} from '../state/pidfile.js'
-import {readRunState} from '../state/run-state.js'
+import {pidAlive} from '../proc/process.js'
+import {readRunState, runStateProblem} from '../state/run-state.js'
 import {readTrackerForQuery} from '../tracker/parse-cache.js'
 import {buildStatusModel, statusJson, type PidInfo, type StatusModel} from './model.js'
 import {trackerView} from './tracker-view.js'
@@ -29,6 +30,17 @@ export interface PidCheck {
   live: PidInfo | null
   /** pid of a dead run whose file was removed */
   stale: number | null
+  /** why that file was stale, in words (stalePidWords) */
+  staleWhy?: string | null
+}
+
+/**
+ * Why a removed pid file was stale, in words: its pid had ended, or now belongs to
+ * another process (pid reuse, or a file a run never wrote), or it held no pid at all.
+ */
+export function stalePidWords(pid: number, alive: (pid: number) => boolean = pidAlive): string {
+  if (!(pid > 0)) return 'it held no process id'
+  return alive(pid) ? `pid=${pid} is another process, not a helix run` : `pid=${pid} was not running`
 }
 
 function youngerThan(file: string, ms: number): boolean {
@@ -50,7 +62,7 @@ export function checkPidFile(pidFile: string): PidCheck {
   if (!(rec.pid > 0) && youngerThan(pidFile, 5_000)) return {live: null, stale: null}
   // removed only if it still holds this record: a new run may have replaced it meanwhile
   removePidFileIf(pidFile, rec)
-  return {live: null, stale: rec.pid}
+  return {live: null, stale: rec.pid, staleWhy: stalePidWords(rec.pid)}
 }
 
 export async function statusModel(opts: StatusOptions = {}): Promise<StatusModel> {
@@ -71,6 +83,8 @@ export async function statusModel(opts: StatusOptions = {}): Promise<StatusModel
     runState,
     livePid: pid.live,
     stalePid: pid.stale,
+    staleWhy: pid.staleWhy ?? null,
+    runStateProblem: runState ? null : runStateProblem(paths.runState),
     now,
   })
 }
@@ -88,15 +102,15 @@ export function outputSize(out: {isTTY?: boolean; columns?: number; rows?: numbe
   return {width: cols ?? Infinity, height: lines !== null ? lines - 1 : Infinity}
 }
 
-export function staleNotice(pid: number): string {
-  return `helix: stale PID file removed (pid=${pid} was not running)`
+export function staleNotice(why: string): string {
+  return `helix: stale PID file removed (${why})`
 }
 
 export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
   const model = await statusModel(opts)
   if (model.stalePid !== null) {
     const warn = opts.warn ?? ((line: string) => process.stderr.write(line + '\n'))
-    warn(staleNotice(model.stalePid))
+    warn(staleNotice(model.staleWhy ?? `pid=${model.stalePid} was not running`))
   }
   // SPEC 20.5: the pull requests a --land pr run saw here (only when one ever ran: the file exists)
   const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)

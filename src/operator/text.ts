@@ -268,7 +268,7 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     const cap = Math.max(1, height - tracker.length - run.length - epic.length - 4)
     run.push(...inFlightRows(m.in_flight, multi, width, cap), ...epic)
   } else if (m.stalePid !== null) {
-    run.push(`Active Run: none (stale PID file removed: pid=${m.stalePid} was not running)`)
+    run.push(`Active Run: none (stale PID file removed: ${m.staleWhy ?? `pid=${m.stalePid} was not running`})`)
   } else {
     const cfg = configSummary(m.config)
     run.push(`Active Run: none${cfg ? ` (next: ${cfg})` : ''}`)
@@ -282,6 +282,9 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     last.push(`  Stopped: ${stoppedWords(r.stop_reason, r.stop_message)}, ${when(r.ended_at, m.now)}`)
   } else if (m.active) {
     // SPEC 16.4: Last Run (the previous run) is hidden while a run is active
+  } else if (m.runStateProblem) {
+    // not "none": a run may well have happened, its record is what broke
+    last.push(`Last Run: unknown: .ddx/run-state.json is ${sanitize(m.runStateProblem)}`)
   } else {
     last.push('Last Run: none')
   }

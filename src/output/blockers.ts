@@ -1,5 +1,6 @@
 /** Blocker report `.helix-logs/blockers-YYYYMMDD-HHMMSS.md` (SPEC 5.10). */
-import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
+import {closeSync, openSync, writeSync} from 'node:fs'
+import {makeDirSync} from '../util/files.js'
 import path from 'node:path'
 import type {BlockerEntry} from '../loop/ports.js'
 import {fileStamp} from '../util/time.js'
@@ -30,7 +31,7 @@ export function renderBlockerReport(a: {now: Date; attempted: number; completed:
 
 /** Writes the report under a fresh name (never overwrites an earlier report); returns the path. */
 export function writeBlockerReport(logDir: string, a: Parameters<typeof renderBlockerReport>[0]): string {
-  mkdirSync(logDir, {recursive: true})
+  makeDirSync(logDir)
   const text = renderBlockerReport(a)
   for (let i = 0; i < 1000; i++) {
     const file = path.join(logDir, `blockers-${fileStamp(a.now)}${i === 0 ? '' : `-${i}`}.md`)

@@ -16,7 +16,8 @@
  * files in node_modules); `openSessionLog` stays synchronous and, if nobody loaded
  * pino before, requires it itself.
  */
-import {closeSync, mkdirSync, openSync} from 'node:fs'
+import {closeSync, openSync} from 'node:fs'
+import {makeDirSync} from '../util/files.js'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import type {SessionLogLike} from '../agents/types.js'
@@ -49,7 +50,7 @@ export type SessionLog = SessionLogLike
  * so two invocations never share a file.
  */
 export function openSessionLog(logDir: string, now: Date = new Date()): SessionLog {
-  mkdirSync(logDir, {recursive: true})
+  makeDirSync(logDir)
   let fd = -1
   let file = ''
   for (let i = 0; i < 3600; i++) {

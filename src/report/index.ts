@@ -3,7 +3,7 @@ import {statSync} from 'node:fs'
 import path from 'node:path'
 import {atomicWrite} from '../util/atomic-write.js'
 import {projectPaths} from '../util/root.js'
-import {HelixError, errorMessage, EXIT} from '../util/errors.js'
+import {HelixError, fsErrorWords, EXIT} from '../util/errors.js'
 import {sanitize} from '../util/sanitize.js'
 import {buildReport, DEFAULT_SINCE, parseSince, readHistory, type Report} from './summary.js'
 import {closedWithoutCycle, leftInTracker, needsYou, readVerdicts} from './facts.js'
@@ -93,7 +93,8 @@ async function writePage(file: string, text: string): Promise<void> {
   try {
     await atomicWrite(abs, text)
   } catch (error) {
-    throw new HelixError(`cannot write --html ${sanitize(file)}: ${sanitize((error as NodeJS.ErrnoException).code ?? errorMessage(error))}`, EXIT.ERROR)
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? `the directory ${path.dirname(abs)} does not exist` : fsErrorWords(error)
+    throw new HelixError(`cannot write --html ${sanitize(file)}: ${sanitize(why)}`, EXIT.ERROR)
   }
 }
 

@@ -3,7 +3,7 @@ import path from 'node:path'
 import type {RunState} from './types.js'
 import {abortableSleep} from '../util/abort.js'
 import {atomicWrite} from '../util/atomic-write.js'
-import {HelixError, EXIT} from '../util/errors.js'
+import {HelixError, EXIT, fsErrorWords} from '../util/errors.js'
 
 export function emptyRunState(now: Date = new Date()): RunState {
   return {
@@ -73,6 +73,34 @@ const SHAPE: Record<string, Check> = {
   parallel_run_denied_count: isNum,
   log: orNull(isStr),
   injected_supervisory: arrayOf(withId),
+}
+
+/**
+ * Why run-state exists but gives no state (readRunState's null for a file that is there):
+ * `not valid JSON (cut short, or edited by hand)`, `not a regular file`, … ; null when the file is
+ * missing or reads as a state. Status says it, so a broken file is not shown as "no run yet".
+ */
+export function runStateProblem(file: string): string | null {
+  let text: string
+  try {
+    const fd = openSync(file, FS.O_RDONLY | FS.O_NONBLOCK | FS.O_NOCTTY)
+    try {
+      if (!fstatSync(fd).isFile()) return 'not a regular file'
+      text = readFileSync(fd, 'utf8')
+    } finally {
+      closeSync(fd)
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === 'ENOENT' || code === 'ENOTDIR' ? null : fsErrorWords(error)
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return text.trim() === '' ? 'empty' : 'not valid JSON (cut short, or edited by hand)'
+  }
+  return isObj(parsed) ? null : 'not a JSON object'
 }
 
 /**

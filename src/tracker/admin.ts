@@ -16,14 +16,15 @@ import {depIds, statusOf} from './queries.js'
 import {claimLiveness} from './liveness.js'
 import {ensureIgnored, gitignorePath} from '../util/runtime-paths.js'
 import {beadProblems} from './schema.js'
+import {makeDirSync} from '../util/files.js'
 
 // -------------------------------------------------------------------- init
 
 export async function initTracker(paths: ProjectPaths, env: NodeJS.ProcessEnv = process.env): Promise<{created: string[]; file: string; ignored: string[]}> {
   const created: string[] = []
-  await fsp.mkdir(paths.dir, {recursive: true})
+  makeDirSync(paths.dir, "run 'helix tracker init' again")
   const ddx = path.join(paths.root, '.ddx')
-  await fsp.mkdir(ddx, {recursive: true})
+  makeDirSync(ddx, "run 'helix tracker init' again")
   try {
     const fh = await fsp.open(paths.file, 'wx')
     await fh.close()

@@ -60,6 +60,24 @@ export function errorMessage(e: unknown): string {
   }
 }
 
+/** what a file system error means, in words (`ENOENT: no such file…, open '/x'` → `no such file or directory`) */
+const FS_WORDS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EEXIST: 'it already exists',
+}
+
+/** A file system error as plain words; anything else as its message. */
+export function fsErrorWords(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | null)?.code
+  return (typeof code === 'string' && FS_WORDS[code]) || errorMessage(e)
+}
+
 /**
  * Words given to a command that takes no (more) arguments (SPEC 22.2): `helix run:
  * unexpected argument 'extra'`, not "unknown command". `command` is oclif's id

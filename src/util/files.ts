@@ -1,4 +1,23 @@
-import {accessSync, constants, statSync} from 'node:fs'
+import {accessSync, constants, mkdirSync, statSync} from 'node:fs'
+import {EXIT, HelixError, fsErrorWords} from './errors.js'
+import {sanitize} from './sanitize.js'
+
+/**
+ * mkdir -p of a directory helix writes (.ddx/, .helix-logs/): a file in the way, or a
+ * refusal, is one line that names the fix, not an internal error. `retry` is what to do
+ * once the way is clear.
+ */
+export function makeDirSync(dir: string, retry = 'try again'): void {
+  try {
+    mkdirSync(dir, {recursive: true})
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST' || code === 'ENOTDIR') {
+      throw new HelixError(`cannot create ${sanitize(dir)}: a file is in the way (it must be a directory); move that file away, then ${retry}`, EXIT.ERROR)
+    }
+    throw new HelixError(`cannot create ${sanitize(dir)}: ${sanitize(fsErrorWords(error))}`, EXIT.ERROR)
+  }
+}
 
 /** true when `p` is a regular file this process may execute (agents, hooks, acceptance scripts). */
 export function isExecutableFile(p: string): boolean {

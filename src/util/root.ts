@@ -1,6 +1,7 @@
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {HelixError} from './errors.js'
+import {EXIT, HelixError} from './errors.js'
+import {sanitize} from './sanitize.js'
 
 function isDir(p: string): boolean {
   try {
@@ -47,6 +48,12 @@ export function initRoot(cwd: string = process.cwd()): string {
   if (git.status === 0) {
     const top = git.stdout.trim()
     if (top && existsSync(top)) return top
+  } else {
+    // a bare repository, or inside .git: git answers, but there is no work tree to put .ddx/ in
+    const inside = spawnSync('git', ['rev-parse', '--is-inside-git-dir'], {cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
+    if (inside.status === 0 && inside.stdout.trim() === 'true') {
+      throw new HelixError(`${sanitize(path.resolve(cwd))} is a git repository's own directory (a bare repository or inside .git), not a work tree; run 'helix tracker init' in a checkout of it`, EXIT.ERROR)
+    }
   }
   return path.resolve(cwd)
 }

@@ -28,4 +28,12 @@ describe('run limits (flags and env)', () => {
   it('a bad environment value names the variable', () => {
     expect(() => parseRunLimits({}, {HELIX_WORKERS: 'many'})).toThrow("invalid HELIX_WORKERS 'many'")
   })
+  it('the variables read deep in the tracker and loop are checked too, not silently defaulted', () => {
+    expect(() => parseRunLimits({}, {HELIX_BACKOFF_SLEEP: '5s'})).toThrow("invalid HELIX_BACKOFF_SLEEP '5s': expected seconds, a number ≥ 0")
+    expect(() => parseRunLimits({}, {HELIX_LOCK_TIMEOUT: '-1'})).toThrow("invalid HELIX_LOCK_TIMEOUT '-1'")
+    expect(() => parseRunLimits({}, {HELIX_ORPHAN_THRESHOLD: '2h'})).toThrow("invalid HELIX_ORPHAN_THRESHOLD '2h'")
+    expect(() => parseRunLimits({}, {HELIX_SANDBOX: 'maybe'})).toThrow("invalid HELIX_SANDBOX 'maybe': expected 1 or 0 (or true/false, yes/no, on/off)")
+    expect(() => parseRunLimits({}, {HELIX_AUTO_ALIGN: 'sometimes'})).toThrow("invalid HELIX_AUTO_ALIGN 'sometimes'")
+    expect(() => parseRunLimits({}, {HELIX_BACKOFF_SLEEP: '0.5', HELIX_LOCK_TIMEOUT: '30', HELIX_ORPHAN_THRESHOLD: '', HELIX_SANDBOX: 'Off', HELIX_AUTO_ALIGN: 'true'})).not.toThrow()
+  })
 })

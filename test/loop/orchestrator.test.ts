@@ -121,6 +121,29 @@ describe('outcomes', () => {
     expect(v[2]).toMatch(/cycle 1: a → COMPLETE \(1 of 1 cycles completed, 10 tokens\)$/)
   })
 
+  it('an agent helix stopped (SIGTERM) is "killed", not "complete (rc=143)"', async () => {
+    const ac = new AbortController()
+    const h = harness([B('a')], {
+      implementation: async (c) => {
+        queueMicrotask(() => ac.abort('SIGTERM'))
+        if (!c.signal?.aborted) await new Promise((res) => c.signal?.addEventListener('abort', res, {once: true}))
+        return {rc: 143, end: {end: 'aborted'}}
+      },
+    })
+    expect(await runLoop(h.deps, opts({summary: true, signal: ac.signal}))).toMatchObject({exitCode: 143})
+    const v = h.summaryView()
+    expect(v.some((l) => /codex killed \(stopped by helix after \d+s, 10 tokens\) — log L\d+–L\d+ in /.test(l))).toBe(true)
+    expect(v.some((l) => / complete \(rc=143/.test(l))).toBe(false)
+  })
+
+  it('a log path with a line break stays on the one summary line (sanitized)', async () => {
+    const h = harness([B('a')], {implementation: closeIt, check: check('WAIT')})
+    const open = h.deps.openLog.bind(h.deps)
+    h.deps.openLog = async () => Object.assign(await open(), {path: '/abs/odd dir\nline/.helix-logs/x.log'})
+    await runLoop(h.deps, opts({summary: true}))
+    expect(h.summaryView()[1]).toMatch(/— log L\d+–L\d+ in \/abs\/odd dir⏎line\/\.helix-logs\/x\.log$/)
+  })
+
   it.each([
     ['spec-id', {'spec-id': 'S2'}],
     ['parent', {parent: 'p2'}],

@@ -1,4 +1,4 @@
-import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {spawn} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
@@ -83,9 +83,18 @@ describe('helix run end to end (built CLI, stub agents)', () => {
     expect(r.code).toBe(0)
     expect(implOrder(p)).toEqual(['hx-pick'])
     expect(beads(p).get('hx-first')!.status).toBe('open')
+    // a selector naming no bead at all: one line, before the run starts (no run-state, no log)
+    rmSync(path.join(p.root, '.ddx', 'run-state.json'), {force: true})
+    const logs = readdirSync(path.join(p.root, '.helix-logs')).sort()
     const none = await helixIn(p, ['build', 'nothing-matches'])
     expect(none.code).toBe(1)
-    expect(none.stderr).toContain("helix: no ready issue matches 'nothing-matches'")
+    expect(none.stderr).toBe("helix: no bead matches 'nothing-matches' (by id, parent, spec-id, label or title); 'helix tracker list' shows them\n")
+    expect(existsSync(path.join(p.root, '.ddx', 'run-state.json'))).toBe(false)
+    expect(readdirSync(path.join(p.root, '.helix-logs')).sort()).toEqual(logs)
+    // one that matches a bead that is not ready is still the run's to say
+    const closed = await helixIn(p, ['build', 'widget'])
+    expect(closed.code).toBe(1)
+    expect(closed.stderr).toContain("helix: no ready issue matches 'widget'")
   })
 
   it('bad flags: one line, exit 1, nothing on disk', async () => {

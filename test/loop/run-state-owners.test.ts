@@ -1,4 +1,4 @@
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 import {BUILDS_BEFORE_BREAKER, START, alignedSinceBuild, backfilledSinceBuild, breakerDue, nextDrain, passesExhausted, spins, type DrainEvent, type DrainState} from '../../src/loop/drain-state.js'
 import {RunLedger} from '../../src/loop/ledger.js'
 import {runLoop} from '../../src/loop/orchestrator.js'
@@ -80,6 +80,26 @@ describe('the run ledger: named operations, one slot never edits another', () =>
     expect(l.state.current_bead).toBe('b')
     l.implementationDone(2)
     expect(l.state.current_bead).toBeNull()
+  })
+
+  it('an output line followed by silence is written once its second is up, so status shows it', async () => {
+    vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']})
+    try {
+      const {l, h} = ledger()
+      await l.save('implementing')
+      // within the second after a write: throttled, not written yet
+      l.output(1, 'step one')
+      await Promise.resolve()
+      expect(h.states.at(-1)?.last_output ?? null).toBeNull()
+      // the agent now works silently: the line is written anyway, once
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(h.states.at(-1)?.last_output).toBe('step one')
+      const writes = h.states.length
+      await vi.advanceTimersByTimeAsync(5000)
+      expect(h.states.length).toBe(writes)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('a recorded cycle changes only through amendCycle (the caller keeps no live reference)', () => {

@@ -56,12 +56,24 @@ describe('helix stop', () => {
     writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
     const st = await helix(root, ['status', '--json'])
     expect(JSON.parse(st.stdout).active_run).toBeNull()
-    expect(st.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} was not running)\n`)
+    // the process is alive: the words say whose pid it is, not that it was not running
+    expect(st.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} is another process, not a helix run)\n`)
     writeFileSync(pidFile(root), `${s.pid} 2026-01-01T00:00:00.000Z\n`)
     const r = await helix(root, ['stop'])
     expect(r.code).toBe(1)
-    expect(r.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} was not running)\n`)
+    expect(r.stderr).toBe(`helix: stale PID file removed (pid=${s.pid} is another process, not a helix run)\n`)
     expect(pidAlive(s.pid!)).toBe(true)
+    expect(existsSync(pidFile(root))).toBe(false)
+  })
+
+  it('an old pid file holding no pid is named so, not "pid=0 was not running"', async () => {
+    const root = project()
+    writeFileSync(pidFile(root), 'garbage\n')
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(pidFile(root), old, old)
+    const r = await helix(root, ['stop'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('helix: stale PID file removed (it held no process id)\n')
     expect(existsSync(pidFile(root))).toBe(false)
   })
 
@@ -193,5 +205,11 @@ describe('startRun when the run ends before writing its pid file', () => {
   it("a failing run: its last helix line and exit code, with the log's path", async () => {
     const {run} = await withEntry("process.stderr.write('noise\\nhelix run: already running (pid=1, started=x)\\n'); process.exit(2)\n")
     await expect(run()).rejects.toMatchObject({exitCode: 2, message: expect.stringMatching(/^helix run: already running \(pid=1, started=x\) \(see .*start-.*\.log\)$/)})
+  })
+
+  it('a run refused at once (bad flag): its one line, and no start log or log directory left behind', async () => {
+    const {root, run} = await withEntry("process.stderr.write(\"helix: invalid --max-cycles '-1': expected a whole number ≥ 0\\n\"); process.exit(1)\n")
+    await expect(run()).rejects.toMatchObject({exitCode: 1, message: "helix: invalid --max-cycles '-1': expected a whole number ≥ 0"})
+    expect(existsSync(path.join(root, '.helix-logs'))).toBe(false)
   })
 })

@@ -149,6 +149,13 @@ describe('helix doctor', () => {
     expect(j.checks.find((c: any) => c.what === 'implementation agent no-such-agent-xyz').level).toBe('fail')
     expect(j.checks.find((c: any) => c.what === 'tracker').detail).toMatch(/1 malformed line\(s\), first \.ddx\/beads\.jsonl:2/)
   })
+
+  it("--agent '' is refused as run refuses it, not read as the default agent", async () => {
+    const r = await helix(project(), ['doctor', '--agent', ''])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('helix: agent name is empty (use codex, claude, or a path to an executable)\n')
+    expect(r.stdout).toBe('')
+  })
 })
 
 describe('helix next prints the title too, sanitized (issue 20)', () => {

@@ -83,6 +83,18 @@ describe('helix status: bad flags', () => {
 })
 
 describe('helix status --watch (bare, default interval)', () => {
+  it('ends, exit 0 and quiet, once its reader goes away (| head)', async () => {
+    const {waitFor} = await import('./helpers.js')
+    const {startCli} = await import('../support/cli.js')
+    const root = project({beads: [{id: 'hx-a', title: 'A'}]})
+    const w = startCli(['status', '--watch', '0.2'], {cwd: root})
+    await waitFor(() => w.stdout.includes('Tracker:'), 15_000)
+    w.child.stdout.destroy()
+    const r = await w.done
+    expect(r.code).toBe(0)
+    expect(r.stderr).toBe('')
+  })
+
   it('draws frames with cursor-home + clear and exits 0 on SIGINT', async () => {
     const {waitFor} = await import('./helpers.js')
     const {startCli} = await import('../support/cli.js')

@@ -82,6 +82,17 @@ describe('helix status', () => {
 
 describe('helix status: bad flags', () => {
   // issue 30: was in status.e2e (the fast path declines an unknown flag: oclif refuses it)
+  it('a run-state file that is cut short is said as such, not shown as "Last Run: none"', async () => {
+    const root = project()
+    const file = path.join(root, '.ddx', 'run-state.json')
+    writeFileSync(file, '{"pid": 12, "started_at": "2026-')
+    const r = await helix(root, ['status'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^Last Run: unknown: \.ddx\/run-state\.json is not valid JSON \(cut short, or edited by hand\)$/m)
+    writeFileSync(file, '')
+    expect((await helix(root, ['status'])).stdout).toMatch(/^Last Run: unknown: \.ddx\/run-state\.json is empty$/m)
+  })
+
   it('an unknown flag: one line, exit 1', async () => {
     const r = await helix(project(), ['status', '--bogus'])
     expect(r.code).toBe(1)

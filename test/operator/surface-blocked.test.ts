@@ -60,7 +60,7 @@ describe('16.2 one meaning of blocked', () => {
     expect(bad.stderr).toBe("helix: unknown bead 'hx-nope?[2J'\n")
     const none = await helix(root, ['unblock'])
     expect(none.code).toBe(1)
-    expect(none.stderr).toBe('helix: missing required argument: id\n')
+    expect(none.stderr).toBe('helix: missing required argument: id (usage: helix unblock <id>)\n')
     expect(readFileSync(file).equals(bytes)).toBe(true)
   })
 })

@@ -77,4 +77,33 @@ describe('16.1 only inside a project', () => {
     expect(existsSync(path.join(dir, '.ddx', 'beads.jsonl'))).toBe(true)
     expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toContain('.ddx/run-state.json\n')
   })
+
+  it('tracker init refuses in one line, exit 1, writing nothing: a file named .ddx in the way, a bare repository', async () => {
+    const dir = temp()
+    writeFileSync(path.join(dir, '.ddx'), 'not a directory\n')
+    const r = await helix(dir, ['tracker', 'init'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`helix: cannot create ${path.join(dir, '.ddx')}: a file is in the way (it must be a directory); move that file away, then run 'helix tracker init' again\n`)
+    expect(tree(dir)).toEqual(['.ddx'])
+    const bare = temp()
+    expect(spawnSync('git', ['init', '-q', '--bare', bare]).status).toBe(0)
+    const before = tree(bare)
+    const b = await helix(bare, ['tracker', 'init'])
+    expect(b.code).toBe(1)
+    expect(b.stderr).toBe(`helix: ${bare} is a git repository's own directory (a bare repository or inside .git), not a work tree; run 'helix tracker init' in a checkout of it\n`)
+    expect(tree(bare)).toEqual(before)
+  })
+
+  it('a file named .helix-logs in the way: run and start say so in one line, not an internal error', async () => {
+    const {project} = await import('./helpers.js')
+    const root = project({beads: [{id: 'hx-a', title: 'A'} as never]})
+    writeFileSync(path.join(root, '.helix-logs'), 'not a directory\n')
+    const want = `helix: cannot create ${path.join(root, '.helix-logs')}: a file is in the way (it must be a directory); move that file away, then try again`
+    const r = await helix(root, ['run', '--agent', '/bin/true', '--no-auto-review', '--summary'])
+    expect(r.code).toBe(1)
+    expect(r.stderr.split('\n')[0]).toBe(want)
+    const s = await helix(root, ['start', '--agent', '/bin/true'])
+    expect(s.code).toBe(1)
+    expect(s.stderr).toBe(`${want}\n`)
+  })
 })

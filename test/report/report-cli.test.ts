@@ -80,6 +80,8 @@ describe('helix report (in-process)', () => {
       [['--since', '2999-01-01'], /^helix: invalid --since '2999-01-01': it is in the future\n$/],
       [['--since', `1h${BAD.replace('\u0000', '')}`], /^helix: invalid --since '1h\?\]0;x\?\?\[2J\?\?⏎next'/],
       [['--html', root], /^helix: --html .* is a directory\n$/],
+      // the reason in words, not a bare errno code ('ENOENT')
+      [['--html', path.join(root, 'no-such-dir', 'x.html')], /^helix: cannot write --html .*x\.html: the directory .*no-such-dir does not exist\n$/],
       [['extra'], /^helix report: unexpected argument 'extra'\n$/],
     ]
     for (const [args, msg] of cases) {

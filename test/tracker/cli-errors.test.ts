@@ -18,9 +18,9 @@ describe('helix tracker: bad input changes nothing (in-process)', () => {
     ['priority 7 (update)', ['tracker', 'update', 'hx-1', '--priority', '7'], 1, "helix: invalid priority '7' (expected an integer 0-4)"],
     ['blank title', ['tracker', 'create', '   '], 1, 'helix: title must not be blank'],
     ['unknown flag', ['tracker', 'create', 'x', '--bogus'], 1, /^helix: Nonexistent flag: --bogus \('helix tracker create --help' lists them\)$/],
-    ['missing arg', ['tracker', 'show'], 1, 'helix: missing required argument: id'],
-    ['missing args', ['tracker', 'dep', 'add'], 1, 'helix: missing required arguments: id, depends-on'],
-    ['missing required flag', ['tracker', 'import'], 1, 'helix: Missing required flag from'],
+    ['missing arg', ['tracker', 'show'], 1, 'helix: missing required argument: id (usage: helix tracker show <id>)'],
+    ['missing args', ['tracker', 'dep', 'add'], 1, 'helix: missing required arguments: id, depends-on (usage: helix tracker dep add <id> <depends-on>)'],
+    ['missing required flag', ['tracker', 'import'], 1, "helix: missing required flag --from ('helix tracker import --help' says what it takes)"],
     ['unknown dep', ['tracker', 'create', 'x', '--deps', 'hx-1,hx-404'], 1, "helix: unknown dependency 'hx-404'"],
     ['unknown parent', ['tracker', 'create', 'x', '--parent', 'hx-404'], 1, "helix: unknown parent 'hx-404'"],
     ['dep cycle', ['tracker', 'dep', 'add', 'hx-1', 'hx-2'], 1, 'helix: dependency cycle: hx-1 -> hx-2 -> hx-1'],
@@ -34,7 +34,8 @@ describe('helix tracker: bad input changes nothing (in-process)', () => {
     ['set id', ['tracker', 'update', 'hx-1', '--set', 'id=x'], 1, 'helix: cannot set id'],
     ['set status', ['tracker', 'update', 'hx-1', '--set', 'status=closed'], 1, 'helix: use --status (or --claim/--unclaim) to change status'],
     ['reopen open', ['tracker', 'reopen', 'hx-1'], 1, /^helix: cannot reopen hx-1: it is open/],
-    ['bad execution-eligible', ['tracker', 'create', 'x', '--execution-eligible', 'maybe'], 1, /^helix: Expected --execution-eligible=maybe to be one of/],
+    ['bad execution-eligible', ['tracker', 'create', 'x', '--execution-eligible', 'maybe'], 1, "helix: invalid --execution-eligible 'maybe': expected true or false"],
+    ['list: a status no bead has and helix does not know', ['tracker', 'list', '--status', 'in-progress'], 1, "helix: invalid --status 'in-progress': expected one of open, in_progress, closed, blocked, proposed, cancelled"],
   ]
   // one project for all the cases: a refusal leaves the tracker as it was, which each case checks
   const {root, paths} = tempProject(body)

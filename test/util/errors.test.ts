@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {helixMessage} from '../../src/util/errors.js'
-import {parseErrorLine, suggestFlag} from '../../src/cli/base-command.js'
+import {fsErrorWords, helixMessage} from '../../src/util/errors.js'
+import {parseErrorLine, suggestFlag, usageLine} from '../../src/cli/base-command.js'
 
 describe('helixMessage', () => {
   it('adds the prefix unless the message already names helix or a helix command', () => {
@@ -23,6 +23,30 @@ describe('parseErrorLine (oclif parse errors as one line)', () => {
     expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer greater than or equal to 0 but received: -1'})).toBe("invalid --max-cycles '-1': expected a whole number ≥ 0")
     expect(parseErrorLine({message: 'Parsing --port \n\tExpected an integer less than or equal to 9 but received: 12'})).toBe("invalid --port '12': expected a whole number ≤ 9")
     expect(parseErrorLine({message: 'Parsing --land \n\tExpected --land=ff but received: x'})).toBe('invalid --land: Expected --land=ff but received: x')
+  })
+})
+
+describe('bad input in words: an empty number, a missing argument', () => {
+  it('a file system error is said in words, not as its errno code', () => {
+    expect(fsErrorWords(Object.assign(new Error("EISDIR: illegal operation on a directory, read"), {code: 'EISDIR'}))).toBe('it is a directory')
+    expect(fsErrorWords(Object.assign(new Error("EACCES: permission denied, open '/x'"), {code: 'EACCES'}))).toBe('permission denied')
+    expect(fsErrorWords(new Error('something else'))).toBe('something else')
+  })
+
+  it("an empty whole-number flag is named like any bad value, not in oclif's words", () => {
+    // oclif's line ends in 'received: ' and is trimmed to 'received:'
+    expect(parseErrorLine({message: 'Parsing --max-cycles \n\tExpected an integer but received: \nSee more help with --help'})).toBe("invalid --max-cycles '': expected a whole number")
+  })
+
+  it("a flag given twice, or a value outside its options, in helix's words", () => {
+    expect(parseErrorLine({message: 'Flag --max-cycles can only be specified once\nSee more help with --help'})).toBe('--max-cycles is given more than once; give it once')
+    expect(parseErrorLine({message: 'Expected --from=xx to be one of: bd\nSee more help with --help'})).toBe("invalid --from 'xx': expected bd")
+  })
+
+  it('a missing argument comes with the usage line that fixes it', () => {
+    expect(usageLine('unblock', {id: {required: true}})).toBe('helix unblock <id>')
+    expect(usageLine('tracker:dep:add', {id: {required: true}, 'depends-on': {required: true}})).toBe('helix tracker dep add <id> <depends-on>')
+    expect(usageLine('logs', {file: {}})).toBe('helix logs [file]')
   })
 })
 

@@ -4,6 +4,9 @@ import {projectPaths} from '../../util/root.js'
 import {readTracker} from '../../tracker/store.js'
 import {statusOf} from '../../tracker/queries.js'
 import {listLine, jsonLine} from '../../tracker/query-text.js'
+import {STATUSES} from '../../tracker/types.js'
+import {HelixError, EXIT} from '../../util/errors.js'
+import {sanitize} from '../../util/sanitize.js'
 
 export default class TrackerList extends HelixCommand {
   static override description = 'List beads in file order'
@@ -16,6 +19,11 @@ export default class TrackerList extends HelixCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(TrackerList)
     const snap = await readTracker(projectPaths().file)
+    // a typo (`--status in-progress`) is not "no such beads": a status no bead has and
+    // helix does not know is refused (a tracker's own extra statuses still filter)
+    if (flags.status !== undefined && !(STATUSES as readonly string[]).includes(flags.status) && !snap.beads.some((b) => statusOf(b) === flags.status)) {
+      throw new HelixError(`invalid --status '${sanitize(flags.status)}': expected one of ${STATUSES.join(', ')}`, EXIT.ERROR)
+    }
     const beads = snap.beads.filter(
       (b) =>
         (flags.status === undefined || statusOf(b) === flags.status) &&
