@@ -6,34 +6,10 @@
 // is recorded as owed before the cleanup; doctor lists it and the restart reopens the bead
 // and does it again. The kill is the point, so the first run is the built CLI; the rest runs
 // in-process. Stress-only (~2.5 s); npm test's guard is landing.test.ts's beforeRemove order.
-import {spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
-import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {STRESS_FULL} from '../support/stress.js'
-import {makeTempDir} from '../support/tmp.js'
+import {killingGit} from '../support/git-shim.js'
 import {g, helixIn, landedCount, project, runIn, start} from './crash-helpers.js'
-
-/** a `git` that kill -9s its parent (helix) once, right after it deleted an attempt's branch */
-function gitShim(): {bin: string; fired: string} {
-  const dir = makeTempDir('helix-git-shim-')
-  const real = spawnSync('sh', ['-c', 'command -v git'], {encoding: 'utf8'}).stdout.trim()
-  const fired = path.join(dir, 'fired')
-  const bin = path.join(dir, 'bin')
-  mkdirSync(bin)
-  writeFileSync(
-    path.join(bin, 'git'),
-    `#!/bin/sh
-case " $* " in
-  *" update-ref -d refs/heads/helix/"*)
-    if [ ! -e '${fired}' ]; then : > '${fired}'; '${real}' "$@"; rc=$?; kill -9 "$PPID"; exit $rc; fi ;;
-esac
-exec '${real}' "$@"
-`,
-  )
-  chmodSync(path.join(bin, 'git'), 0o755)
-  return {bin, fired}
-}
 
 const itFull = STRESS_FULL ? it : it.skip
 
@@ -42,10 +18,10 @@ describe('helix killed between the cleanup of an attempt that did not land and i
     const p = project(['hx-1'])
     // the first attempt's candidate is red, the second's green; no resolve round
     const more = ['--no-auto-review', '--resolve-attempts', '0', '--land-check', 'test "$HELIX_ATTEMPT" != 1']
-    const shim = gitShim()
-    const first = start({...p, env: {...p.env, PATH: `${shim.bin}:${p.env.PATH ?? ''}`}}, 2, more)
+    const shim = killingGit({match: '*" update-ref -d refs/heads/helix/"*', after: true})
+    const first = start({...p, env: {...p.env, PATH: shim.path()}}, 2, more)
     const res = await first.done
-    expect(existsSync(shim.fired), first.output()).toBe(true)
+    expect(shim.fired(), first.output()).toBe(1)
     expect(res.signal, first.output()).toBe('SIGKILL')
     // what the kill left: the bead closed, its work on a preserved ref only, no worktree, no branch
     expect(p.tracked().get('hx-1')?.status).toBe('closed')

@@ -5,36 +5,14 @@
 // beads without running the agent again, and leaves no worktree or helix/* branch. The
 // hosts are built-CLI processes (the kill is the point); the plain run's refusal, doctor
 // and recover between them run in-process (test/support/in-process.ts).
-import {spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {GIT_ISOLATION} from '../support/git.js'
+import {killingGit} from '../support/git-shim.js'
 import {helixInProcess} from '../support/in-process.js'
-import {makeTempDir} from '../support/tmp.js'
 import {bead, g, makeFleet, remoteRefs} from './helpers.js'
 import {AGENT, BIN, events, fleetProblems, startHost, tipBeads} from './fleet-harness.js'
-
-/** a `git` that kill -9s its parent (helix) on the first `push --atomic`, and runs the real git otherwise */
-function gitShim(): {bin: string; fired: string} {
-  const dir = makeTempDir('helix-git-shim-')
-  const real = spawnSync('sh', ['-c', 'command -v git'], {encoding: 'utf8'}).stdout.trim()
-  const fired = path.join(dir, 'fired')
-  const bin = path.join(dir, 'bin')
-  mkdirSync(bin)
-  writeFileSync(
-    path.join(bin, 'git'),
-    `#!/bin/sh
-case " $* " in
-  *" push "*"--atomic"*)
-    if [ ! -e '${fired}' ]; then : > '${fired}'; kill -9 "$PPID"; sleep 5; exit 1; fi ;;
-esac
-exec '${real}' "$@"
-`,
-  )
-  chmodSync(path.join(bin, 'git'), 0o755)
-  return {bin, fired}
-}
 
 describe('a --remote host killed before its landing push', () => {
   it('restarts and lands both closed attempts without the agent; a plain run refuses to land them locally', async () => {
@@ -42,11 +20,11 @@ describe('a --remote host killed before its landing push', () => {
     const f = makeFleet(ids.map((id) => bead(id)))
     const log = path.join(f.dir, 'agents.jsonl')
     const dir = f.clone('hA')
-    const shim = gitShim()
+    const shim = killingGit({match: '*" push "*"--atomic"*'})
     const barrier = path.join(f.dir, 'barrier')
-    const first = startHost(dir, 'hA', log, ['--workers', '2', '--lease', '10'], {PATH: `${shim.bin}:${process.env.PATH ?? ''}`, FLEET_SLEEP_MS: '100', FLEET_BARRIER_DIR: barrier, FLEET_BARRIER_N: '2'})
+    const first = startHost(dir, 'hA', log, ['--workers', '2', '--lease', '10'], {PATH: shim.path(), FLEET_SLEEP_MS: '100', FLEET_BARRIER_DIR: barrier, FLEET_BARRIER_N: '2'})
     await first.done
-    expect(existsSync(shim.fired), first.out()).toBe(true)
+    expect(shim.fired(), first.out()).toBe(1)
     expect(events(log).filter((e) => e.event === 'end').map((e) => e.bead).sort()).toEqual(ids)
     const wt = () => g(dir, 'worktree', 'list').split('\n').filter((l) => l.includes('.helix/worktrees'))
     expect(wt()).toHaveLength(2)

@@ -10,53 +10,31 @@
 // than the lease; the second claim then expired and another host did its bead again).
 // Third: killed right after that early renewal, the next start still finishes the attempt
 // (the record names the renewing run before the renewal is pushed).
-import {spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {STRESS_FULL} from '../support/stress.js'
-import {makeTempDir} from '../support/tmp.js'
+import {killingGit} from '../support/git-shim.js'
 import {bead, g, makeFleet} from './helpers.js'
 import {events, fleetProblems, startHost, tipBeads} from './fleet-harness.js'
 import {waitFor} from '../support/wait.js'
 
 const itFull = STRESS_FULL ? it : it.skip
-
-/** a `git` that kill -9s its parent (helix) on each of the first `times` `push --atomic` */
-function gitShim(times: number): {bin: string; count: string} {
-  const dir = makeTempDir('helix-git-shim-')
-  const real = spawnSync('sh', ['-c', 'command -v git'], {encoding: 'utf8'}).stdout.trim()
-  const count = path.join(dir, 'count')
-  writeFileSync(count, '')
-  const bin = path.join(dir, 'bin')
-  mkdirSync(bin)
-  writeFileSync(
-    path.join(bin, 'git'),
-    `#!/bin/sh
-case " $* " in
-  *" push "*"--atomic"*)
-    if [ $(wc -c < '${count}') -lt ${times} ]; then printf x >> '${count}'; kill -9 "$PPID"; sleep 5; exit 1; fi ;;
-esac
-exec '${real}' "$@"
-`,
-  )
-  chmodSync(path.join(bin, 'git'), 0o755)
-  return {bin, count}
-}
+const ATOMIC_PUSH = '*" push "*"--atomic"*'
 
 describe('a --remote host killed twice before its landing push', () => {
   itFull('the second restart still finishes the attempt: the agent runs once', async () => {
     const f = makeFleet([bead('b1')])
     const log = path.join(f.dir, 'agents.jsonl')
     const dir = f.clone('hA')
-    const shim = gitShim(2)
+    const shim = killingGit({match: ATOMIC_PUSH, times: 2})
     const args = ['--workers', '2', '--lease', '10']
-    const env = {PATH: `${shim.bin}:${process.env.PATH ?? ''}`, FLEET_SLEEP_MS: '50'}
+    const env = {PATH: shim.path(), FLEET_SLEEP_MS: '50'}
     const first = startHost(dir, 'hA', log, args, env)
     await first.done
     const second = startHost(dir, 'hA', log, args, env)
     await second.done
-    expect(readFileSync(shim.count, 'utf8'), first.out() + second.out()).toBe('xx')
+    expect(shim.fired(), first.out() + second.out()).toBe(2)
     expect(second.out(), first.out() + '\n---\n' + second.out()).toMatch(/resuming b1 attempt 1 after a crash/)
 
     const third = startHost(dir, 'hA', log, args)
@@ -75,11 +53,11 @@ describe('a --remote host killed twice before its landing push', () => {
     const f = makeFleet(ids.map((id) => bead(id)))
     const log = path.join(f.dir, 'agents.jsonl')
     const dir = f.clone('hA')
-    const shim = gitShim(1)
+    const shim = killingGit({match: ATOMIC_PUSH})
     const args = ['--workers', '2', '--lease', '10']
-    const first = startHost(dir, 'hA', log, args, {PATH: `${shim.bin}:${process.env.PATH ?? ''}`, FLEET_SLEEP_MS: '50', FLEET_BARRIER_DIR: path.join(f.dir, 'barrier'), FLEET_BARRIER_N: '2'})
+    const first = startHost(dir, 'hA', log, args, {PATH: shim.path(), FLEET_SLEEP_MS: '50', FLEET_BARRIER_DIR: path.join(f.dir, 'barrier'), FLEET_BARRIER_N: '2'})
     await first.done
-    expect(readFileSync(shim.count, 'utf8'), first.out()).toBe('x')
+    expect(shim.fired(), first.out()).toBe(1)
     const runOf = (id: string): string => String(JSON.parse(g(f.bare, 'log', '-1', '--format=%B', `refs/helix/claims/${id}`)).run)
     const before = runOf('b1')
     expect(runOf('b2')).toBe(before)
@@ -103,30 +81,14 @@ describe('a --remote host killed twice before its landing push', () => {
     const f = makeFleet([bead('b1')])
     const log = path.join(f.dir, 'agents.jsonl')
     const dir = f.clone('hA')
-    const shim = makeTempDir('helix-git-shim-')
-    const real = spawnSync('sh', ['-c', 'command -v git'], {encoding: 'utf8'}).stdout.trim()
-    const armed = path.join(shim, 'armed')
-    const fired = path.join(shim, 'fired')
-    mkdirSync(path.join(shim, 'bin'))
+    const armed = path.join(f.dir, 'armed')
     // run 1: killed before its landing push; run 2 (armed): killed just after its first renewal of b1's claim
-    writeFileSync(
-      path.join(shim, 'bin', 'git'),
-      `#!/bin/sh
-case " $* " in
-  *" push "*"--atomic"*)
-    if [ ! -e '${fired}' ]; then : > '${fired}'; kill -9 "$PPID"; sleep 5; exit 1; fi ;;
-  *" push "*"--force-with-lease=refs/helix/claims/b1:"[0-9a-f]*)
-    if [ -e '${armed}' ]; then rm -f '${armed}'; '${real}' "$@"; rc=$?; kill -9 "$PPID"; exit $rc; fi ;;
-esac
-exec '${real}' "$@"
-`,
-    )
-    chmodSync(path.join(shim, 'bin', 'git'), 0o755)
+    const shim = killingGit({match: ATOMIC_PUSH}, {match: '*" push "*"--force-with-lease=refs/helix/claims/b1:"[0-9a-f]*', after: true, armed})
     const args = ['--workers', '2', '--lease', '10']
-    const env = {PATH: `${path.join(shim, 'bin')}:${process.env.PATH ?? ''}`, FLEET_SLEEP_MS: '50'}
+    const env = {PATH: shim.path(), FLEET_SLEEP_MS: '50'}
     const first = startHost(dir, 'hA', log, args, env)
     await first.done
-    expect(existsSync(fired), first.out()).toBe(true)
+    expect(shim.fired(0), first.out()).toBe(1)
     writeFileSync(armed, '')
     const second = startHost(dir, 'hA', log, args, env)
     await second.done
