@@ -58,6 +58,7 @@ export default class Status extends HelixCommand {
     await watchLoop({
       intervalSec: interval,
       signal: ac.signal,
+      plain: !process.stdout.isTTY || process.env.TERM === 'dumb',
       // --remote --watch redraws the fleet view
       frame: async ({width, height}) => (fleetStatus ? fleetStatus({...fleetFlags, width, height}) : statusOutput({json: flags.json, width, height, warn: () => {}})),
     })

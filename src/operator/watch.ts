@@ -47,6 +47,11 @@ export interface WatchOptions {
   /** resolves the loop when aborted (SIGINT handler aborts it) */
   signal: AbortSignal
   now?: () => Date
+  /**
+   * a file, a pipe or `TERM=dumb`: no cursor moves or clears (they were written into the file
+   * as escape bytes); each frame is printed whole, after a blank line, and not cut to a screen
+   */
+  plain?: boolean
 }
 
 const HOME = '\u001b[H'
@@ -56,11 +61,13 @@ const CLEAR_ALL = '\u001b[2J'
 const HIDE_CURSOR = '\u001b[?25l'
 const SHOW_CURSOR = '\u001b[?25h'
 
-/** Runs until `signal` aborts. Each frame: cursor home, lines with clear-to-EOL, clear to end of screen. */
+/** Runs until `signal` aborts. Each frame: cursor home, lines with clear-to-EOL, clear to end of screen (`plain`: the lines, after a blank line). */
 export async function watchLoop(opts: WatchOptions): Promise<void> {
   const out = opts.out ?? process.stdout
   const now = opts.now ?? (() => new Date())
-  out.write(CLEAR_ALL + HOME + HIDE_CURSOR)
+  const plain = opts.plain === true
+  if (!plain) out.write(CLEAR_ALL + HOME + HIDE_CURSOR)
+  let first = true
   try {
     while (!opts.signal.aborted) {
       const width = out.columns || 80
@@ -73,11 +80,13 @@ export async function watchLoop(opts: WatchOptions): Promise<void> {
       }
       // a narrow pane (39 columns) keeps the clock visible: the hint goes first
       const header = width < 60 ? `helix status · ${opts.intervalSec}s · ${hhmmss(now())}` : `helix status — every ${opts.intervalSec}s — ${hhmmss(now())} (Ctrl-C to quit)`
-      const lines = [header.slice(0, width), ...body.replace(/\n$/, '').split('\n')].slice(0, height)
-      out.write(HOME + lines.map((l) => l + CLEAR_EOL).join('\n') + CLEAR_EOS)
+      const lines = [header.slice(0, width), ...body.replace(/\n$/, '').split('\n')]
+      if (plain) out.write(`${first ? '' : '\n'}${lines.join('\n')}\n`)
+      else out.write(HOME + lines.slice(0, height).map((l) => l + CLEAR_EOL).join('\n') + CLEAR_EOS)
+      first = false
       await abortableSleep(opts.intervalSec * 1000, opts.signal)
     }
   } finally {
-    out.write(SHOW_CURSOR)
+    if (!plain) out.write(SHOW_CURSOR)
   }
 }

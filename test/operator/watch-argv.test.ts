@@ -52,4 +52,25 @@ describe('watchLoop', () => {
     expect(last.endsWith('line 4\u001b[K\u001b[J')).toBe(true)
     expect(chunks[chunks.length - 1]).toBe('\u001b[?25h')
   })
+
+  it('plain (a file, a pipe, TERM=dumb): no escape bytes, each frame whole after a blank line', async () => {
+    const chunks: string[] = []
+    const out = {columns: 40, rows: 3, write: (s: string) => (chunks.push(s), true)} as unknown as NodeJS.WriteStream
+    const ac = new AbortController()
+    let n = 0
+    await watchLoop({
+      intervalSec: 0.2,
+      out,
+      signal: ac.signal,
+      plain: true,
+      now: () => new Date(2026, 0, 1, 12, 0, 0),
+      frame: async () => {
+        if (++n === 2) ac.abort()
+        return `frame ${n}\nrow a\nrow b\nrow c\n`
+      },
+    })
+    const all = chunks.join('')
+    expect(all).not.toContain('\u001b')
+    expect(all).toBe('helix status · 0.2s · 12:00:00\nframe 1\nrow a\nrow b\nrow c\n\nhelix status · 0.2s · 12:00:00\nframe 2\nrow a\nrow b\nrow c\n')
+  })
 })
