@@ -21,7 +21,7 @@ import {parseTracker} from '../tracker/codec.js'
 import {mutateTracker} from '../tracker/store.js'
 import type {ProjectPaths} from '../util/root.js'
 import type {Repair, Workspace} from '../loop/ports.js'
-import type {Leftovers} from './preserve-work.js'
+import {UNMERGED_PATHS, type Leftovers} from './preserve-work.js'
 import {createRepairCheck} from './repair-check.js'
 import {removeAttemptWorktree} from './remove-attempt.js'
 
@@ -82,7 +82,7 @@ export function createAttemptCopy(d: AttemptCopyDeps) {
   async function commitLeftovers(ws: Workspace): Promise<Leftovers> {
     const top = wtTop(ws)
     // conflicts left unresolved are never committed for landing (preserve-work.ts)
-    const conflicts = (await d.run(['diff', '--name-only', '-z', '--diff-filter=U'], top)).stdout.split('\0').filter(Boolean)
+    const conflicts = (await d.run(UNMERGED_PATHS, top)).stdout.split('\0').filter(Boolean)
     if (conflicts.length > 0) return {kind: 'refused', why: 'unresolved conflicts', archive: '', conflicts}
     await d.run(['add', '-A'], top)
     await d.run(['reset', '-q', '--', d.trackerRel], top)

@@ -14,6 +14,9 @@ import {sanitize} from '../util/sanitize.js'
 /** what became of the agent's uncommitted changes */
 export type Leftovers = {kind: 'none'} | {kind: 'committed'} | {kind: 'failed'} | {kind: 'refused'; why: string; archive: string; conflicts?: string[]}
 
+/** git's arguments listing the paths a stopped merge, cherry-pick or revert left unmerged (NUL-separated) */
+export const UNMERGED_PATHS = ['diff', '--name-only', '-z', '--diff-filter=U']
+
 /** why the leftovers were not committed for landing: a hook's refusal, or conflicts the agent left unresolved */
 export function refusedWords(left: {why: string; conflicts?: string[]}, what: string): string {
   if (left.conflicts) {
@@ -72,7 +75,7 @@ export function createPreserve(d: PreserveDeps) {
     }
     await abortRebase(top)
     const g = await d.git()
-    const conflicts = await g.names(['diff', '--name-only', '-z', '--diff-filter=U'], top)
+    const conflicts = await g.names(UNMERGED_PATHS, top)
     const add = await g.run(['add', '-A'], top)
     if (add.code !== 0) return fail(add)
     const staged = await g.names(['diff', '--cached', '--name-only', '-z', '--no-renames'], top)

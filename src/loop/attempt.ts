@@ -34,7 +34,7 @@ import {abandonWorkspace, settle, type SettleScope} from './settle.js'
 import {Stop, interruptStop, type Step} from './stop.js'
 import {errorMessage} from '../util/errors.js'
 import {idProblem} from '../git/names.js'
-import {closableByNobody, reopenForeignCloses, type ForeignScope} from './foreign-closes.js'
+import {reopenForeignCloses, trackedAtClaim, type ForeignScope} from './foreign-closes.js'
 
 export type {AttemptCtx, AttemptState, Completed} from './attempt-state.js'
 
@@ -195,8 +195,7 @@ async function claim(r: ClaimScope, slot: number, snap: TrackerSnapshot, sel: Se
   // the worktree marker only matters when a review may be sized by it
   const mark = r.o.autoReview && r.o.reviewThreshold > 0 && !ws ? await r.d.gates.mark() : null
   const headBefore = !ws && r.d.gates.head ? await r.d.gates.head() : null
-  const openBefore = r.d.alwaysWorktree ? new Set<string>() : closableByNobody(fresh, target.id, batchIds)
-  const a: AttemptCtx = {slot, n, target, ready, batchIds, fp, openChildrenBefore, openBefore, idsBefore: r.d.alwaysWorktree ? [] : fresh.beads.map((b) => b.id), beadsBefore: fresh.beads.length, token: c.token, startedAt, mark, ws, headBefore}
+  const a: AttemptCtx = {slot, n, target, ready, batchIds, fp, openChildrenBefore, ...trackedAtClaim(r.d.alwaysWorktree === true, fresh, target.id, batchIds), beadsBefore: fresh.beads.length, token: c.token, startedAt, mark, ws, headBefore}
   return {kind: 'claimed', a}
 }
 

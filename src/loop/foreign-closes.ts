@@ -26,10 +26,19 @@ import type {AttemptCtx} from './attempt-state.js'
 import type {Scope} from './scope.js'
 import {statusOf} from './selection.js'
 
-export type ForeignScope = Scope<{d: 'tracker' | 'out' | 'alwaysWorktree'; ledger: 'state'; run: 'inFlight' | 'log' | 'now'}>
+export type ForeignScope = Scope<{d: 'tracker' | 'out'; ledger: 'state'; run: 'inFlight' | 'log' | 'now'}>
+
+/**
+ * What an attempt claimed at `snap` keeps to check its agent's closes and deletions against
+ * after the call: nothing where the agent edits a copy (`alwaysWorktree`: --remote, --sandbox).
+ */
+export function trackedAtClaim(alwaysWorktree: boolean, snap: TrackerSnapshot, target: string, batch: readonly string[]): {openBefore: Set<string>; idsBefore: string[]} {
+  if (alwaysWorktree) return {openBefore: new Set(), idsBefore: []}
+  return {openBefore: closableByNobody(snap, target, batch), idsBefore: snap.beads.map((b) => b.id)}
+}
 
 /** ids of the beads an attempt claimed at `snap` could close without being asked: open, unclaimed, not epics */
-export function closableByNobody(snap: TrackerSnapshot, target: string, batch: readonly string[]): Set<string> {
+function closableByNobody(snap: TrackerSnapshot, target: string, batch: readonly string[]): Set<string> {
   const out = new Set<string>()
   for (const b of snap.beads) {
     if (b.id === target || batch.includes(b.id)) continue
@@ -56,7 +65,6 @@ export function vanished(before: readonly string[], after: TrackerSnapshot, targ
 
 /** reopen what the attempt's agent closed of other beads, and name the beads that went; returns the ids reopened */
 export async function reopenForeignCloses(r: ForeignScope, a: AttemptCtx, after: TrackerSnapshot): Promise<string[]> {
-  if (r.d.alwaysWorktree) return []
   const gone = vanished(a.idsBefore ?? [], after, a.target.id)
   if (gone.length > 0) {
     const shown = gone.slice(0, 5).map(sanitize).join(', ') + (gone.length > 5 ? ` and ${gone.length - 5} more` : '')

@@ -104,7 +104,7 @@ export interface StatusModel {
   active: {pid: number; started: string; log: string | null} | null
   /** pid of a dead run whose pid file was found (and removed) while computing this model */
   stalePid: number | null
-  /** why that pid file was stale, in words */
+  /** why that pid file was stale, in words: set whenever stalePid is (the words of a bare pid when not given) */
   staleWhy: string | null
   /** `.ddx/run-state.json` is there but unreadable: why, in words (runStateProblem) */
   runStateProblem: string | null

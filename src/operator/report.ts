@@ -108,9 +108,9 @@ export function staleNotice(why: string): string {
 
 export async function statusOutput(opts: StatusOptions = {}): Promise<string> {
   const model = await statusModel(opts)
-  if (model.stalePid !== null) {
+  if (model.staleWhy !== null) {
     const warn = opts.warn ?? ((line: string) => process.stderr.write(line + '\n'))
-    warn(staleNotice(model.staleWhy ?? `pid=${model.stalePid} was not running`))
+    warn(staleNotice(model.staleWhy))
   }
   // SPEC 20.5: the pull requests a --land pr run saw here (only when one ever ran: the file exists)
   const paths = projectPaths(opts.cwd ?? process.cwd(), opts.env ?? process.env)

@@ -267,8 +267,8 @@ export function renderStatusText(m: StatusModel, opts: TextOptions = {}): string
     // rows left for the slots: the tracker, the rest of this section, Claimed and Parked (2 each)
     const cap = Math.max(1, height - tracker.length - run.length - epic.length - 4)
     run.push(...inFlightRows(m.in_flight, multi, width, cap), ...epic)
-  } else if (m.stalePid !== null) {
-    run.push(`Active Run: none (stale PID file removed: ${m.staleWhy ?? `pid=${m.stalePid} was not running`})`)
+  } else if (m.staleWhy !== null) {
+    run.push(`Active Run: none (stale PID file removed: ${m.staleWhy})`)
   } else {
     const cfg = configSummary(m.config)
     run.push(`Active Run: none${cfg ? ` (next: ${cfg})` : ''}`)

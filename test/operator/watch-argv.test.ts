@@ -21,11 +21,15 @@ describe('--watch [SECONDS] argv normalisation', () => {
   })
 })
 
+/** a terminal of `columns` × `rows` that keeps what is written to it */
+function fakeOut(columns: number, rows: number): {chunks: string[]; out: NodeJS.WriteStream} {
+  const chunks: string[] = []
+  return {chunks, out: {columns, rows, write: (s: string) => (chunks.push(s), true)} as unknown as NodeJS.WriteStream}
+}
 
 describe('watchLoop', () => {
   it('draws frames in place, survives a failing frame, stops on abort and restores the cursor', async () => {
-    const chunks: string[] = []
-    const out = {columns: 40, rows: 6, write: (s: string) => (chunks.push(s), true)} as unknown as NodeJS.WriteStream
+    const {chunks, out} = fakeOut(40, 6)
     const ac = new AbortController()
     let n = 0
     await watchLoop({
@@ -54,8 +58,7 @@ describe('watchLoop', () => {
   })
 
   it('plain (a file, a pipe, TERM=dumb): no escape bytes, each frame whole after a blank line', async () => {
-    const chunks: string[] = []
-    const out = {columns: 40, rows: 3, write: (s: string) => (chunks.push(s), true)} as unknown as NodeJS.WriteStream
+    const {chunks, out} = fakeOut(40, 3)
     const ac = new AbortController()
     let n = 0
     await watchLoop({
